@@ -1,0 +1,488 @@
+import { EventEmitter } from 'eventemitter3';
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+
+/**
+ * The limits a {@link Budget} can enforce.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetLimitName } from '@tot/core';
+ *
+ * const limit: BudgetLimitName = 'totalTokens';
+ * ```
+ */
+export type BudgetLimitName = 'calls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'deadline';
+
+/**
+ * Options of {@link Budget}. Every limit is optional; a budget without limits admits everything
+ * and still counts.
+ *
+ * @example
+ * ```ts
+ * import { Budget, type BudgetOptions } from '@tot/core';
+ *
+ * const options: BudgetOptions = {
+ *   maxCalls: 200,
+ *   maxTotalTokens: 400_000,
+ *   maxCost: 2,
+ *   pricing: { inputPerMillionTokens: 2.5, outputPerMillionTokens: 10 },
+ *   deadlineMs: 120_000,
+ * };
+ * const budget = new Budget(options);
+ * ```
+ */
+export interface BudgetOptions {
+  maxCalls?: number;
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
+  maxTotalTokens?: number;
+  /** Cost ceiling, in the currency of `pricing`. Requires `pricing`. */
+  maxCost?: number;
+  /** Prices per million tokens, used to compute cost. */
+  pricing?: { inputPerMillionTokens: number; outputPerMillionTokens: number };
+  /** Wall time allowed from the budget's creation, in milliseconds. */
+  deadlineMs?: number;
+  /** Fraction of a limit at which `budget.warning` is emitted once. Default 0.8 (seed 004). */
+  warnAt?: number;
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * What one call expects to consume, reserved before it starts.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetEstimate } from '@tot/core';
+ *
+ * const estimate: BudgetEstimate = { calls: 1, inputTokens: 1_200, outputTokens: 256 };
+ * ```
+ */
+export interface BudgetEstimate {
+  calls?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
+ * Amounts in one {@link BudgetSnapshot} bucket.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetAmounts } from '@tot/core';
+ *
+ * const used: BudgetAmounts = { calls: 3, inputTokens: 900, outputTokens: 120, totalTokens: 1_020, cost: 0.0035 };
+ * ```
+ */
+export interface BudgetAmounts {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+/**
+ * A point-in-time view of a {@link Budget}.
+ *
+ * @example
+ * ```ts
+ * import { Budget, type BudgetSnapshot } from '@tot/core';
+ *
+ * const s: BudgetSnapshot = new Budget({ maxCalls: 10 }).snapshot();
+ * s.remaining.calls; // 10
+ * ```
+ */
+export interface BudgetSnapshot {
+  /** Consumed by settled calls. */
+  used: BudgetAmounts;
+  /** Held by calls in flight. */
+  reserved: BudgetAmounts;
+  /** What is left of each limit (`undefined` for a limit that is not set). */
+  remaining: Partial<Record<Exclude<BudgetLimitName, 'deadline'>, number>> & { deadlineMs?: number };
+  limits: Omit<BudgetOptions, 'now' | 'warnAt'>;
+  elapsedMs: number;
+  /** Whether any admission has been refused or the deadline has passed. */
+  exhausted: boolean;
+}
+
+/**
+ * Payload of the `budget.warning` event.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetWarning } from '@tot/core';
+ *
+ * const onWarning = (w: BudgetWarning) => console.warn(`${w.limit} at ${Math.round(w.ratio * 100)}%`);
+ * ```
+ */
+export interface BudgetWarning {
+  type: 'budget.warning';
+  limit: BudgetLimitName;
+  used: number;
+  max: number;
+  ratio: number;
+}
+
+/**
+ * Payload of the `budget.exceeded` event, emitted when an admission is refused.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetExceeded } from '@tot/core';
+ *
+ * const onExceeded = (e: BudgetExceeded) => console.error(`refused: ${e.limit}`);
+ * ```
+ */
+export interface BudgetExceeded {
+  type: 'budget.exceeded';
+  limit: BudgetLimitName;
+  /** Used plus reserved before the refused request. */
+  committed: number;
+  requested: number;
+  max: number;
+}
+
+/**
+ * Events of a {@link Budget}.
+ *
+ * @example
+ * ```ts
+ * import { Budget, type BudgetEvents } from '@tot/core';
+ *
+ * const names: (keyof BudgetEvents)[] = ['budget.warning', 'budget.exceeded'];
+ * ```
+ */
+export interface BudgetEvents {
+  'budget.warning': [BudgetWarning];
+  'budget.exceeded': [BudgetExceeded];
+}
+
+/**
+ * A call's hold on a {@link Budget}: settle it with the real usage, or release it if the call
+ * never happened.
+ *
+ * @example
+ * ```ts
+ * import { Budget } from '@tot/core';
+ *
+ * const budget = new Budget({ maxCalls: 5 });
+ * const hold = budget.reserve({ calls: 1, inputTokens: 100, outputTokens: 50 });
+ * hold.settle({ inputTokens: 96, outputTokens: 12 });
+ * ```
+ */
+export interface BudgetReservation {
+  /** Records what the call really used (unknown fields count as reserved) and frees the hold. */
+  settle(actual?: BudgetEstimate): void;
+  /** Frees the hold without consuming anything. */
+  release(): void;
+}
+
+const positive = z.number().positive();
+const optionsSchema = z
+  .object({
+    maxCalls: z.number().int().nonnegative().optional(),
+    maxInputTokens: z.number().int().nonnegative().optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
+    maxTotalTokens: z.number().int().nonnegative().optional(),
+    maxCost: z.number().nonnegative().optional(),
+    pricing: z.object({ inputPerMillionTokens: z.number().nonnegative(), outputPerMillionTokens: z.number().nonnegative() }).optional(),
+    deadlineMs: positive.optional(),
+    warnAt: z.number().gt(0).max(1).default(0.8),
+    now: fnSchema<() => number>().optional(),
+  })
+  .refine((o) => o.maxCost === undefined || o.pricing !== undefined, { message: 'maxCost requires pricing', path: ['pricing'] });
+
+const estimateSchema = z.object({
+  calls: z.number().int().nonnegative().optional(),
+  inputTokens: z.number().nonnegative().optional(),
+  outputTokens: z.number().nonnegative().optional(),
+});
+
+const zero = (): BudgetAmounts => ({ calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 });
+
+/**
+ * Hard limits on calls, tokens, cost and wall time, shared by everything in one run.
+ *
+ * Admission is reserve-before, settle-after: a call is admitted only if what it may consume fits
+ * beside what is used and what calls in flight have reserved, so a batch of concurrent calls can
+ * never overshoot a limit together. Token limits are as hard as the input estimate and the
+ * provider's respect of `maxOutputTokens` (see {@link withBudget}); calls, cost from reported
+ * usage, and the deadline are exact.
+ *
+ * @example
+ * ```ts
+ * import { Budget, withBudget } from '@tot/core';
+ *
+ * const budget = new Budget({ maxCalls: 100, maxTotalTokens: 200_000, deadlineMs: 60_000 });
+ * budget.on('budget.warning', (w) => console.warn(w));
+ * const model = withBudget(provider, { budget });
+ * ```
+ */
+export class Budget extends EventEmitter<BudgetEvents> {
+  private readonly limits: Omit<BudgetOptions, 'now' | 'warnAt'>;
+  private readonly warnAt: number;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private readonly used = zero();
+  private readonly reserved = zero();
+  private readonly warned = new Set<BudgetLimitName>();
+  private refused = false;
+  private controller: AbortController | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: BudgetOptions = {}) {
+    super();
+    const { warnAt, now, ...limits } = parseOptions(optionsSchema, options, 'Budget');
+    this.limits = limits;
+    this.warnAt = warnAt;
+    this.now = now ?? Date.now;
+    this.startedAt = this.now();
+  }
+
+  /**
+   * Epoch milliseconds at which the deadline passes, if there is one.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * new Budget({ deadlineMs: 1_000 }).deadline; // Date.now() + 1000
+   * ```
+   */
+  get deadline(): number | undefined {
+    return this.limits.deadlineMs === undefined ? undefined : this.startedAt + this.limits.deadlineMs;
+  }
+
+  /**
+   * A signal that aborts with `BUDGET_EXCEEDED` when the deadline passes (never, without one).
+   * Model calls under the budget are cancelled by it, so the wall-time limit holds for calls in flight.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * const budget = new Budget({ deadlineMs: 30_000 });
+   * await fetch(url, { signal: AbortSignal.any([userSignal, budget.signal]) });
+   * ```
+   */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      const deadline = this.deadline;
+      if (deadline !== undefined) {
+        const fire = () => this.controller!.abort(this.deadlineError());
+        const wait = deadline - this.now();
+        if (wait <= 0) fire();
+        else {
+          this.timer = setTimeout(fire, wait);
+          // A budget must never keep a process alive on its own.
+          (this.timer as { unref?: () => void }).unref?.();
+        }
+      }
+    }
+    return this.controller.signal;
+  }
+
+  /**
+   * Whether `estimate` would be admitted now (without reserving it).
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * new Budget({ maxCalls: 1 }).canAfford({ calls: 2 }); // false
+   * ```
+   */
+  canAfford(estimate: BudgetEstimate): boolean {
+    return this.firstViolation(this.normalize(estimate)) === undefined;
+  }
+
+  /**
+   * Reserves `estimate` or throws `BUDGET_EXCEEDED` (and emits `budget.exceeded`) if any limit
+   * could be passed. Synchronous, so concurrent callers are admitted one at a time.
+   *
+   * @example
+   * ```ts
+   * import { Budget, TotError } from '@tot/core';
+   *
+   * const budget = new Budget({ maxCalls: 1 });
+   * budget.reserve({ calls: 1 });
+   * try { budget.reserve({ calls: 1 }); } catch (e) { TotError.hasCode(e, 'BUDGET_EXCEEDED'); } // true
+   * ```
+   */
+  reserve(estimate: BudgetEstimate): BudgetReservation {
+    const amount = this.normalize(estimate);
+    const violation = this.firstViolation(amount);
+    if (violation) {
+      this.refused = true;
+      this.emit('budget.exceeded', violation);
+      throw new TotError(
+        'BUDGET_EXCEEDED',
+        violation.limit === 'deadline'
+          ? 'The budget deadline has passed.'
+          : `Budget limit "${violation.limit}" would be exceeded: ${violation.committed} committed + ${violation.requested} requested > ${violation.max}.`,
+        { details: { ...violation } },
+      );
+    }
+    add(this.reserved, amount, 1);
+    let open = true;
+    return {
+      settle: (actual = {}) => {
+        if (!open) return;
+        open = false;
+        add(this.reserved, amount, -1);
+        const real = this.normalize({
+          calls: actual.calls ?? amount.calls,
+          inputTokens: actual.inputTokens ?? amount.inputTokens,
+          outputTokens: actual.outputTokens ?? amount.outputTokens,
+        });
+        add(this.used, real, 1);
+        this.checkWarnings();
+      },
+      release: () => {
+        if (!open) return;
+        open = false;
+        add(this.reserved, amount, -1);
+      },
+    };
+  }
+
+  /**
+   * The budget's state: used, reserved, remaining, limits and elapsed time.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * const { used, remaining } = new Budget({ maxCalls: 3 }).snapshot();
+   * ```
+   */
+  snapshot(): BudgetSnapshot {
+    const elapsedMs = this.now() - this.startedAt;
+    const l = this.limits;
+    const remaining: BudgetSnapshot['remaining'] = {};
+    const committed = (k: keyof BudgetAmounts) => this.used[k] + this.reserved[k];
+    if (l.maxCalls !== undefined) remaining.calls = l.maxCalls - committed('calls');
+    if (l.maxInputTokens !== undefined) remaining.inputTokens = l.maxInputTokens - committed('inputTokens');
+    if (l.maxOutputTokens !== undefined) remaining.outputTokens = l.maxOutputTokens - committed('outputTokens');
+    if (l.maxTotalTokens !== undefined) remaining.totalTokens = l.maxTotalTokens - committed('totalTokens');
+    if (l.maxCost !== undefined) remaining.cost = l.maxCost - committed('cost');
+    if (l.deadlineMs !== undefined) remaining.deadlineMs = Math.max(0, l.deadlineMs - elapsedMs);
+    return {
+      used: { ...this.used },
+      reserved: { ...this.reserved },
+      remaining,
+      limits: structuredClone(l),
+      elapsedMs,
+      exhausted: this.refused || (l.deadlineMs !== undefined && elapsedMs >= l.deadlineMs),
+    };
+  }
+
+  /**
+   * The most output tokens one more call may reserve now, or `undefined` when no limit bounds
+   * output tokens.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * new Budget({ maxTotalTokens: 1_000 }).outputTokenAllowance({ inputTokens: 600 }); // 400
+   * ```
+   */
+  outputTokenAllowance(estimate: { inputTokens?: number } = {}): number | undefined {
+    const l = this.limits;
+    const input = estimate.inputTokens ?? 0;
+    const bounds: number[] = [];
+    if (l.maxOutputTokens !== undefined) bounds.push(l.maxOutputTokens - this.used.outputTokens - this.reserved.outputTokens);
+    if (l.maxTotalTokens !== undefined) bounds.push(l.maxTotalTokens - this.used.totalTokens - this.reserved.totalTokens - input);
+    if (l.maxCost !== undefined && l.pricing && l.pricing.outputPerMillionTokens > 0) {
+      const left = l.maxCost - this.used.cost - this.reserved.cost - (input * l.pricing.inputPerMillionTokens) / 1e6;
+      bounds.push(Math.floor((left * 1e6) / l.pricing.outputPerMillionTokens + 1e-9));
+    }
+    return bounds.length === 0 ? undefined : Math.max(0, Math.min(...bounds));
+  }
+
+  /**
+   * Stops the deadline timer. Call it when the run is over if the budget has a deadline and its
+   * `signal` was used.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * const budget = new Budget({ deadlineMs: 60_000 });
+   * budget.dispose();
+   * ```
+   */
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private deadlineError(): TotError {
+    return new TotError('BUDGET_EXCEEDED', 'The budget deadline has passed.', {
+      details: { limit: 'deadline', max: this.limits.deadlineMs },
+    });
+  }
+
+  private normalize(estimate: BudgetEstimate): BudgetAmounts {
+    const e = parseOptions(estimateSchema, estimate, 'Budget', 'estimate');
+    const inputTokens = e.inputTokens ?? 0;
+    const outputTokens = e.outputTokens ?? 0;
+    const p = this.limits.pricing;
+    const cost = p ? (inputTokens * p.inputPerMillionTokens + outputTokens * p.outputPerMillionTokens) / 1e6 : 0;
+    return { calls: e.calls ?? 0, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost };
+  }
+
+  private firstViolation(amount: BudgetAmounts): BudgetExceeded | undefined {
+    const l = this.limits;
+    if (l.deadlineMs !== undefined && this.now() - this.startedAt >= l.deadlineMs) {
+      return { type: 'budget.exceeded', limit: 'deadline', committed: this.now() - this.startedAt, requested: 0, max: l.deadlineMs };
+    }
+    const checks: [BudgetLimitName, keyof BudgetAmounts, number | undefined][] = [
+      ['calls', 'calls', l.maxCalls],
+      ['inputTokens', 'inputTokens', l.maxInputTokens],
+      ['outputTokens', 'outputTokens', l.maxOutputTokens],
+      ['totalTokens', 'totalTokens', l.maxTotalTokens],
+      ['cost', 'cost', l.maxCost],
+    ];
+    for (const [limit, key, max] of checks) {
+      if (max === undefined) continue;
+      const committed = this.used[key] + this.reserved[key];
+      // A tiny tolerance keeps floating-point cost sums from refusing a call that exactly fits.
+      if (committed + amount[key] > max + 1e-9) return { type: 'budget.exceeded', limit, committed, requested: amount[key], max };
+    }
+    return undefined;
+  }
+
+  private checkWarnings(): void {
+    const l = this.limits;
+    const pairs: [BudgetLimitName, number, number | undefined][] = [
+      ['calls', this.used.calls, l.maxCalls],
+      ['inputTokens', this.used.inputTokens, l.maxInputTokens],
+      ['outputTokens', this.used.outputTokens, l.maxOutputTokens],
+      ['totalTokens', this.used.totalTokens, l.maxTotalTokens],
+      ['cost', this.used.cost, l.maxCost],
+      ['deadline', this.now() - this.startedAt, l.deadlineMs],
+    ];
+    for (const [limit, used, max] of pairs) {
+      if (max === undefined || max === 0 || this.warned.has(limit)) continue;
+      const ratio = used / max;
+      if (ratio >= this.warnAt) {
+        this.warned.add(limit);
+        this.emit('budget.warning', { type: 'budget.warning', limit, used, max, ratio });
+      }
+    }
+  }
+}
+
+function add(target: BudgetAmounts, amount: BudgetAmounts, sign: 1 | -1): void {
+  target.calls += sign * amount.calls;
+  target.inputTokens += sign * amount.inputTokens;
+  target.outputTokens += sign * amount.outputTokens;
+  target.totalTokens += sign * amount.totalTokens;
+  target.cost += sign * amount.cost;
+}

@@ -1,0 +1,2 @@
+export { TOT_ERROR_CODES, type TotErrorCode } from './error-codes.js';
+export { TotError, type TotErrorOptions, type ProtocolErrorObject } from './tot-error.js';

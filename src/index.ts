@@ -1,0 +1,12 @@
+/**
+ * `@tot/core`: composable, provider-agnostic primitives for structured LLM reasoning.
+ *
+ * @packageDocumentation
+ */
+export * from './errors/index.js';
+export * from './model/index.js';
+export * from './budget/index.js';
+export * from './structured/index.js';
+export * from './protocol/index.js';
+export * from './tree/index.js';
+export * from './events/index.js';

@@ -1,0 +1,57 @@
+import { TotError } from '../errors/index.js';
+
+/** The `ABORTED` error for a signal, keeping the signal's reason as the cause. */
+export function abortedError(signal: AbortSignal | undefined, what = 'operation'): TotError {
+  const reason: unknown = signal?.reason;
+  if (TotError.isInstance(reason)) return reason;
+  return new TotError('ABORTED', `The ${what} was aborted.`, { cause: reason });
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
+  if (signal?.aborted) throw abortedError(signal, what);
+}
+
+/**
+ * Settles with `promise`, or rejects with `ABORTED` as soon as `signal` fires, whichever comes
+ * first. Work that ignores its signal can therefore never keep a caller waiting.
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, what?: string): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(abortedError(signal, what));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => undefined);
+      reject(abortedError(signal, what));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits `ms` milliseconds, rejecting with `ABORTED` if `signal` fires first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortedError(signal, 'wait'));
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedError(signal, 'wait'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

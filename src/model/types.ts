@@ -1,0 +1,143 @@
+/**
+ * One chat message sent to a model.
+ *
+ * @example
+ * ```ts
+ * import type { ChatMessage } from '@tot/core';
+ *
+ * const message: ChatMessage = { role: 'user', content: 'Use 4 9 10 13 to make 24.' };
+ * ```
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * A request to a {@link LanguageModel}.
+ *
+ * @example
+ * ```ts
+ * import type { GenerateRequest } from '@tot/core';
+ *
+ * const request: GenerateRequest = {
+ *   messages: [{ role: 'user', content: 'Propose three next steps.' }],
+ *   n: 3,
+ *   temperature: 0.7,
+ *   tags: { role: 'generator' },
+ * };
+ * ```
+ */
+export interface GenerateRequest {
+  messages: ChatMessage[];
+  /** Independent completions wanted (default 1). Emulated with parallel calls when the model cannot do it. */
+  n?: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+  stop?: string[];
+  seed?: number;
+  responseFormat?: { type: 'text' } | { type: 'json'; schema?: object };
+  /** Purpose labels for traces and meters, e.g. `{ role: 'evaluator' }`. Never sent to a provider. */
+  tags?: Record<string, string>;
+}
+
+/**
+ * Token usage of one call. A field is `undefined` when the provider did not report it — never `0`.
+ *
+ * @example
+ * ```ts
+ * import type { Usage } from '@tot/core';
+ *
+ * const usage: Usage = { inputTokens: 812, outputTokens: 64 };
+ * ```
+ */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
+ * Why a model stopped producing output.
+ *
+ * @example
+ * ```ts
+ * import type { FinishReason } from '@tot/core';
+ *
+ * const reason: FinishReason = 'length';
+ * ```
+ */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'error' | 'other';
+
+/**
+ * The result of one {@link LanguageModel.generate} call.
+ *
+ * @example
+ * ```ts
+ * import type { GenerateResult } from '@tot/core';
+ *
+ * const result: GenerateResult = { outputs: ['10 - 4 = 6 (left: 6 9 13)'], usage: { inputTokens: 90 } };
+ * ```
+ */
+export interface GenerateResult {
+  /** One output per requested completion (`n` of them). */
+  outputs: string[];
+  usage: Usage;
+  finishReason?: FinishReason;
+  /** Set by {@link withCache} when the result was served from its store. */
+  cacheHit?: boolean;
+  /** The provider's raw response, for debugging. */
+  raw?: unknown;
+}
+
+/**
+ * Per-call options of a model.
+ *
+ * @example
+ * ```ts
+ * import type { CallOptions } from '@tot/core';
+ *
+ * const options: CallOptions = { signal: AbortSignal.timeout(30_000) };
+ * ```
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * What a model can do natively.
+ *
+ * @example
+ * ```ts
+ * import type { ModelCapabilities } from '@tot/core';
+ *
+ * const capabilities: ModelCapabilities = { multipleOutputs: true };
+ * ```
+ */
+export interface ModelCapabilities {
+  /** Whether one call can return `n > 1` outputs. When false or absent, the core emulates `n` with parallel calls. */
+  multipleOutputs?: boolean;
+}
+
+/**
+ * The port through which every primitive talks to an LLM. Hosts implement it for their provider
+ * (or use {@link fromFunction}); middleware wraps one model into another.
+ *
+ * @example
+ * ```ts
+ * import type { LanguageModel } from '@tot/core';
+ *
+ * const echo: LanguageModel = {
+ *   modelId: 'echo',
+ *   async generate(request) {
+ *     const last = request.messages.at(-1)?.content ?? '';
+ *     return { outputs: [last], usage: {} };
+ *   },
+ * };
+ * ```
+ */
+export interface LanguageModel {
+  /** Identifies the model in cache keys, traces and cassettes. */
+  readonly modelId: string;
+  readonly capabilities?: ModelCapabilities;
+  generate(request: GenerateRequest, options?: CallOptions): Promise<GenerateResult>;
+}

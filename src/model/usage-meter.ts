@@ -1,0 +1,141 @@
+import type { GenerateRequest, GenerateResult } from './types.js';
+import { SAMPLE_INDEX_TAG } from './call-model.js';
+
+/**
+ * Totals for one tag value in a {@link UsageSnapshot}.
+ *
+ * @example
+ * ```ts
+ * import type { TagUsage } from '@tot/core';
+ *
+ * const evaluator: TagUsage = { calls: 12, inputTokens: 9_600, outputTokens: 480 };
+ * ```
+ */
+export interface TagUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * What a {@link UsageMeter} has counted.
+ *
+ * @example
+ * ```ts
+ * import { UsageMeter, type UsageSnapshot } from '@tot/core';
+ *
+ * const snapshot: UsageSnapshot = new UsageMeter().snapshot();
+ * snapshot.calls; // 0
+ * ```
+ */
+export interface UsageSnapshot {
+  /** Completed calls, including the ones served by a cache. */
+  calls: number;
+  failedCalls: number;
+  cacheHits: number;
+  /** Sum of the reported input tokens (calls that reported none are counted in `callsWithUnknownUsage`). */
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Completed calls whose provider did not report input or output tokens. */
+  callsWithUnknownUsage: number;
+  /** Totals per `key=value` request tag, e.g. `byTag['role=evaluator']`. */
+  byTag: Record<string, TagUsage>;
+}
+
+/**
+ * Sums calls and tokens. Feed it with {@link withUsage}, read it with `snapshot()`.
+ *
+ * @example
+ * ```ts
+ * import { UsageMeter, withUsage } from '@tot/core';
+ *
+ * const meter = new UsageMeter();
+ * const model = withUsage(provider, { meter });
+ * // … run something …
+ * console.log(meter.snapshot().totalTokens);
+ * ```
+ */
+export class UsageMeter {
+  private state: UsageSnapshot = UsageMeter.empty();
+
+  private static empty(): UsageSnapshot {
+    return { calls: 0, failedCalls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, callsWithUnknownUsage: 0, byTag: {} };
+  }
+
+  /**
+   * Counts one completed call.
+   *
+   * @example
+   * ```ts
+   * import { UsageMeter } from '@tot/core';
+   *
+   * const meter = new UsageMeter();
+   * meter.record({ outputs: ['x'], usage: { inputTokens: 10, outputTokens: 2 } });
+   * meter.snapshot().totalTokens; // 12
+   * ```
+   */
+  record(result: GenerateResult, request?: GenerateRequest): void {
+    const s = this.state;
+    const input = result.usage.inputTokens ?? 0;
+    const output = result.usage.outputTokens ?? 0;
+    s.calls += 1;
+    if (result.cacheHit === true) s.cacheHits += 1;
+    if (result.usage.inputTokens === undefined || result.usage.outputTokens === undefined) s.callsWithUnknownUsage += 1;
+    s.inputTokens += input;
+    s.outputTokens += output;
+    s.totalTokens += input + output;
+    for (const [key, value] of Object.entries(request?.tags ?? {})) {
+      if (key === SAMPLE_INDEX_TAG) continue;
+      const bucket = (s.byTag[`${key}=${value}`] ??= { calls: 0, inputTokens: 0, outputTokens: 0 });
+      bucket.calls += 1;
+      bucket.inputTokens += input;
+      bucket.outputTokens += output;
+    }
+  }
+
+  /**
+   * Counts one failed call.
+   *
+   * @example
+   * ```ts
+   * import { UsageMeter } from '@tot/core';
+   *
+   * const meter = new UsageMeter();
+   * meter.recordFailure();
+   * meter.snapshot().failedCalls; // 1
+   * ```
+   */
+  recordFailure(): void {
+    this.state.failedCalls += 1;
+  }
+
+  /**
+   * A copy of the totals so far.
+   *
+   * @example
+   * ```ts
+   * import { UsageMeter } from '@tot/core';
+   *
+   * const { calls, totalTokens } = new UsageMeter().snapshot();
+   * ```
+   */
+  snapshot(): UsageSnapshot {
+    return structuredClone(this.state);
+  }
+
+  /**
+   * Sets every total back to zero.
+   *
+   * @example
+   * ```ts
+   * import { UsageMeter } from '@tot/core';
+   *
+   * const meter = new UsageMeter();
+   * meter.reset();
+   * ```
+   */
+  reset(): void {
+    this.state = UsageMeter.empty();
+  }
+}

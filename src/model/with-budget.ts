@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { Budget } from '../budget/budget.js';
+import { estimateRequestTokens } from '../budget/estimate-tokens.js';
+import { TotError } from '../errors/index.js';
+import { abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+import { languageModelSchema } from './schemas.js';
+import type { GenerateRequest, LanguageModel } from './types.js';
+
+/**
+ * Options of {@link withBudget}.
+ *
+ * @example
+ * ```ts
+ * import { Budget, type BudgetModelOptions } from '@tot/core';
+ *
+ * const options: BudgetModelOptions = { budget: new Budget({ maxTotalTokens: 50_000 }), outputTokensPerCall: 512 };
+ * ```
+ */
+export interface BudgetModelOptions {
+  budget: Budget;
+  /** Input tokens reserved for a request. Default {@link estimateRequestTokens}. */
+  estimateInputTokens?: (request: GenerateRequest) => number;
+  /**
+   * Output cap given to a request that has no `maxOutputTokens` when the budget limits output
+   * tokens, total tokens or cost (a hard limit needs every call to be capped). Default 1024.
+   */
+  outputTokensPerCall?: number;
+}
+
+const optionsSchema = z.object({
+  budget: z.instanceof(Budget, { message: 'expected a Budget' }),
+  estimateInputTokens: fnSchema<(request: GenerateRequest) => number>().optional(),
+  outputTokensPerCall: z.number().int().positive().default(1024),
+});
+
+/**
+ * Admits each call through `budget` before it starts (reserving its calls, estimated input tokens
+ * and output cap) and settles the reservation with the reported usage afterwards. A call that
+ * does not fit is refused with `BUDGET_EXCEEDED` and never reaches the provider; calls in flight
+ * when the deadline passes are cancelled with `BUDGET_EXCEEDED`.
+ *
+ * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
+ * that each real attempt is admitted and cache hits cost nothing.
+ *
+ * @example
+ * ```ts
+ * import { Budget, withBudget, withRetry } from '@tot/core';
+ *
+ * const budget = new Budget({ maxCalls: 50, maxTotalTokens: 100_000 });
+ * const model = withRetry(withBudget(provider, { budget }));
+ * ```
+ */
+export function withBudget(model: LanguageModel, options: BudgetModelOptions): LanguageModel {
+  parseOptions(languageModelSchema, model, 'withBudget', 'model');
+  const o = parseOptions(optionsSchema, options, 'withBudget');
+  const { budget } = o;
+  const estimate = o.estimateInputTokens ?? estimateRequestTokens;
+  const limits = budget.snapshot().limits;
+  const boundsOutput = limits.maxOutputTokens !== undefined || limits.maxTotalTokens !== undefined || limits.maxCost !== undefined;
+  return {
+    modelId: model.modelId,
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+    async generate(request, callOptions = {}) {
+      const userSignal = callOptions.signal;
+      throwIfAborted(userSignal, 'model call');
+      const n = request.n ?? 1;
+      const cap = request.maxOutputTokens ?? (boundsOutput ? o.outputTokensPerCall : undefined);
+      const inputTokens = estimate(request);
+      const hold = budget.reserve({ calls: 1, inputTokens, outputTokens: (cap ?? 0) * n });
+      const sent = cap === undefined || cap === request.maxOutputTokens ? request : { ...request, maxOutputTokens: cap };
+      const deadline = budget.deadline === undefined ? undefined : budget.signal;
+      const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
+      try {
+        const result = await raceAbort(Promise.resolve().then(() => model.generate(sent, { ...callOptions, signal })), signal, 'model call');
+        hold.settle({ calls: 1, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+        return result;
+      } catch (error) {
+        // The provider may have consumed anything up to the reservation: count all of it.
+        hold.settle({ calls: 1 });
+        if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
+        if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { sleep } from '../internal/abort.js';
+import { toTotError } from '../internal/to-tot-error.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+import { languageModelSchema } from './schemas.js';
+import type { LanguageModel } from './types.js';
+
+/**
+ * Options of {@link withRetry}.
+ *
+ * @example
+ * ```ts
+ * import type { RetryOptions } from '@tot/core';
+ *
+ * const options: RetryOptions = { maxRetries: 4, initialDelayMs: 250, maxDelayMs: 8_000 };
+ * ```
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Delay before the first retry. Default 500 ms. */
+  initialDelayMs?: number;
+  /** Multiplier per retry. Default 2. */
+  backoffFactor?: number;
+  /** Upper bound of a computed backoff delay. Default 30 000 ms. */
+  maxDelayMs?: number;
+  /** Apply full jitter (a uniform delay in [0, backoff]). Default true. */
+  jitter?: boolean;
+  /** A retry-after hint longer than this is not waited for: the error is thrown. Default 60 000 ms. */
+  maxRetryAfterMs?: number;
+  /** Decides whether an error is worth a retry. Default: {@link isRetryableError}. Aborts are never retried. */
+  shouldRetry?: (error: unknown, attempt: number) => boolean;
+  /** Random source in [0, 1) for jitter. Default `Math.random`. */
+  random?: () => number;
+}
+
+const optionsSchema = z.object({
+  maxRetries: z.number().int().min(0).max(100).default(2),
+  initialDelayMs: z.number().min(0).default(500),
+  backoffFactor: z.number().min(1).default(2),
+  maxDelayMs: z.number().min(0).default(30_000),
+  jitter: z.boolean().default(true),
+  maxRetryAfterMs: z.number().min(0).default(60_000),
+  shouldRetry: fnSchema<(error: unknown, attempt: number) => boolean>().optional(),
+  random: fnSchema<() => number>().optional(),
+});
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { status?: unknown; statusCode?: unknown };
+  const status = e.status ?? e.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * The default retry policy: retries timeouts, rate limits (408/409/429), server errors (5xx),
+ * network errors and recoverable {@link TotError}s; never an abort, a budget stop, bad arguments,
+ * other 4xx, or an error whose `isRetryable` is `false`.
+ *
+ * @example
+ * ```ts
+ * import { isRetryableError } from '@tot/core';
+ *
+ * isRetryableError(Object.assign(new Error('rate limited'), { status: 429 })); // true
+ * isRetryableError(Object.assign(new Error('bad request'), { status: 400 })); // false
+ * ```
+ */
+export function isRetryableError(error: unknown): boolean {
+  if (typeof error === 'object' && error !== null && 'isRetryable' in error && typeof error.isRetryable === 'boolean') {
+    return error.isRetryable;
+  }
+  if (TotError.isInstance(error)) {
+    if (error.code === 'GENERATION_FAILED' && error.cause !== undefined) return isRetryableError(error.cause);
+    return error.recoverable;
+  }
+  if (error instanceof Error && error.name === 'AbortError') return false;
+  const status = statusOf(error);
+  if (status === undefined) return true;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object') return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name && typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Reads a retry-after hint from an error: a numeric `retryAfterMs` property, or a
+ * `retry-after-ms` / `retry-after` (seconds or HTTP date) header in `responseHeaders` or `headers`.
+ *
+ * @example
+ * ```ts
+ * import { retryAfterMs } from '@tot/core';
+ *
+ * retryAfterMs({ responseHeaders: { 'retry-after': '2' } }); // 2000
+ * ```
+ */
+export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { retryAfterMs?: unknown; responseHeaders?: unknown; headers?: unknown; cause?: unknown };
+  if (typeof e.retryAfterMs === 'number' && e.retryAfterMs >= 0) return e.retryAfterMs;
+  for (const headers of [e.responseHeaders, e.headers]) {
+    const ms = headerValue(headers, 'retry-after-ms');
+    if (ms !== undefined && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+    const value = headerValue(headers, 'retry-after');
+    if (value === undefined) continue;
+    if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value) * 1000;
+    const date = Date.parse(value);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  return TotError.isInstance(error) ? retryAfterMs(e.cause, now) : undefined;
+}
+
+/**
+ * Retries failed calls with exponential backoff and full jitter, honouring a provider's
+ * retry-after hint. An abort is never retried, and the wait between attempts ends at once when
+ * the signal fires. When every attempt fails, the last error is thrown (as a {@link TotError})
+ * with `details.attempts` and `details.errors`.
+ *
+ * Put it outside {@link withBudget} so that every attempt is admitted by the budget.
+ *
+ * @example
+ * ```ts
+ * import { withRetry } from '@tot/core';
+ *
+ * const reliable = withRetry(model, { maxRetries: 3, initialDelayMs: 1_000 });
+ * ```
+ */
+export function withRetry(model: LanguageModel, options: RetryOptions = {}): LanguageModel {
+  parseOptions(languageModelSchema, model, 'withRetry', 'model');
+  const o = parseOptions(optionsSchema, options, 'withRetry');
+  const shouldRetry = o.shouldRetry ?? ((error: unknown) => isRetryableError(error));
+  const random = o.random ?? Math.random;
+  return {
+    modelId: model.modelId,
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+    async generate(request, callOptions = {}) {
+      const { signal } = callOptions;
+      const errors: unknown[] = [];
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await model.generate(request, callOptions);
+        } catch (error) {
+          errors.push(error);
+          if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');
+          const hint = retryAfterMs(error);
+          const exhausted = attempt >= o.maxRetries || !shouldRetry(error, attempt + 1) || (hint !== undefined && hint > o.maxRetryAfterMs);
+          if (exhausted) throw finalError(model.modelId, error, errors);
+          const backoff = Math.min(o.maxDelayMs, o.initialDelayMs * o.backoffFactor ** attempt);
+          const delay = hint ?? (o.jitter ? random() * backoff : backoff);
+          await sleep(delay, signal);
+        }
+      }
+    },
+  };
+}
+
+function finalError(modelId: string, last: unknown, errors: unknown[]): TotError {
+  const base = toTotError(last, 'GENERATION_FAILED', `Model "${modelId}" failed`);
+  if (errors.length === 1) return base;
+  return new TotError(base.code, `${base.message} (after ${errors.length} attempts)`, {
+    recoverable: base.recoverable,
+    cause: last,
+    details: {
+      ...base.details,
+      attempts: errors.length,
+      errors: errors.map((e) => (e instanceof Error ? e.message : String(e))),
+    },
+  });
+}

@@ -1,0 +1,31 @@
+export {
+  nodeStatusSchema,
+  protocolEvaluationSchema,
+  protocolSearchConfigSchema,
+  protocolThoughtNodeSchema,
+  protocolThoughtTreeSchema,
+  type ProtocolThoughtNode,
+  type ProtocolThoughtTree,
+} from './thought-node.js';
+export {
+  agentRoleSchema,
+  decomposeTaskPayloadSchema,
+  decompositionResultPayloadSchema,
+  evaluateThoughtsPayloadSchema,
+  evaluationResultsPayloadSchema,
+  finalSolutionPayloadSchema,
+  generatedThoughtsPayloadSchema,
+  generateThoughtsPayloadSchema,
+  initializeSearchPayloadSchema,
+  protocolCandidateSchema,
+  protocolErrorSchema,
+  protocolMessageSchema,
+  protocolNodeEvaluationSchema,
+  protocolPayloadSchemas,
+  searchCompletePayloadSchema,
+  synthesizeSolutionPayloadSchema,
+  type ProtocolMessage,
+  type ProtocolMessageType,
+  type ProtocolPayload,
+} from './messages.js';
+export { parseProtocolMessage, createProtocolMessage, type CreateProtocolMessageOptions } from './parse-message.js';

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
+import { callModel } from '../model/call-model.js';
+import { chatMessageSchema, languageModelSchema } from '../model/schemas.js';
+import type { ChatMessage, GenerateRequest, LanguageModel, Usage } from '../model/types.js';
+import type { StructuredFormat } from './extract-candidates.js';
+import { parseStructured } from './parse-structured.js';
+
+/**
+ * What a repair prompt is built from.
+ *
+ * @example
+ * ```ts
+ * import type { RepairContext } from '@tot/core';
+ *
+ * const prompt = (c: RepairContext) => `Attempt ${c.attempt} failed: ${c.error}. Answer in ${c.format}.`;
+ * ```
+ */
+export interface RepairContext {
+  /** Why the last reply could not be used. */
+  error: string;
+  /** The last reply. */
+  raw: string;
+  format: StructuredFormat;
+  /** 1 for the first repair. */
+  attempt: number;
+}
+
+/**
+ * Options of {@link generateStructured}. Give either `messages` or `prompt` (with an optional `system`).
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import type { GenerateStructuredOptions } from '@tot/core';
+ *
+ * const options: GenerateStructuredOptions<z.ZodObject<{ score: z.ZodNumber }>> = {
+ *   prompt: 'Rate this step from 0 to 10 as {"score": n}.',
+ *   schema: z.object({ score: z.number().min(0).max(10) }),
+ *   maxRepairs: 1,
+ * };
+ * ```
+ */
+export interface GenerateStructuredOptions<S extends z.ZodType> {
+  schema: S;
+  messages?: ChatMessage[];
+  prompt?: string;
+  system?: string;
+  /** Default `'json'`. */
+  format?: StructuredFormat;
+  /** Re-asks after an unusable reply. Default 2. */
+  maxRepairs?: number;
+  /** Builds the message that asks for a corrected reply. */
+  repairPrompt?: (context: RepairContext) => string;
+  /** Send `responseFormat: { type: 'json', schema }` (JSON only). Default true. */
+  useResponseFormat?: boolean;
+  temperature?: number;
+  maxOutputTokens?: number;
+  seed?: number;
+  tags?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/**
+ * The value of {@link generateStructured} and what it took to get it.
+ *
+ * @example
+ * ```ts
+ * import type { GenerateStructuredResult } from '@tot/core';
+ *
+ * const log = (r: GenerateStructuredResult<unknown>) => console.log(r.attempts, r.usage);
+ * ```
+ */
+export interface GenerateStructuredResult<T> {
+  value: T;
+  /** Model calls made (1 + repairs). */
+  attempts: number;
+  /** Every raw reply, in order. */
+  rawOutputs: string[];
+  /** Usage summed over the attempts (a field is `undefined` if any attempt did not report it). */
+  usage: Usage;
+}
+
+const optionsSchema = z
+  .object({
+    schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'expected a zod schema'),
+    messages: z.array(chatMessageSchema).min(1).optional(),
+    prompt: z.string().optional(),
+    system: z.string().optional(),
+    format: z.enum(['json', 'yaml']).default('json'),
+    maxRepairs: z.number().int().min(0).max(20).default(2),
+    repairPrompt: fnSchema<(context: RepairContext) => string>().optional(),
+    useResponseFormat: z.boolean().default(true),
+    temperature: z.number().min(0).optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+    tags: z.record(z.string(), z.string()).optional(),
+    signal: signalSchema,
+  })
+  .refine((o) => (o.messages === undefined) !== (o.prompt === undefined), {
+    message: 'give exactly one of messages or prompt',
+    path: ['messages'],
+  });
+
+/**
+ * The default repair request: names the error and asks for only the corrected value.
+ *
+ * @example
+ * ```ts
+ * import { defaultRepairPrompt } from '@tot/core';
+ *
+ * defaultRepairPrompt({ error: 'invalid JSON: Unexpected end of JSON input', raw: '{"a": 1', format: 'json', attempt: 1 });
+ * ```
+ */
+export function defaultRepairPrompt(context: RepairContext): string {
+  const name = context.format.toUpperCase();
+  return [
+    `Your previous reply could not be used: ${context.error}`,
+    `Reply again with only the corrected ${name}, with no other text.`,
+  ].join('\n');
+}
+
+function jsonSchemaOf(schema: z.ZodType): object | undefined {
+  try {
+    return z.toJSONSchema(schema, { unrepresentable: 'any' }) as object;
+  } catch {
+    return undefined;
+  }
+}
+
+function addUsage(total: Usage, next: Usage, first: boolean): Usage {
+  const sum = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a + b);
+  const input = first ? next.inputTokens : sum(total.inputTokens, next.inputTokens);
+  const output = first ? next.outputTokens : sum(total.outputTokens, next.outputTokens);
+  return { ...(input === undefined ? {} : { inputTokens: input }), ...(output === undefined ? {} : { outputTokens: output }) };
+}
+
+/**
+ * Asks a model for a value of a zod schema and gets it back typed, whatever the model wraps it
+ * in: bare JSON, ```json / ```yaml fences, or prose around them. An unusable reply (bad syntax
+ * or a schema mismatch) is answered with a repair request naming the error, up to `maxRepairs`
+ * times; then it throws `INVALID_FORMAT` with every raw reply in `details.rawOutputs` and the last
+ * zod issues in `details.issues`. Model failures keep their own codes (`ABORTED`,
+ * `GENERATION_FAILED`, `BUDGET_EXCEEDED`, …).
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { generateStructured } from '@tot/core';
+ *
+ * const { value } = await generateStructured(model, {
+ *   prompt: 'Evaluate "10 - 4 = 6 (left: 6 9 13)" for reaching 24. Reply as JSON {"score": 0-10, "reasoning": "..."}.',
+ *   schema: z.object({ score: z.number().min(0).max(10), reasoning: z.string() }),
+ * });
+ * value.score; // number
+ * ```
+ */
+export async function generateStructured<S extends z.ZodType>(
+  model: LanguageModel,
+  options: GenerateStructuredOptions<S>,
+): Promise<GenerateStructuredResult<z.output<S>>> {
+  parseOptions(languageModelSchema, model, 'generateStructured', 'model');
+  const o = parseOptions(optionsSchema, options, 'generateStructured');
+  const schema = options.schema;
+  const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
+  const messages: ChatMessage[] = o.messages
+    ? [...o.messages]
+    : [...(o.system === undefined ? [] : [{ role: 'system' as const, content: o.system }]), { role: 'user' as const, content: o.prompt! }];
+  const request: Omit<GenerateRequest, 'messages'> = {
+    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+    ...(o.maxOutputTokens === undefined ? {} : { maxOutputTokens: o.maxOutputTokens }),
+    ...(o.seed === undefined ? {} : { seed: o.seed }),
+    ...(o.tags === undefined ? {} : { tags: o.tags }),
+  };
+  if (o.format === 'json' && o.useResponseFormat) {
+    const jsonSchema = jsonSchemaOf(schema);
+    request.responseFormat = jsonSchema === undefined ? { type: 'json' } : { type: 'json', schema: jsonSchema };
+  }
+
+  const rawOutputs: string[] = [];
+  const errors: string[] = [];
+  let usage: Usage = {};
+  let lastIssues: unknown[] = [];
+  for (let attempt = 0; attempt <= o.maxRepairs; attempt++) {
+    const result = await callModel(model, { ...request, messages }, { signal: o.signal });
+    usage = addUsage(usage, result.usage, attempt === 0);
+    const raw = result.outputs[0] ?? '';
+    rawOutputs.push(raw);
+    const parsed = parseStructured(raw, { schema, format: o.format });
+    if (parsed.success) return { value: parsed.value, attempts: attempt + 1, rawOutputs, usage };
+    errors.push(parsed.error);
+    lastIssues = parsed.issues;
+    messages.push({ role: 'assistant', content: raw }, { role: 'user', content: repairPrompt({ error: parsed.error, raw, format: o.format, attempt: attempt + 1 }) });
+  }
+  throw new TotError(
+    'INVALID_FORMAT',
+    `The model did not produce valid ${o.format.toUpperCase()} after ${rawOutputs.length} attempt(s): ${errors.at(-1)}`,
+    { details: { format: o.format, rawOutputs, errors, issues: lastIssues, usage } },
+  );
+}

@@ -1,0 +1,9 @@
+export type { StructuredFormat } from './extract-candidates.js';
+export { parseStructured, type ParseStructuredOptions, type ParseStructuredResult } from './parse-structured.js';
+export {
+  generateStructured,
+  defaultRepairPrompt,
+  type GenerateStructuredOptions,
+  type GenerateStructuredResult,
+  type RepairContext,
+} from './generate-structured.js';

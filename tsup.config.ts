@@ -1,0 +1,23 @@
+import { defineConfig, type Options } from 'tsup';
+
+const shared: Options = {
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+  },
+  dts: true,
+  sourcemap: true,
+  target: 'node20',
+  treeshake: true,
+};
+
+export default defineConfig([
+  { ...shared, format: 'esm', clean: true, splitting: true },
+  {
+    ...shared,
+    format: 'cjs',
+    // p-limit (and its yocto-queue) ship as ESM only: the CJS build carries its own copy so that
+    // `require('@tot/core')` works on every Node >= 20 without require(esm).
+    noExternal: ['p-limit', 'yocto-queue'],
+  },
+]);
