@@ -55,3 +55,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+type SetMaxListeners = (n: number, ...targets: EventTarget[]) => void;
+const setMaxListeners: SetMaxListeners | undefined = (() => {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => { setMaxListeners?: SetMaxListeners } | undefined } }).process;
+  return proc?.getBuiltinModule?.('node:events')?.setMaxListeners;
+})();
+
+/**
+ * A controller for the library's own fan-out (emulated samples, a run's calls). Every concurrent
+ * call listens on its signal, so Node's leak warning at 11 listeners would be a false alarm here.
+ */
+export function fanOutController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners?.(0, controller.signal);
+  return controller;
+}

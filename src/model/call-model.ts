@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { raceAbort, throwIfAborted } from '../internal/abort.js';
+import { fanOutController, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
@@ -74,7 +74,7 @@ async function callOnce(model: LanguageModel, request: GenerateRequest, n: numbe
 
 async function emulateN(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
   // One failed sample fails the batch, so the others are cancelled rather than left running.
-  const controller = new AbortController();
+  const controller = fanOutController();
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {

@@ -61,6 +61,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A deep copy, so that the caller changing its object later cannot change the tree. */
+function copyMetadata(metadata: Record<string, unknown>, field: string): Record<string, unknown> {
+  if (Object.keys(metadata).length === 0) return NO_METADATA;
+  try {
+    return structuredClone(metadata);
+  } catch (error) {
+    throw new TotError('INVALID_ARGUMENT', `ThoughtTree: ${field}: must hold only cloneable data (${(error as Error).message})`, { cause: error, details: { field } });
+  }
+}
+
 function formatError(message: string, details?: Record<string, unknown>): TotError {
   return new TotError('INVALID_FORMAT', `Invalid thought tree: ${message}`, details === undefined ? {} : { details });
 }
@@ -110,7 +120,7 @@ export class ThoughtTree {
       actionType: undefined,
       evaluation: null,
       status: 'pending',
-      metadata: o.rootMetadata ? { ...o.rootMetadata } : NO_METADATA,
+      metadata: o.rootMetadata ? copyMetadata(o.rootMetadata, 'options.rootMetadata') : NO_METADATA,
     });
     this.state = { currentDepth: 0, frontier: [ROOT_ID], bestPath: [ROOT_ID] };
   }
@@ -258,7 +268,7 @@ export class ThoughtTree {
       actionType: t.actionType,
       evaluation: t.evaluation ? { ...t.evaluation } : null,
       status: 'pending',
-      metadata: t.metadata ? { ...t.metadata } : NO_METADATA,
+      metadata: t.metadata ? copyMetadata(t.metadata, 'thought.metadata') : NO_METADATA,
     };
     this.nodes.set(id, node);
     parent.childrenIds.push(id);
@@ -317,7 +327,7 @@ export class ThoughtTree {
   updateMetadata(id: string, patch: Record<string, unknown>): ThoughtNode {
     const node = this.mustGet(id);
     if (!isPlainObject(patch)) throw new TotError('INVALID_ARGUMENT', 'ThoughtTree.updateMetadata: patch: expected a plain object', { details: { field: 'patch' } });
-    node.metadata = { ...node.metadata, ...patch };
+    node.metadata = { ...node.metadata, ...copyMetadata(patch, 'patch') };
     return node;
   }
 
@@ -699,18 +709,21 @@ export class ThoughtTree {
   }
 
   private checkStructure(): void {
+    // Parent links first: they name the broken node more precisely than the children lists do.
     for (const node of this.nodes.values()) {
       if (node.parentId === null) {
         if (node.id !== this.rootId) throw formatError(`node "${node.id}" has no parent but is not the root`);
         if (node.depth !== 0) throw formatError(`root "${node.id}" has depth ${node.depth}`);
-      } else {
-        if (node.id === this.rootId) throw formatError(`root "${node.id}" has a parent`);
-        const parent = this.nodes.get(node.parentId);
-        if (!parent) throw formatError(`node "${node.id}" has unknown parent "${node.parentId}"`);
-        if (!parent.childrenIds.includes(node.id)) throw formatError(`node "${node.id}" is missing from its parent's childrenIds`);
-        if (node.depth !== parent.depth + 1) throw formatError(`node "${node.id}" has depth ${node.depth} under a parent of depth ${parent.depth}`);
-        if (parent.status === 'pruned' && node.status !== 'pruned') throw formatError(`node "${node.id}" is ${node.status} under pruned "${parent.id}"`);
+        continue;
       }
+      if (node.id === this.rootId) throw formatError(`root "${node.id}" has a parent`);
+      const parent = this.nodes.get(node.parentId);
+      if (!parent) throw formatError(`node "${node.id}" has unknown parent "${node.parentId}"`);
+      if (!parent.childrenIds.includes(node.id)) throw formatError(`node "${node.id}" is missing from its parent's childrenIds`);
+      if (node.depth !== parent.depth + 1) throw formatError(`node "${node.id}" has depth ${node.depth} under a parent of depth ${parent.depth}`);
+      if (parent.status === 'pruned' && node.status !== 'pruned') throw formatError(`node "${node.id}" is ${node.status} under pruned "${parent.id}"`);
+    }
+    for (const node of this.nodes.values()) {
       const seen = new Set<string>();
       for (const childId of node.childrenIds) {
         if (seen.has(childId)) throw formatError(`node "${node.id}" lists child "${childId}" twice`);

@@ -41,7 +41,7 @@ export function toMermaid(tree: { all(): Iterable<ThoughtNode> }, options: Merma
   const lines = [`graph ${options.direction ?? 'TD'}`];
   for (const node of nodes) {
     const { text, score } = nodeLabel(node, maxLength, showScores);
-    const label = escapeMermaid(score === undefined ? text : `${text}<br/>${score}`);
+    const label = score === undefined ? escapeMermaid(text) : `${escapeMermaid(text)}<br/>${score}`;
     lines.push(`  ${ids.get(node.id)}["${label}"]`);
   }
   for (const node of nodes) {

@@ -1,0 +1,263 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { abortedError } from '../internal/abort.js';
+import { parseOptions } from '../internal/validate.js';
+import { requestKey } from '../model/request-key.js';
+import { generateRequestSchema, generateResultSchema, languageModelSchema } from '../model/schemas.js';
+import type { GenerateRequest, GenerateResult, LanguageModel, ModelCapabilities } from '../model/types.js';
+import { describeRequest } from './mock-response.js';
+
+/**
+ * One recorded call in a cassette file.
+ *
+ * @example
+ * ```ts
+ * import type { CassetteInteraction } from '@tot/core/testing';
+ *
+ * const i: CassetteInteraction = { request: { messages: [{ role: 'user', content: 'hi' }] }, result: { outputs: ['hello'], usage: {} } };
+ * ```
+ */
+export interface CassetteInteraction {
+  request: GenerateRequest;
+  result: GenerateResult;
+}
+
+/**
+ * The JSON stored in a cassette file.
+ *
+ * @example
+ * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import type { CassetteFile } from '@tot/core/testing';
+ *
+ * const cassette = JSON.parse(await readFile('test/cassettes/game24.json', 'utf8')) as CassetteFile;
+ * cassette.interactions.length;
+ * ```
+ */
+export interface CassetteFile {
+  version: 1;
+  modelId: string;
+  capabilities: ModelCapabilities;
+  interactions: CassetteInteraction[];
+}
+
+const cassetteSchema = z.object({
+  version: z.literal(1),
+  modelId: z.string().min(1),
+  capabilities: z.object({ multipleOutputs: z.boolean().optional() }),
+  interactions: z.array(z.object({ request: generateRequestSchema, result: generateResultSchema })),
+});
+
+/**
+ * Options of {@link recordCassette}.
+ *
+ * @example
+ * ```ts
+ * import type { RecordCassetteOptions } from '@tot/core/testing';
+ *
+ * const options: RecordCassetteOptions = { file: 'test/cassettes/run.json' };
+ * ```
+ */
+export interface RecordCassetteOptions {
+  /** Path of the cassette file, rewritten after every call. */
+  file: string;
+}
+
+/**
+ * A recording model, as returned by {@link recordCassette}.
+ *
+ * @example
+ * ```ts
+ * import { mockModel, recordCassette } from '@tot/core/testing';
+ *
+ * const recorder = recordCassette(mockModel('ok'), 'tmp/cassette.json');
+ * await recorder.flush();
+ * ```
+ */
+export interface CassetteRecorder extends LanguageModel {
+  /** Calls recorded so far. */
+  readonly size: number;
+  /** Resolves once every recorded call is on disk. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Wraps a real model and writes every request and its result to a JSON cassette, so the run can
+ * be replayed offline with {@link replayCassette}. The file is rewritten atomically (temporary
+ * file + rename) after each call; failed calls are not recorded.
+ *
+ * @example
+ * ```ts
+ * import { recordCassette } from '@tot/core/testing';
+ *
+ * // once, with a real model and an API key:
+ * const model = recordCassette(openAiModel, 'test/cassettes/game24.json');
+ * await solveGame24(model);
+ * await model.flush();
+ * ```
+ */
+export function recordCassette(model: LanguageModel, options: string | RecordCassetteOptions): CassetteRecorder {
+  parseOptions(languageModelSchema, model, 'recordCassette', 'model');
+  const { file } = parseOptions(z.object({ file: z.string().min(1) }), typeof options === 'string' ? { file: options } : options, 'recordCassette');
+  const cassette: CassetteFile = { version: 1, modelId: model.modelId, capabilities: { ...model.capabilities }, interactions: [] };
+  let writes: Promise<void> = Promise.resolve();
+  let writeError: unknown;
+  const save = () => {
+    const text = `${JSON.stringify(cassette, null, 2)}\n`;
+    writes = writes
+      .then(async () => {
+        await mkdir(dirname(file), { recursive: true });
+        const tmp = `${file}.${process.pid}.tmp`;
+        await writeFile(tmp, text, 'utf8');
+        await rename(tmp, file);
+      })
+      .catch((error: unknown) => {
+        writeError ??= error;
+      });
+  };
+  return {
+    modelId: model.modelId,
+    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+    get size() {
+      return cassette.interactions.length;
+    },
+    async flush() {
+      await writes;
+      if (writeError !== undefined) throw new TotError('GENERATION_FAILED', `recordCassette: could not write "${file}"`, { cause: writeError, recoverable: false });
+    },
+    async generate(request, callOptions) {
+      const result = await model.generate(request, callOptions);
+      const { raw: _raw, cacheHit: _cacheHit, ...kept } = result;
+      cassette.interactions.push({ request: structuredClone(request), result: structuredClone(kept) });
+      save();
+      return result;
+    },
+  };
+}
+
+/**
+ * Options of {@link replayCassette}.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayCassetteOptions } from '@tot/core/testing';
+ *
+ * const options: ReplayCassetteOptions = { file: 'test/cassettes/run.json' };
+ * ```
+ */
+export interface ReplayCassetteOptions {
+  file: string;
+}
+
+/**
+ * A replaying model, as returned by {@link replayCassette}.
+ *
+ * @example
+ * ```ts
+ * import { replayCassette } from '@tot/core/testing';
+ *
+ * const model = replayCassette('test/cassettes/run.json');
+ * model.unused(); // recorded requests not asked for yet
+ * ```
+ */
+export interface CassettePlayer extends LanguageModel {
+  /** Calls served so far. */
+  readonly served: number;
+  /** Recorded interactions that no call has asked for yet. */
+  unused(): CassetteInteraction[];
+}
+
+/**
+ * A model that serves a cassette written by {@link recordCassette}, offline. A request is matched
+ * by its canonical key ({@link requestKey}: messages and sampling settings, not tags); identical
+ * requests recorded several times are served in recorded order, the last one repeating. A request
+ * that was never recorded fails loudly (`GENERATION_FAILED`, not recoverable) with the request
+ * and the closest recorded one, so a changed prompt is found at once.
+ *
+ * @example
+ * ```ts
+ * import { replayCassette } from '@tot/core/testing';
+ *
+ * const model = replayCassette('test/cassettes/game24.json');
+ * const result = await solveGame24(model); // no network, same outputs as the recorded run
+ * ```
+ */
+export function replayCassette(options: string | ReplayCassetteOptions): CassettePlayer {
+  const { file } = parseOptions(z.object({ file: z.string().min(1) }), typeof options === 'string' ? { file: options } : options, 'replayCassette');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new TotError('INVALID_ARGUMENT', `replayCassette: cannot read cassette "${file}": ${(error as Error).message}`, { cause: error, details: { field: 'file' } });
+  }
+  let cassette: CassetteFile;
+  try {
+    const checked = cassetteSchema.safeParse(JSON.parse(text));
+    if (!checked.success) throw new Error(z.prettifyError(checked.error));
+    cassette = checked.data as CassetteFile;
+  } catch (error) {
+    throw new TotError('INVALID_FORMAT', `replayCassette: "${file}" is not a valid cassette: ${(error as Error).message}`, { cause: error });
+  }
+  const queues = new Map<string, { entries: CassetteInteraction[]; next: number }>();
+  for (const interaction of cassette.interactions) {
+    const key = requestKey(cassette.modelId, interaction.request);
+    const queue = queues.get(key) ?? { entries: [], next: 0 };
+    queue.entries.push(interaction);
+    queues.set(key, queue);
+  }
+  let served = 0;
+  return {
+    modelId: cassette.modelId,
+    capabilities: cassette.capabilities,
+    get served() {
+      return served;
+    },
+    unused() {
+      return [...queues.values()].flatMap((q) => q.entries.slice(q.next));
+    },
+    async generate(request, callOptions = {}) {
+      if (callOptions.signal?.aborted) throw abortedError(callOptions.signal, 'model call');
+      const queue = queues.get(requestKey(cassette.modelId, request));
+      if (!queue) {
+        throw new TotError(
+          'GENERATION_FAILED',
+          `replayCassette: "${file}" has no recording of this request.\nRequest:\n${describeRequest(request)}\n${nearest(cassette, request)}`,
+          { recoverable: false, details: { request, file } },
+        );
+      }
+      const entry = queue.entries[Math.min(queue.next, queue.entries.length - 1)]!;
+      queue.next = Math.min(queue.next + 1, queue.entries.length);
+      served += 1;
+      return structuredClone(entry.result);
+    },
+  };
+}
+
+function nearest(cassette: CassetteFile, request: GenerateRequest): string {
+  const wanted = request.messages.map((m) => m.content);
+  let best: { interaction: CassetteInteraction; score: number } | undefined;
+  for (const interaction of cassette.interactions) {
+    const got = interaction.request.messages.map((m) => m.content);
+    let score = 0;
+    for (let i = 0; i < Math.min(got.length, wanted.length); i++) score += commonPrefix(got[i]!, wanted[i]!);
+    if (!best || score > best.score) best = { interaction, score };
+  }
+  if (!best) return 'The cassette is empty.';
+  const got = best.interaction.request.messages;
+  const i = got.findIndex((m, j) => m.content !== request.messages[j]?.content || m.role !== request.messages[j]?.role);
+  if (i === -1 && got.length === request.messages.length) return 'The closest recording has the same messages but other settings (n, temperature, stop, seed, responseFormat).';
+  const at = i === -1 ? got.length : i;
+  const ours = request.messages[at]?.content ?? '(none)';
+  const theirs = got[at]?.content ?? '(none)';
+  const p = commonPrefix(ours, theirs);
+  return `The closest recording first differs in message ${at + 1} at character ${p}:\n  recorded: …${theirs.slice(Math.max(0, p - 20), p + 60)}\n  asked:    …${ours.slice(Math.max(0, p - 20), p + 60)}`;
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
