@@ -15,7 +15,9 @@ import type { GenerateResult } from './types.js';
  * ```
  */
 export interface CacheStore {
+  /** The stored result for `key`, or `undefined`. */
   get(key: string): GenerateResult | undefined | Promise<GenerateResult | undefined>;
+  /** Stores `value` under `key`. */
   set(key: string, value: GenerateResult): void | Promise<void>;
 }
 
@@ -46,9 +48,13 @@ export interface LruCacheStoreOptions {
  * ```
  */
 export interface LruCacheStore extends CacheStore {
+  /** The stored result for `key` (which becomes the most recently used), or `undefined`. */
   get(key: string): GenerateResult | undefined;
+  /** Stores `value`, evicting the least recently used entry beyond `maxEntries`. */
   set(key: string, value: GenerateResult): void;
+  /** Entries held. */
   readonly size: number;
+  /** Drops every entry. */
   clear(): void;
 }
 

@@ -138,6 +138,11 @@ export interface ModelCapabilities {
 export interface LanguageModel {
   /** Identifies the model in cache keys, traces and cassettes. */
   readonly modelId: string;
+  /** What the model can do natively. Absent means nothing beyond one output per call. */
   readonly capabilities?: ModelCapabilities;
+  /**
+   * Produces `request.n ?? 1` outputs. Must honour `options.signal`; may throw any error (callers
+   * going through `callModel` get it as a typed `TotError`).
+   */
   generate(request: GenerateRequest, options?: CallOptions): Promise<GenerateResult>;
 }

@@ -253,7 +253,7 @@ function nearest(cassette: CassetteFile, request: GenerateRequest): string {
   const ours = request.messages[at]?.content ?? '(none)';
   const theirs = got[at]?.content ?? '(none)';
   const p = commonPrefix(ours, theirs);
-  return `The closest recording first differs in message ${at + 1} at character ${p}:\n  recorded: …${theirs.slice(Math.max(0, p - 20), p + 60)}\n  asked:    …${ours.slice(Math.max(0, p - 20), p + 60)}`;
+  return `The closest recording first differs in message ${at + 1} at character ${p + 1}:\n  recorded: …${theirs.slice(Math.max(0, p - 20), p + 60)}\n  asked:    …${ours.slice(Math.max(0, p - 20), p + 60)}`;
 }
 
 function commonPrefix(a: string, b: string): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { protocolThoughtTreeSchema, ThoughtTree, type ThoughtTreeJSON } from '../../src/index.js';
+import { protocolThoughtTreeSchema, ThoughtTree } from '../../src/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 function sampleTree() {
@@ -33,23 +33,25 @@ describe('ThoughtTree JSON', () => {
     expect(tree.node('node_1_1').metadata).toEqual({ left: [4, 4, 10] });
   });
 
-  const corruptions: [string, (j: ThoughtTreeJSON) => void, string][] = [
+  // Corruptions reach past the read-only types on purpose, as a hand-edited file would.
+  type Loose = { rootId: string; nodes: Record<string, Record<string, any>>; searchState: { frontier: string[] } };
+  const corruptions: [string, (j: Loose) => void, string][] = [
     ['a missing root', (j) => void (j.rootId = 'nowhere'), 'root'],
-    ['a dangling parent', (j) => void ((j.nodes.node_2_1 as { parentId: string }).parentId = 'ghost'), 'unknown parent'],
-    ['a child missing from its parent', (j) => void ((j.nodes.node_1_1 as { childrenIds: string[] }).childrenIds = []), 'missing from'],
-    ['a wrong depth', (j) => void ((j.nodes.node_2_1 as { depth: number }).depth = 5), 'depth'],
-    ['a duplicated child', (j) => void (j.nodes.root as { childrenIds: string[] }).childrenIds.push('node_1_1'), 'twice'],
-    ['a live node under a pruned one', (j) => void ((j.nodes.node_1_2 as { childrenIds: string[] }).childrenIds = ['node_2_1']), 'names'],
-    ['a pending node with children', (j) => void ((j.nodes.node_1_1 as { status: string }).status = 'pending'), 'has children'],
+    ['a dangling parent', (j) => void (j.nodes.node_2_1!.parentId = 'ghost'), 'unknown parent'],
+    ['a child missing from its parent', (j) => void (j.nodes.node_1_1!.childrenIds = []), 'missing from'],
+    ['a wrong depth', (j) => void (j.nodes.node_2_1!.depth = 5), 'depth'],
+    ['a duplicated child', (j) => void j.nodes.root!.childrenIds.push('node_1_1'), 'twice'],
+    ['a live node under a pruned one', (j) => void (j.nodes.node_1_2!.childrenIds = ['node_2_1']), 'names'],
+    ['a pending node with children', (j) => void (j.nodes.node_1_1!.status = 'pending'), 'has children'],
     ['a key that differs from the id', (j) => void (j.nodes.other = { ...j.nodes.node_1_2! }), 'stored under'],
-    ['a score out of range', (j) => void ((j.nodes.node_1_1 as { evaluation: { score: number } }).evaluation.score = 12), 'score'],
-    ['an unknown status', (j) => void ((j.nodes.node_1_1 as { status: string }).status = 'done'), 'status'],
+    ['a score out of range', (j) => void (j.nodes.node_1_1!.evaluation.score = 12), 'score'],
+    ['an unknown status', (j) => void (j.nodes.node_1_1!.status = 'done'), 'status'],
     ['an unknown frontier id', (j) => void (j.searchState.frontier = ['ghost']), 'ghost'],
-    ['a second root', (j) => void ((j.nodes.node_1_2 as { parentId: string | null }).parentId = null), 'no parent'],
+    ['a second root', (j) => void (j.nodes.node_1_2!.parentId = null), 'no parent'],
   ];
   for (const [name, corrupt, hint] of corruptions) {
     it(`rejects ${name} with INVALID_FORMAT`, async () => {
-      const json = sampleTree().toJSON();
+      const json = sampleTree().toJSON() as unknown as Loose;
       corrupt(json);
       const error = await catchTotError(() => ThoughtTree.fromJSON(json), 'INVALID_FORMAT');
       expect(error.message).toContain(hint);

@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim();
+
+/** The same small program for both module systems: a tree, a limited mock model and structured output. */
+const body = `
+  const tree = new core.ThoughtTree({ problem: '4 9 10 13' });
+  tree.addChild(tree.rootId, { content: '13 - 9 = 4' });
+  const model = core.withConcurrency(testing.mockModel('{"score": 7}'), { limit: 2 });
+  core.generateStructured(model, { prompt: 'rate', schema: z.object({ score: z.number() }) }).then((r) =>
+    console.log(JSON.stringify({ size: tree.size, score: r.value.score, typed: core.TotError.isInstance(new core.TotError('ABORTED', 'x')) })),
+  );
+`;
+
+describe('the built package', () => {
+  beforeAll(() => {
+    // `npm test` on a fresh clone has no dist yet; CI builds before testing.
+    if (!existsSync(`${root}dist/index.cjs`) || !existsSync(`${root}dist/testing/index.js`)) {
+      execFileSync('npx', ['tsup'], { cwd: root, stdio: 'ignore' });
+    }
+  }, 180_000);
+
+  it('loads through require(), with p-limit bundled rather than required', () => {
+    const cjs = `const core = require('@tot/core'); const testing = require('@tot/core/testing'); const { z } = require('zod');${body}`;
+    expect(JSON.parse(node(['-e', cjs]))).toEqual({ size: 2, score: 7, typed: true });
+    expect(readFileSync(`${root}dist/index.cjs`, 'utf8')).not.toMatch(/require\(["']p-limit["']\)/);
+  });
+
+  it('loads through import', () => {
+    const esm = `import * as core from '@tot/core'; import * as testing from '@tot/core/testing'; import { z } from 'zod';${body}`;
+    expect(JSON.parse(node(['--input-type=module', '-e', esm]))).toEqual({ size: 2, score: 7, typed: true });
+  });
+
+  it('recognises a TotError made by the CJS copy from the ESM copy', () => {
+    const code = `import { createRequire } from 'node:module'; import { TotError } from '@tot/core';
+      const cjs = createRequire(import.meta.url)('@tot/core');
+      console.log(TotError.isInstance(new cjs.TotError('ABORTED', 'x')));`;
+    expect(node(['--input-type=module', '-e', code])).toBe('true');
+  });
+});
