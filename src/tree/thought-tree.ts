@@ -71,6 +71,12 @@ function copyMetadata(metadata: Record<string, unknown>, field: string): Record<
   }
 }
 
+function cloneEvaluation(e: Evaluation): Evaluation {
+  const copy: Evaluation = { score: e.score, confidence: e.confidence, reasoning: e.reasoning };
+  if (e.dimensionScores !== undefined) copy.dimensionScores = { ...e.dimensionScores };
+  return copy;
+}
+
 function formatError(message: string, details?: Record<string, unknown>): TotError {
   return new TotError('INVALID_FORMAT', `Invalid thought tree: ${message}`, details === undefined ? {} : { details });
 }
@@ -573,9 +579,9 @@ export class ThoughtTree {
         depth: n.depth,
         content: n.content,
         ...(n.actionType === undefined ? {} : { actionType: n.actionType }),
-        evaluation: n.evaluation === null ? null : structuredClone(n.evaluation),
+        evaluation: n.evaluation === null ? null : cloneEvaluation(n.evaluation),
         status: n.status,
-        metadata: structuredClone(n.metadata),
+        metadata: n.metadata === NO_METADATA ? {} : structuredClone(n.metadata),
       };
     }
     return {
@@ -724,10 +730,12 @@ export class ThoughtTree {
       if (parent.status === 'pruned' && node.status !== 'pruned') throw formatError(`node "${node.id}" is ${node.status} under pruned "${parent.id}"`);
     }
     for (const node of this.nodes.values()) {
-      const seen = new Set<string>();
-      for (const childId of node.childrenIds) {
-        if (seen.has(childId)) throw formatError(`node "${node.id}" lists child "${childId}" twice`);
-        seen.add(childId);
+      const ids = node.childrenIds;
+      if (ids.length > 1 && new Set(ids).size !== ids.length) {
+        const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+        throw formatError(`node "${node.id}" lists child "${twice}" twice`);
+      }
+      for (const childId of ids) {
         const child = this.nodes.get(childId);
         if (!child) throw formatError(`node "${node.id}" lists unknown child "${childId}"`);
         if (child.parentId !== node.id) throw formatError(`child "${childId}" of "${node.id}" names "${child.parentId}" as parent`);

@@ -1,0 +1,46 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** Median of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Runs `fn` `runs` times and returns each run's duration in milliseconds. */
+export function timeRuns(runs: number, fn: () => void): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    out.push(performance.now() - start);
+  }
+  return out;
+}
+
+/** Forces a full collection; the benchmark must run with --expose-gc. */
+export function gc(): void {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run benchmarks with node --expose-gc (npm run bench does)');
+  collect();
+  collect();
+}
+
+/** Prints the result as JSON and writes it to bench/results/<name>.json with the machine it ran on. */
+export function report(name: string, figures: Record<string, unknown>): void {
+  const result = {
+    benchmark: name,
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    ...figures,
+  };
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${name}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+}

@@ -1,0 +1,61 @@
+/**
+ * ThoughtTree benchmark: insert cost, path() cost, JSON round trip and heap per node.
+ * Targets (issue #2): ≤ 2 µs per insert and ≤ 600 bytes per node with small content.
+ */
+import { ThoughtTree } from '../src/index.js';
+import { gc, median, report, timeRuns } from './harness.js';
+
+const INSERTS = 1_000_000;
+const ROUND_TRIP_NODES = 100_000;
+const RUNS = 5;
+
+/** A 5-ary tree grown breadth first, as a beam search grows one: node i hangs under node floor((i - 1) / 5). */
+function grow(count: number): ThoughtTree {
+  const tree = new ThoughtTree({ problem: '4 9 10 13' });
+  const ids: string[] = [tree.rootId];
+  for (let i = 1; i < count; i++) {
+    ids.push(tree.addChild(ids[(i - 1) / 5 | 0]!, { content: `step ${i}` }).id);
+  }
+  return tree;
+}
+
+// Warm up the JIT on a smaller tree before measuring.
+grow(200_000);
+
+const insertMs = timeRuns(RUNS, () => void grow(INSERTS + 1));
+const insertMicros = insertMs.map((ms) => (ms * 1000) / INSERTS);
+
+const chain = new ThoughtTree({ problem: 'chain' });
+let tip = chain.rootId;
+for (let d = 0; d < 20; d++) tip = chain.addChild(tip, { content: `depth ${d + 1}` }).id;
+const PATH_CALLS = 1_000_000;
+let sink = 0;
+const pathMs = timeRuns(RUNS, () => {
+  for (let i = 0; i < PATH_CALLS; i++) sink += chain.path(tip).length;
+});
+if (sink !== RUNS * PATH_CALLS * 21) throw new Error('path() returned a wrong length');
+
+const big = grow(ROUND_TRIP_NODES);
+const roundTripMs = timeRuns(RUNS, () => {
+  const copy = ThoughtTree.fromJSON(JSON.parse(JSON.stringify(big.toJSON())));
+  if (copy.size !== ROUND_TRIP_NODES) throw new Error('round trip lost nodes');
+});
+
+gc();
+const before = process.memoryUsage().heapUsed;
+const kept = grow(INSERTS + 1);
+gc();
+const after = process.memoryUsage().heapUsed;
+const bytesPerNode = (after - before) / kept.size;
+
+report('tree', {
+  runs: RUNS,
+  insert: { nodes: INSERTS, medianMicrosPerInsert: round(median(insertMicros)), runsMicrosPerInsert: insertMicros.map(round), target: 2 },
+  pathDepth20: { calls: PATH_CALLS, medianNanosPerCall: round((median(pathMs) * 1e6) / PATH_CALLS) },
+  jsonRoundTrip: { nodes: ROUND_TRIP_NODES, medianMs: round(median(roundTripMs)), runsMs: roundTripMs.map(round) },
+  heap: { nodes: kept.size, bytesPerNode: Math.round(bytesPerNode), target: 600 },
+});
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
