@@ -6,6 +6,7 @@ import { abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { GenerateRequest, LanguageModel } from './types.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withBudget}.
@@ -58,30 +59,26 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
   const estimate = o.estimateInputTokens ?? estimateRequestTokens;
   const limits = budget.snapshot().limits;
   const boundsOutput = limits.maxOutputTokens !== undefined || limits.maxTotalTokens !== undefined || limits.maxCost !== undefined;
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    async generate(request, callOptions = {}) {
-      const userSignal = callOptions.signal;
-      throwIfAborted(userSignal, 'model call');
-      const n = request.n ?? 1;
-      const cap = request.maxOutputTokens ?? (boundsOutput ? o.outputTokensPerCall : undefined);
-      const inputTokens = estimate(request);
-      const hold = budget.reserve({ calls: 1, inputTokens, outputTokens: (cap ?? 0) * n });
-      const sent = cap === undefined || cap === request.maxOutputTokens ? request : { ...request, maxOutputTokens: cap };
-      const deadline = budget.deadline === undefined ? undefined : budget.signal;
-      const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
-      try {
-        const result = await raceAbort(Promise.resolve().then(() => model.generate(sent, { ...callOptions, signal })), signal, 'model call');
-        hold.settle({ calls: 1, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
-        return result;
-      } catch (error) {
-        // The provider may have consumed anything up to the reservation: count all of it.
-        hold.settle({ calls: 1 });
-        if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
-        if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
-        throw error;
-      }
-    },
-  };
+  return wrapModel(model, async (request, callOptions = {}) => {
+    const userSignal = callOptions.signal;
+    throwIfAborted(userSignal, 'model call');
+    const n = request.n ?? 1;
+    const cap = request.maxOutputTokens ?? (boundsOutput ? o.outputTokensPerCall : undefined);
+    const inputTokens = estimate(request);
+    const hold = budget.reserve({ calls: 1, inputTokens, outputTokens: (cap ?? 0) * n });
+    const sent = cap === undefined || cap === request.maxOutputTokens ? request : { ...request, maxOutputTokens: cap };
+    const deadline = budget.deadline === undefined ? undefined : budget.signal;
+    const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
+    try {
+      const result = await raceAbort(Promise.resolve().then(() => model.generate(sent, { ...callOptions, signal })), signal, 'model call');
+      hold.settle({ calls: 1, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      return result;
+    } catch (error) {
+      // The provider may have consumed anything up to the reservation: count all of it.
+      hold.settle({ calls: 1 });
+      if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
+      if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
+      throw error;
+    }
+  });
 }

@@ -6,6 +6,7 @@ import { createLruCacheStore, type CacheStore } from './cache-store.js';
 import { requestKey } from './request-key.js';
 import { languageModelSchema } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withCache}.
@@ -83,9 +84,5 @@ export function withCache(model: LanguageModel, options: CacheOptions = {}): Lan
       inFlight.delete(key);
     }
   };
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    generate,
-  };
+  return wrapModel(model, generate);
 }

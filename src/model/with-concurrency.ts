@@ -4,6 +4,7 @@ import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withConcurrency}.
@@ -37,34 +38,30 @@ export function withConcurrency(model: LanguageModel, options: ConcurrencyOption
   parseOptions(languageModelSchema, model, 'withConcurrency', 'model');
   const { limit } = parseOptions(optionsSchema, options, 'withConcurrency');
   const gate = pLimit(limit);
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    generate(request, callOptions = {}) {
-      const { signal } = callOptions;
-      if (signal?.aborted) return Promise.reject(abortedError(signal, 'model call'));
-      return new Promise((resolve, reject) => {
-        let settled = false;
-        const onAbort = () => {
-          if (settled) return;
+  return wrapModel(model, (request, callOptions = {}) => {
+    const { signal } = callOptions;
+    if (signal?.aborted) return Promise.reject(abortedError(signal, 'model call'));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const onAbort = () => {
+        if (settled) return;
+        settled = true;
+        reject(abortedError(signal, 'model call'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void gate(async () => {
+        // The slot may come free after the caller gave up: do not start a call nobody awaits.
+        if (settled) return;
+        try {
+          const result = await model.generate(request, callOptions);
+          if (!settled) resolve(result);
+        } catch (error) {
+          if (!settled) reject(error);
+        } finally {
           settled = true;
-          reject(abortedError(signal, 'model call'));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        void gate(async () => {
-          // The slot may come free after the caller gave up: do not start a call nobody awaits.
-          if (settled) return;
-          try {
-            const result = await model.generate(request, callOptions);
-            if (!settled) resolve(result);
-          } catch (error) {
-            if (!settled) reject(error);
-          } finally {
-            settled = true;
-            signal?.removeEventListener('abort', onAbort);
-          }
-        });
+          signal?.removeEventListener('abort', onAbort);
+        }
       });
-    },
-  };
+    });
+  });
 }

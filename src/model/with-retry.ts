@@ -5,6 +5,7 @@ import { toTotError } from '../internal/to-tot-error.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withRetry}.
@@ -136,28 +137,24 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
   const o = parseOptions(optionsSchema, options, 'withRetry');
   const shouldRetry = o.shouldRetry ?? ((error: unknown) => isRetryableError(error));
   const random = o.random ?? Math.random;
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    async generate(request, callOptions = {}) {
-      const { signal } = callOptions;
-      const errors: unknown[] = [];
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await model.generate(request, callOptions);
-        } catch (error) {
-          errors.push(error);
-          if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');
-          const hint = retryAfterMs(error);
-          const exhausted = attempt >= o.maxRetries || !shouldRetry(error, attempt + 1) || (hint !== undefined && hint > o.maxRetryAfterMs);
-          if (exhausted) throw finalError(model.modelId, error, errors);
-          const backoff = Math.min(o.maxDelayMs, o.initialDelayMs * o.backoffFactor ** attempt);
-          const delay = hint ?? (o.jitter ? random() * backoff : backoff);
-          await sleep(delay, signal);
-        }
+  return wrapModel(model, async (request, callOptions = {}) => {
+    const { signal } = callOptions;
+    const errors: unknown[] = [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await model.generate(request, callOptions);
+      } catch (error) {
+        errors.push(error);
+        if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');
+        const hint = retryAfterMs(error);
+        const exhausted = attempt >= o.maxRetries || !shouldRetry(error, attempt + 1) || (hint !== undefined && hint > o.maxRetryAfterMs);
+        if (exhausted) throw finalError(model.modelId, error, errors);
+        const backoff = Math.min(o.maxDelayMs, o.initialDelayMs * o.backoffFactor ** attempt);
+        const delay = hint ?? (o.jitter ? random() * backoff : backoff);
+        await sleep(delay, signal);
       }
-    },
-  };
+    }
+  });
 }
 
 function finalError(modelId: string, last: unknown, errors: unknown[]): TotError {

@@ -4,6 +4,7 @@ import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withTimeout}.
@@ -37,43 +38,39 @@ const optionsSchema = z.object({ ms: z.number().positive().max(2_147_483_647) })
 export function withTimeout(model: LanguageModel, options: TimeoutOptions): LanguageModel {
   parseOptions(languageModelSchema, model, 'withTimeout', 'model');
   const { ms } = parseOptions(optionsSchema, options, 'withTimeout');
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    generate(request, callOptions = {}) {
-      const outer = callOptions.signal;
-      if (outer?.aborted) return Promise.reject(abortedError(outer, 'model call'));
-      const controller = new AbortController();
-      return new Promise((resolve, reject) => {
-        const cleanup = () => {
-          clearTimeout(timer);
-          outer?.removeEventListener('abort', onAbort);
-        };
-        const timer = setTimeout(() => {
-          const error = new TotError('TIMEOUT', `Model "${model.modelId}" did not answer within ${ms} ms.`, { details: { ms } });
-          controller.abort(error);
-          cleanup();
-          reject(error);
-        }, ms);
-        const onAbort = () => {
-          controller.abort(outer?.reason);
-          cleanup();
-          reject(abortedError(outer, 'model call'));
-        };
-        outer?.addEventListener('abort', onAbort, { once: true });
-        Promise.resolve()
-          .then(() => model.generate(request, { ...callOptions, signal: controller.signal }))
-          .then(
-            (result) => {
-              cleanup();
-              resolve(result);
-            },
-            (error: unknown) => {
-              cleanup();
-              reject(error);
-            },
-          );
-      });
-    },
-  };
+  return wrapModel(model, (request, callOptions = {}) => {
+    const outer = callOptions.signal;
+    if (outer?.aborted) return Promise.reject(abortedError(outer, 'model call'));
+    const controller = new AbortController();
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', onAbort);
+      };
+      const timer = setTimeout(() => {
+        const error = new TotError('TIMEOUT', `Model "${model.modelId}" did not answer within ${ms} ms.`, { details: { ms } });
+        controller.abort(error);
+        cleanup();
+        reject(error);
+      }, ms);
+      const onAbort = () => {
+        controller.abort(outer?.reason);
+        cleanup();
+        reject(abortedError(outer, 'model call'));
+      };
+      outer?.addEventListener('abort', onAbort, { once: true });
+      Promise.resolve()
+        .then(() => model.generate(request, { ...callOptions, signal: controller.signal }))
+        .then(
+          (result) => {
+            cleanup();
+            resolve(result);
+          },
+          (error: unknown) => {
+            cleanup();
+            reject(error);
+          },
+        );
+    });
+  });
 }

@@ -3,6 +3,7 @@ import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
 import { UsageMeter } from './usage-meter.js';
+import { wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withUsage}.
@@ -34,18 +35,14 @@ const optionsSchema = z.object({ meter: z.instanceof(UsageMeter, { message: 'exp
 export function withUsage(model: LanguageModel, options: UsageOptions): LanguageModel {
   parseOptions(languageModelSchema, model, 'withUsage', 'model');
   const { meter } = parseOptions(optionsSchema, options, 'withUsage');
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    async generate(request, callOptions) {
-      try {
-        const result = await model.generate(request, callOptions);
-        meter.record(result, request);
-        return result;
-      } catch (error) {
-        meter.recordFailure();
-        throw error;
-      }
-    },
-  };
+  return wrapModel(model, async (request, callOptions) => {
+    try {
+      const result = await model.generate(request, callOptions);
+      meter.record(result, request);
+      return result;
+    } catch (error) {
+      meter.recordFailure();
+      throw error;
+    }
+  });
 }

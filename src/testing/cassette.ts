@@ -7,6 +7,7 @@ import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { requestKey } from '../model/request-key.js';
 import { generateRequestSchema, generateResultSchema, languageModelSchema } from '../model/schemas.js';
+import { wrapModel } from '../model/wrap-model.js';
 import type { GenerateRequest, GenerateResult, LanguageModel, ModelCapabilities } from '../model/types.js';
 import { describeRequest } from './mock-response.js';
 
@@ -118,9 +119,14 @@ export function recordCassette(model: LanguageModel, options: string | RecordCas
         writeError ??= error;
       });
   };
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
+  const generate: LanguageModel['generate'] = async (request, callOptions) => {
+    const result = await model.generate(request, callOptions);
+    const { raw: _raw, cacheHit: _cacheHit, ...kept } = result;
+    cassette.interactions.push({ request: structuredClone(request), result: structuredClone(kept) });
+    save();
+    return result;
+  };
+  return wrapModel<Omit<CassetteRecorder, keyof LanguageModel>>(model, generate, {
     get size() {
       return cassette.interactions.length;
     },
@@ -128,14 +134,7 @@ export function recordCassette(model: LanguageModel, options: string | RecordCas
       await writes;
       if (writeError !== undefined) throw new TotError('GENERATION_FAILED', `recordCassette: could not write "${file}"`, { cause: writeError, recoverable: false });
     },
-    async generate(request, callOptions) {
-      const result = await model.generate(request, callOptions);
-      const { raw: _raw, cacheHit: _cacheHit, ...kept } = result;
-      cassette.interactions.push({ request: structuredClone(request), result: structuredClone(kept) });
-      save();
-      return result;
-    },
-  };
+  });
 }
 
 /**

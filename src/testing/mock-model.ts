@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
-import { toResult, type MockCall, type MockResponder, type MockResponse, type MockUsage } from './mock-response.js';
+import { recordCall, toResult, type MockCall, type MockResponder, type MockResponse, type MockUsage } from './mock-response.js';
 
 /**
  * Options of {@link mockModel}.
@@ -108,19 +107,9 @@ export function mockModel(response: MockResponse | readonly MockResponse[] | Moc
       calls.length = 0;
       cursor = 0;
     },
-    async generate(request, callOptions = {}): Promise<GenerateResult> {
+    generate(request, callOptions = {}): Promise<GenerateResult> {
       const { signal } = callOptions;
-      const call: MockCall = { index: calls.length, request: structuredClone(request), hadSignal: signal !== undefined };
-      calls.push(call);
-      try {
-        if (signal?.aborted) throw abortedError(signal, 'model call');
-        const result = toResult(await next(request, call.index, signal), request, usage);
-        call.result = result;
-        return result;
-      } catch (error) {
-        call.error = error;
-        throw error;
-      }
+      return recordCall(calls, request, signal, async (call) => toResult(await next(request, call.index, signal), request, usage));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { TotError } from '../errors/index.js';
+import { abortedError } from '../internal/abort.js';
 import type { GenerateRequest, GenerateResult, Usage } from '../model/types.js';
 
 /**
@@ -103,4 +104,26 @@ export function describeRequest(request: GenerateRequest, maxLength = 2_000): st
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(' ');
   return extras === '' ? text : `${text}\n(${extras})`;
+}
+
+/**
+ * Records one call in `calls`, refuses it if its signal is already aborted, and stores the result
+ * or error that `produce` gives.
+ */
+export async function recordCall(
+  calls: MockCall[],
+  request: GenerateRequest,
+  signal: AbortSignal | undefined,
+  produce: (call: MockCall) => Promise<GenerateResult>,
+): Promise<GenerateResult> {
+  const call: MockCall = { index: calls.length, request: structuredClone(request), hadSignal: signal !== undefined };
+  calls.push(call);
+  try {
+    if (signal?.aborted) throw abortedError(signal, 'model call');
+    call.result = await produce(call);
+    return call.result;
+  } catch (error) {
+    call.error = error;
+    throw error;
+  }
 }

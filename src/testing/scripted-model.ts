@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
-import { describeRequest, requestText, toResult, type MockCall, type MockResponder, type MockResponse, type MockUsage } from './mock-response.js';
+import { describeRequest, recordCall, requestText, toResult, type MockCall, type MockResponder, type MockResponse, type MockUsage } from './mock-response.js';
 
 /**
  * One rule of a {@link scriptedModel}.
@@ -132,12 +131,9 @@ export function scriptedModel(options: ScriptedModelOptions): ScriptedModel {
     usesByRule() {
       return Object.fromEntries(rules.map((r) => [r.name, r.uses]));
     },
-    async generate(request, callOptions = {}): Promise<GenerateResult> {
+    generate(request, callOptions = {}): Promise<GenerateResult> {
       const { signal } = callOptions;
-      const call: MockCall = { index: calls.length, request: structuredClone(request), hadSignal: signal !== undefined };
-      calls.push(call);
-      try {
-        if (signal?.aborted) throw abortedError(signal, 'model call');
+      return recordCall(calls, request, signal, async (call) => {
         const text = requestText(request);
         const rule = rules.find((r) => r.uses < r.limit && matches(r.when, request, text));
         if (!rule) {
@@ -154,13 +150,8 @@ export function scriptedModel(options: ScriptedModelOptions): ScriptedModel {
           : typeof rule.reply === 'function'
             ? await (rule.reply as MockResponder)(request, { callIndex: call.index, ...(signal ? { signal } : {}) })
             : (rule.reply as MockResponse);
-        const result = toResult(reply, request, usage);
-        call.result = result;
-        return result;
-      } catch (error) {
-        call.error = error;
-        throw error;
-      }
+        return toResult(reply, request, usage);
+      });
     },
   };
 }

@@ -2,6 +2,7 @@ import { TotError } from '../errors/index.js';
 import { sleep } from '../internal/abort.js';
 import { isLanguageModel } from '../model/schemas.js';
 import type { GenerateRequest, LanguageModel } from '../model/types.js';
+import { wrapModel } from '../model/wrap-model.js';
 
 /**
  * A fixed latency in milliseconds, or a function of the request and the call's index.
@@ -32,13 +33,9 @@ export function withLatency(model: LanguageModel, latency: Latency): LanguageMod
     throw new TotError('INVALID_ARGUMENT', 'withLatency: latency: expected a non-negative number of milliseconds or a function', { details: { field: 'latency' } });
   }
   let index = 0;
-  return {
-    modelId: model.modelId,
-    ...(model.capabilities === undefined ? {} : { capabilities: model.capabilities }),
-    async generate(request, callOptions = {}) {
-      const ms = typeof latency === 'function' ? latency(request, index++) : latency;
-      await sleep(Math.max(0, ms), callOptions.signal);
-      return model.generate(request, callOptions);
-    },
-  };
+  return wrapModel(model, async (request, callOptions = {}) => {
+    const ms = typeof latency === 'function' ? latency(request, index++) : latency;
+    await sleep(Math.max(0, ms), callOptions.signal);
+    return model.generate(request, callOptions);
+  });
 }

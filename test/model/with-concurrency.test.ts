@@ -3,36 +3,34 @@ import { callModel, withConcurrency } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
 
+/** A model that takes 3 ms per call and tracks the most calls it ever had in flight. */
+function countingModel() {
+  let inFlight = 0;
+  let most = 0;
+  const model = mockModel(async () => {
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await delay(3);
+    inFlight--;
+    return 'x';
+  });
+  return { model, peak: () => most };
+}
+
 describe('withConcurrency', () => {
   it('never has more than `limit` calls in flight', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    const model = mockModel(async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await delay(3);
-      inFlight--;
-      return 'x';
-    });
+    const { model, peak } = countingModel();
     const limited = withConcurrency(model, { limit: 2 });
     await Promise.all(Array.from({ length: 10 }, () => callModel(limited, ask('x'))));
-    expect(peak).toBe(2);
+    expect(peak()).toBe(2);
     expect(model.callCount).toBe(10);
   });
 
   it('applies the limit to emulated n samples too', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    const model = mockModel(async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await delay(3);
-      inFlight--;
-      return 'x';
-    });
+    const { model, peak } = countingModel();
     const result = await callModel(withConcurrency(model, { limit: 3 }), ask('x', { n: 8 }));
     expect(result.outputs).toHaveLength(8);
-    expect(peak).toBe(3);
+    expect(peak()).toBe(3);
   });
 
   it('removes an aborted call from the queue without ever starting it', async () => {

@@ -1,10 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { callModel, isRetryableError, retryAfterMs, TotError, withRetry } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
 
 const httpError = (status: number, headers?: Record<string, string>) =>
   Object.assign(new Error(`HTTP ${status}`), { status, ...(headers ? { responseHeaders: headers } : {}) });
+
+/** Runs `action` with every timer firing at once, and returns the delays it asked for. */
+async function recordWaits(action: () => Promise<unknown>): Promise<number[]> {
+  const waits: number[] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+    waits.push(ms ?? 0);
+    return realSetTimeout(fn, 0);
+  }) as typeof setTimeout);
+  try {
+    await action();
+  } finally {
+    spy.mockRestore();
+  }
+  return waits;
+}
 
 describe('withRetry', () => {
   it('retries a failing call until it succeeds', async () => {
@@ -51,50 +67,20 @@ describe('withRetry', () => {
   });
 
   it('uses exponential backoff with full jitter', async () => {
-    const waits: number[] = [];
     const model = mockModel([httpError(503), httpError(503), httpError(503), 'ok']);
-    const originalSetTimeout = globalThis.setTimeout;
-    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
-      waits.push(ms ?? 0);
-      return originalSetTimeout(fn, 0);
-    }) as typeof setTimeout;
-    try {
-      await withRetry(model, { maxRetries: 3, initialDelayMs: 100, backoffFactor: 2, random: () => 0.5 }).generate(ask('x'));
-    } finally {
-      globalThis.setTimeout = originalSetTimeout;
-    }
+    const waits = await recordWaits(() => withRetry(model, { maxRetries: 3, initialDelayMs: 100, backoffFactor: 2, random: () => 0.5 }).generate(ask('x')));
     expect(waits).toEqual([50, 100, 200]);
   });
 
   it('caps the computed backoff at maxDelayMs', async () => {
-    const waits: number[] = [];
     const model = mockModel([httpError(503), httpError(503), 'ok']);
-    const originalSetTimeout = globalThis.setTimeout;
-    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
-      waits.push(ms ?? 0);
-      return originalSetTimeout(fn, 0);
-    }) as typeof setTimeout;
-    try {
-      await withRetry(model, { initialDelayMs: 1000, backoffFactor: 10, maxDelayMs: 3000, jitter: false }).generate(ask('x'));
-    } finally {
-      globalThis.setTimeout = originalSetTimeout;
-    }
+    const waits = await recordWaits(() => withRetry(model, { initialDelayMs: 1000, backoffFactor: 10, maxDelayMs: 3000, jitter: false }).generate(ask('x')));
     expect(waits).toEqual([1000, 3000]);
   });
 
   it('honours a retry-after header instead of the backoff', async () => {
-    const waits: number[] = [];
     const model = mockModel([httpError(429, { 'Retry-After': '2' }), 'ok']);
-    const originalSetTimeout = globalThis.setTimeout;
-    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
-      waits.push(ms ?? 0);
-      return originalSetTimeout(fn, 0);
-    }) as typeof setTimeout;
-    try {
-      await withRetry(model, { initialDelayMs: 10, jitter: false }).generate(ask('x'));
-    } finally {
-      globalThis.setTimeout = originalSetTimeout;
-    }
+    const waits = await recordWaits(() => withRetry(model, { initialDelayMs: 10, jitter: false }).generate(ask('x')));
     expect(waits).toEqual([2000]);
   });
 
