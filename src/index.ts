@@ -10,3 +10,4 @@ export * from './structured/index.js';
 export * from './protocol/index.js';
 export * from './tree/index.js';
 export * from './events/index.js';
+export * from './roles/index.js';

@@ -1,0 +1,296 @@
+import type { Budget } from '../budget/budget.js';
+import type { UsageMeter } from '../model/usage-meter.js';
+import type { ThoughtNode } from '../tree/types.js';
+import type { ThoughtTree } from '../tree/thought-tree.js';
+
+/**
+ * Runs one model call (or any unit of work) under the run's concurrency limit. The explorer hands
+ * one to every role call; LLM-backed roles pass each model call through it, so a whole run never
+ * has more than `concurrency` calls in flight.
+ *
+ * @example
+ * ```ts
+ * import type { Scheduler } from '@tot/core';
+ *
+ * const unlimited: Scheduler = (task) => task();
+ * ```
+ */
+export type Scheduler = <T>(task: () => Promise<T>) => Promise<T>;
+
+/**
+ * Per-call options of every role.
+ *
+ * @example
+ * ```ts
+ * import type { RoleCallOptions } from '@tot/core';
+ *
+ * const options: RoleCallOptions = { signal: AbortSignal.timeout(30_000) };
+ * ```
+ */
+export interface RoleCallOptions {
+  signal?: AbortSignal;
+  /** Run model calls through this to respect the run's concurrency. Default: run directly. */
+  schedule?: Scheduler;
+  /** The run's budget: LLM-backed roles admit each model call through it. */
+  budget?: Budget;
+  /** The run's meter: LLM-backed roles count each model call in it. */
+  meter?: UsageMeter;
+}
+
+/**
+ * What roles know about the task (seed 000's `context`).
+ *
+ * @example
+ * ```ts
+ * import type { TaskContext } from '@tot/core';
+ *
+ * const context: TaskContext = { problem: '4 9 10 13', taskType: 'math_reasoning', goal: 'reach 24', constraints: ['use each number once'], maxDepth: 4 };
+ * ```
+ */
+export interface TaskContext {
+  problem: string;
+  taskType: string;
+  goal?: string;
+  constraints?: string[];
+  /** The depth the search may reach. */
+  maxDepth: number;
+  /** Score under which the explorer prunes; evaluators suggest pruning below it. */
+  pruningThreshold?: number;
+  /** What one thought is (`equation`, `paragraph`, …). */
+  granularity?: string;
+  /** Free-form data a host passes to its own roles. */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * A proposed thought, before the explorer gives it an id (seed 000's generated_thoughts candidate).
+ *
+ * @example
+ * ```ts
+ * import type { Candidate } from '@tot/core';
+ *
+ * const c: Candidate = { content: '13 - 9 = 4 (left: 4 4 10)', actionType: 'subtraction', metadata: { left: [4, 4, 10] } };
+ * ```
+ */
+export interface Candidate {
+  content: string;
+  actionType?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * One node's evaluation in an {@link EvaluationBatch}.
+ *
+ * @example
+ * ```ts
+ * import type { NodeEvaluation } from '@tot/core';
+ *
+ * const e: NodeEvaluation = { nodeId: 'node_1_1', score: 7.5, confidence: 0.8, reasoning: 'a multiple of 4 remains' };
+ * ```
+ */
+export interface NodeEvaluation {
+  nodeId: string;
+  /** 0–10. */
+  score: number;
+  /** 0–1. */
+  confidence: number;
+  reasoning: string;
+  dimensionScores?: Record<string, number>;
+}
+
+/**
+ * An evaluator's answer for a batch of candidates (seed 000's evaluation_results).
+ *
+ * @example
+ * ```ts
+ * import type { EvaluationBatch } from '@tot/core';
+ *
+ * const batch: EvaluationBatch = {
+ *   evaluations: [{ nodeId: 'node_1_1', score: 8, confidence: 0.9, reasoning: 'close' }],
+ *   ranking: ['node_1_1'],
+ *   pruningSuggestions: [],
+ * };
+ * ```
+ */
+export interface EvaluationBatch {
+  evaluations: NodeEvaluation[];
+  /** Node ids, best first. */
+  ranking: string[];
+  /** Node ids the evaluator thinks should be pruned. */
+  pruningSuggestions: string[];
+}
+
+/**
+ * Input of {@link ThoughtGenerator.generate}.
+ *
+ * @example
+ * ```ts
+ * import type { GenerateThoughtsInput } from '@tot/core';
+ *
+ * const depthOf = (input: GenerateThoughtsInput) => input.parent.depth;
+ * ```
+ */
+export interface GenerateThoughtsInput {
+  tree: ThoughtTree;
+  parent: ThoughtNode;
+  /** How many candidates are wanted. */
+  k: number;
+  context: TaskContext;
+}
+
+/**
+ * Proposes the next thoughts from a node (seed 000's generator).
+ *
+ * @example
+ * ```ts
+ * import type { ThoughtGenerator } from '@tot/core';
+ *
+ * const counter: ThoughtGenerator = {
+ *   async generate({ parent, k }) {
+ *     return Array.from({ length: k }, (_, i) => ({ content: `${parent.content}.${i + 1}` }));
+ *   },
+ * };
+ * ```
+ */
+export interface ThoughtGenerator {
+  generate(input: GenerateThoughtsInput, options?: RoleCallOptions): Promise<Candidate[]>;
+}
+
+/**
+ * Input of {@link ThoughtEvaluator.evaluate}.
+ *
+ * @example
+ * ```ts
+ * import type { EvaluateThoughtsInput } from '@tot/core';
+ *
+ * const ids = (input: EvaluateThoughtsInput) => input.candidates.map((c) => c.id);
+ * ```
+ */
+export interface EvaluateThoughtsInput {
+  tree: ThoughtTree;
+  /** Nodes already in the tree (status `pending`), to be scored. */
+  candidates: ThoughtNode[];
+  context: TaskContext;
+}
+
+/**
+ * Scores candidate nodes (seed 000's evaluator).
+ *
+ * @example
+ * ```ts
+ * import type { ThoughtEvaluator } from '@tot/core';
+ *
+ * const byLength: ThoughtEvaluator = {
+ *   async evaluate({ candidates }) {
+ *     const evaluations = candidates.map((c) => ({ nodeId: c.id, score: Math.min(10, c.content.length), confidence: 1, reasoning: 'length' }));
+ *     return { evaluations, ranking: evaluations.map((e) => e.nodeId), pruningSuggestions: [] };
+ *   },
+ * };
+ * ```
+ */
+export interface ThoughtEvaluator {
+  evaluate(input: EvaluateThoughtsInput, options?: RoleCallOptions): Promise<EvaluationBatch>;
+}
+
+/**
+ * A decomposer's analysis of a problem (seed 000's decomposition_result).
+ *
+ * @example
+ * ```ts
+ * import type { Decomposition } from '@tot/core';
+ *
+ * const d: Decomposition = {
+ *   thoughtGranularity: 'equation',
+ *   intermediateSteps: ['combine two numbers', 'combine the result with a third', 'reach 24'],
+ *   depthEstimate: 3,
+ *   constraints: ['use each number exactly once'],
+ *   successCriteria: 'the expression equals 24',
+ * };
+ * ```
+ */
+export interface Decomposition {
+  thoughtGranularity: string;
+  intermediateSteps: string[];
+  depthEstimate: number;
+  constraints: string[];
+  successCriteria: string;
+}
+
+/**
+ * Analyses a problem before the search (seed 000's decomposer).
+ *
+ * @example
+ * ```ts
+ * import type { Decomposer } from '@tot/core';
+ *
+ * const fixed: Decomposer = {
+ *   async decompose() {
+ *     return { thoughtGranularity: 'equation', intermediateSteps: [], depthEstimate: 3, constraints: [], successCriteria: '24' };
+ *   },
+ * };
+ * ```
+ */
+export interface Decomposer {
+  decompose(input: { problem: string; taskType: string }, options?: RoleCallOptions): Promise<Decomposition>;
+}
+
+/**
+ * The answer built from the best path (seed 000's final_solution).
+ *
+ * @example
+ * ```ts
+ * import type { FinalSolution } from '@tot/core';
+ *
+ * const s: FinalSolution = {
+ *   answer: '(10 - (13 - 9)) * 4 = 24',
+ *   reasoningTrace: ['13 - 9 = 4', '10 - 4 = 6', '6 * 4 = 24'],
+ *   confidence: 1,
+ *   verification: { isValid: true },
+ * };
+ * ```
+ */
+export interface FinalSolution {
+  answer: string;
+  reasoningTrace: string[];
+  /** 0–1. */
+  confidence: number;
+  verification: { isValid: boolean; validationErrors?: string[] };
+  alternativeSolutions?: string[];
+}
+
+/**
+ * Input of {@link Synthesizer.synthesize}.
+ *
+ * @example
+ * ```ts
+ * import type { SynthesizeInput } from '@tot/core';
+ *
+ * const steps = (input: SynthesizeInput) => input.bestPath.slice(1).map((n) => n.content);
+ * ```
+ */
+export interface SynthesizeInput {
+  /** Root first. */
+  bestPath: ThoughtNode[];
+  problem: string;
+  taskType: string;
+  tree?: ThoughtTree;
+}
+
+/**
+ * Turns the best path into an answer (seed 000's synthesizer).
+ *
+ * @example
+ * ```ts
+ * import type { Synthesizer } from '@tot/core';
+ *
+ * const lastStep: Synthesizer = {
+ *   async synthesize({ bestPath }) {
+ *     const steps = bestPath.slice(1).map((n) => n.content);
+ *     return { answer: steps.at(-1) ?? '', reasoningTrace: steps, confidence: 0.5, verification: { isValid: false } };
+ *   },
+ * };
+ * ```
+ */
+export interface Synthesizer {
+  synthesize(input: SynthesizeInput, options?: RoleCallOptions): Promise<FinalSolution>;
+}
