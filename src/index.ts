@@ -11,3 +11,4 @@ export * from './protocol/index.js';
 export * from './tree/index.js';
 export * from './events/index.js';
 export * from './roles/index.js';
+export * from './search/index.js';

@@ -1,0 +1,196 @@
+import { z } from 'zod';
+import { Budget, type BudgetWarning } from '../budget/budget.js';
+import { TotError } from '../errors/index.js';
+import { RunEmitter } from '../events/run-emitter.js';
+import type { RunEvent, RunEventInput } from '../events/run-event.js';
+import { fanOutController } from '../internal/abort.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
+import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
+import { ThoughtTree } from '../tree/thought-tree.js';
+import type { ThoughtNode } from '../tree/types.js';
+import { seededRandom } from './random.js';
+import { SearchRun } from './search-run.js';
+import { bfs } from './strategies/bfs.js';
+import type { ExplorationResult, ExplorerOptions, ExplorerRunOptions, SearchStrategy, StopReason } from './types.js';
+
+const roleSchema = <T>(method: string) =>
+  z.custom<T>((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
+
+const optionsSchema = z.object({
+  generator: roleSchema<ThoughtGenerator>('generate'),
+  evaluator: roleSchema<ThoughtEvaluator>('evaluate'),
+  strategy: z
+    .custom<SearchStrategy>((v) => typeof v === 'object' && v !== null && typeof (v as SearchStrategy).run === 'function' && typeof (v as SearchStrategy).name === 'string', 'expected a SearchStrategy ({ name, run })')
+    .optional(),
+  maxDepth: z.number().int().min(1).max(10_000).default(3),
+  branchingFactor: z.number().int().min(1).max(1_000).default(5),
+  pruningThreshold: z.number().min(0).max(10).default(3),
+  concurrency: z.number().int().min(1).max(10_000).default(16),
+  stateKey: fnSchema<NonNullable<ExplorerOptions['stateKey']>>().optional(),
+  isSolution: fnSchema<NonNullable<ExplorerOptions['isSolution']>>().optional(),
+  stopOnSolution: z.boolean().default(true),
+  budget: z.instanceof(Budget, { message: 'expected a Budget' }).optional(),
+  taskType: z.string().min(1).default('general'),
+  goal: z.string().optional(),
+  constraints: z.array(z.string()).optional(),
+  granularity: z.string().optional(),
+  seed: z.number().int().default(0),
+  now: fnSchema<() => number>().optional(),
+});
+
+const runOptionsSchema = z.object({
+  signal: signalSchema,
+  runId: z.string().min(1).optional(),
+  taskId: z.string().min(1).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * Searches a tree of thoughts with a strategy, a generator and an evaluator (seed 000's explorer).
+ *
+ * Independent calls run concurrently up to `concurrency` (generation across a level, evaluation
+ * across candidates), so a BFS level costs about one generation plus one evaluation latency.
+ * Equal states (`stateKey`) are evaluated once per run; a candidate equal to an earlier sibling is
+ * kept with score 0 and never sent to the evaluator (as in the Tree-of-Thoughts reference code).
+ * Every stop — depth, solution, budget, exhaustion — resolves with the tree so far and its
+ * `stopReason`; an abort rejects with `ABORTED`, carrying the same result in `details.result`.
+ * Role failures never crash a run: they are recorded on the node (`metadata.error`), which is pruned.
+ *
+ * Runs emit typed events (`node.created`, `node.evaluated`, `node.pruned`, …) and can be
+ * consumed as a stream with `explorer.stream()`.
+ *
+ * @example
+ * ```ts
+ * import { bfs, createEvaluator, createGenerator, Explorer } from '@tot/core';
+ *
+ * const explorer = new Explorer({
+ *   generator: createGenerator({ model }),
+ *   evaluator: createEvaluator({ model, samples: 3 }),
+ *   strategy: bfs({ beamWidth: 5 }),
+ *   maxDepth: 4,
+ *   isSolution: (node) => node.content.includes('= 24'),
+ * });
+ * const { bestPath, stopReason, stats } = await explorer.run('Use 4 9 10 13 to make 24.');
+ * ```
+ */
+export class Explorer extends RunEmitter {
+  private readonly options: z.output<typeof optionsSchema>;
+  private readonly strategy: SearchStrategy;
+  private runs = 0;
+
+  constructor(options: ExplorerOptions) {
+    const o = parseOptions(optionsSchema, options, 'Explorer');
+    super(o.now ? { now: o.now } : {});
+    this.options = o;
+    this.strategy = o.strategy ?? bfs({ beamWidth: 5 });
+  }
+
+  /**
+   * Searches from a problem (a new tree) or from an existing tree (its pending nodes).
+   *
+   * @example
+   * ```ts
+   * const result = await explorer.run('Use 4 9 10 13 to make 24.', { signal: AbortSignal.timeout(120_000) });
+   * console.log(result.stopReason, result.bestPath.map((n) => n.content));
+   * ```
+   */
+  async run(problem: string | ThoughtTree, options: ExplorerRunOptions = {}): Promise<ExplorationResult> {
+    if (typeof problem !== 'string' && !(problem instanceof ThoughtTree)) {
+      throw new TotError('INVALID_ARGUMENT', 'Explorer.run: problem: expected a string or a ThoughtTree', { details: { field: 'problem' } });
+    }
+    const r = parseOptions(runOptionsSchema, options, 'Explorer.run');
+    const o = this.options;
+    this.runs += 1;
+    const runId = r.runId ?? `run-${this.runs}`;
+    const tree =
+      typeof problem === 'string'
+        ? new ThoughtTree({
+            problem,
+            taskId: r.taskId ?? runId,
+            taskType: o.taskType,
+            searchConfig: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold },
+          })
+        : problem;
+
+    const controller = fanOutController();
+    const onAbort = () => controller.abort(r.signal?.reason ?? new TotError('ABORTED', 'The search was aborted.'));
+    const budgetSignal = o.budget?.deadline === undefined ? undefined : o.budget.signal;
+    const onDeadline = () => controller.abort(budgetSignal?.reason);
+    r.signal?.addEventListener('abort', onAbort, { once: true });
+    budgetSignal?.addEventListener('abort', onDeadline, { once: true });
+    if (r.signal?.aborted) onAbort();
+    if (budgetSignal?.aborted) onDeadline();
+    const onWarning = (w: BudgetWarning) => this.emitEvent({ type: 'budget.warning', runId, limit: w.limit, used: w.used, max: w.max, ratio: w.ratio });
+    o.budget?.on('budget.warning', onWarning);
+
+    const context: TaskContext = {
+      problem: tree.problem,
+      taskType: tree.taskType,
+      maxDepth: o.maxDepth,
+      pruningThreshold: o.pruningThreshold,
+      ...(o.goal === undefined ? {} : { goal: o.goal }),
+      ...(o.constraints === undefined ? {} : { constraints: o.constraints }),
+      ...(o.granularity === undefined ? {} : { granularity: o.granularity }),
+      ...(r.data === undefined ? {} : { data: r.data }),
+    };
+    const run = new SearchRun({
+      tree,
+      runId,
+      context,
+      limits: { maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold, concurrency: o.concurrency, stopOnSolution: o.stopOnSolution },
+      generator: o.generator,
+      evaluator: o.evaluator,
+      signal: controller.signal,
+      budget: o.budget,
+      random: seededRandom(o.seed),
+      stateKey: o.stateKey,
+      isSolution: o.isSolution,
+      emit: (event: RunEventInput<RunEvent>) => this.emitEvent(event),
+    });
+
+    const started = performance.now();
+    this.emitEvent({ type: 'run.started', runId, problem: tree.problem, config: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold, concurrency: o.concurrency } });
+    for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: structuredClone(node) });
+    let failure: unknown;
+    try {
+      if (controller.signal.aborted) run.stop(TotError.hasCode(controller.signal.reason, 'BUDGET_EXCEEDED') ? 'budget_exceeded' : 'aborted');
+      else await this.strategy.run(run);
+    } catch (error) {
+      failure = error;
+    } finally {
+      r.signal?.removeEventListener('abort', onAbort);
+      budgetSignal?.removeEventListener('abort', onDeadline);
+      o.budget?.off('budget.warning', onWarning);
+    }
+    if (failure !== undefined) {
+      this.emitEvent({ type: 'run.finished', runId, stopReason: 'error', error: TotError.isInstance(failure) ? failure.toProtocolError() : { code: 'INTERNAL', message: String(failure), recoverable: false } });
+      throw failure;
+    }
+    const stopReason: StopReason = r.signal?.aborted ? 'aborted' : (run.stopped ?? (run.found.length > 0 ? 'solution_found' : 'search_exhausted'));
+    const result = this.finish(run, stopReason, performance.now() - started);
+    this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { ...result.stats } });
+    if (stopReason === 'aborted') {
+      throw new TotError('ABORTED', 'The search was aborted.', { cause: r.signal?.reason, details: { result } });
+    }
+    return result;
+  }
+
+  private finish(run: SearchRun, stopReason: StopReason, wallMs: number): ExplorationResult {
+    const { tree } = run;
+    const usage = run.meter.snapshot();
+    const stats = {
+      ...run.counters,
+      totalNodes: tree.size,
+      llmCalls: usage.calls,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheHits: usage.cacheHits,
+      wallMs: Math.round(wallMs * 1000) / 1000,
+    };
+    const bestPath: ThoughtNode[] = run.chosenPath ?? tree.bestPath();
+    let depth = 0;
+    for (const node of tree.all()) if (node.status !== 'pruned' && node.depth > depth) depth = node.depth;
+    tree.setSearchState({ currentDepth: depth, frontier: tree.frontier().map((n) => n.id), bestPath: bestPath.map((n) => n.id) });
+    return { runId: run.runId, tree, bestPath, solutions: [...run.found], stopReason, stats };
+  }
+}

@@ -1,0 +1,19 @@
+export type {
+  DistributiveOmit,
+  ExplorationResult,
+  ExplorerOptions,
+  ExplorerRunOptions,
+  SearchContext,
+  SearchLimits,
+  SearchStats,
+  SearchStrategy,
+  SelectOptions,
+  StopReason,
+} from './types.js';
+export { Explorer } from './explorer.js';
+export { bfs, type BfsOptions } from './strategies/bfs.js';
+export { dfs, type DfsOptions } from './strategies/dfs.js';
+export { bestFirst, type BestFirstOptions } from './strategies/best-first.js';
+export { mcts, type MctsOptions } from './strategies/mcts.js';
+export { UCBScheduler, type ArmStats, type UCBSchedulerOptions } from './ucb-scheduler.js';
+export { seededRandom } from './random.js';

@@ -1,0 +1,268 @@
+import type { Budget } from '../budget/budget.js';
+import type { RunEvent, RunEventInput } from '../events/run-event.js';
+import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
+import type { ThoughtTree } from '../tree/thought-tree.js';
+import type { ThoughtNode } from '../tree/types.js';
+
+/**
+ * Why a search stopped.
+ *
+ * - `solution_found`: `isSolution` accepted a node (and `stopOnSolution` is on).
+ * - `max_depth`: the search reached `maxDepth` (BFS, ToT style).
+ * - `search_exhausted`: nothing is left to expand (seed 000's `SEARCH_EXHAUSTED`).
+ * - `budget_exceeded`: the budget refused a call or its deadline passed.
+ * - `max_states`: the strategy's state limit was reached.
+ * - `iterations`: MCTS ran all its iterations.
+ * - `aborted`: the caller's signal fired.
+ *
+ * @example
+ * ```ts
+ * import type { StopReason } from '@tot/core';
+ *
+ * const ok = (r: StopReason) => r === 'solution_found' || r === 'max_depth';
+ * ```
+ */
+export type StopReason = 'solution_found' | 'max_depth' | 'search_exhausted' | 'budget_exceeded' | 'max_states' | 'iterations' | 'aborted';
+
+/**
+ * Counters of one run. `totalNodes`, `totalBacktracks` and `llmCalls` are seed 000's
+ * `total_nodes`, `total_backtracks` and `llm_calls`.
+ *
+ * @example
+ * ```ts
+ * import type { SearchStats } from '@tot/core';
+ *
+ * const summary = (s: SearchStats) => `${s.totalNodes} nodes, ${s.llmCalls} calls, ${s.wallMs} ms`;
+ * ```
+ */
+export interface SearchStats {
+  totalNodes: number;
+  totalBacktracks: number;
+  /** Model calls made by LLM-backed roles (cache hits included). */
+  llmCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheHits: number;
+  /** Nodes whose evaluation was reused from an equal state (`stateKey`). */
+  dedupedStates: number;
+  /** Candidates equal to an earlier sibling: kept, scored 0, never sent to the evaluator. */
+  duplicateCandidates: number;
+  /** Candidates dropped because they were malformed (no text content). */
+  invalidCandidates: number;
+  generatorCalls: number;
+  evaluatorCalls: number;
+  expandedNodes: number;
+  prunedNodes: number;
+  /** Role failures recorded on nodes (a failed generation, a missing or invalid evaluation, a throwing verifier). */
+  errors: number;
+  wallMs: number;
+}
+
+/**
+ * The numbers a strategy works with.
+ *
+ * @example
+ * ```ts
+ * import type { SearchLimits } from '@tot/core';
+ *
+ * const limits: SearchLimits = { maxDepth: 4, branchingFactor: 5, pruningThreshold: 3, concurrency: 16, stopOnSolution: true };
+ * ```
+ */
+export interface SearchLimits {
+  maxDepth: number;
+  branchingFactor: number;
+  pruningThreshold: number;
+  concurrency: number;
+  stopOnSolution: boolean;
+}
+
+/**
+ * Options of {@link SearchContext.select}.
+ *
+ * @example
+ * ```ts
+ * import type { SelectOptions } from '@tot/core';
+ *
+ * const options: SelectOptions = { mode: 'sample' };
+ * ```
+ */
+export interface SelectOptions {
+  /** `greedy` (default): the best `k`, ties in generation order. `sample`: `k` drawn in proportion to score with the run's seeded random source. */
+  mode?: 'greedy' | 'sample';
+}
+
+/**
+ * Everything a strategy may use — the built-in strategies use nothing else. Methods never throw
+ * because the run is stopping: once `stopped` is set, `expand` and `evaluate` return `[]` and
+ * start no calls, so a strategy only has to check `stopped` in its loops.
+ *
+ * @example
+ * ```ts
+ * import type { SearchContext } from '@tot/core';
+ *
+ * async function greedyDive(ctx: SearchContext) {
+ *   let node = ctx.tree.root;
+ *   while (!ctx.stopped && node.depth < ctx.limits.maxDepth) {
+ *     const children = await ctx.evaluate(await ctx.expand([node]));
+ *     const [best] = ctx.select(children, 1);
+ *     if (!best) return ctx.stop('search_exhausted');
+ *     node = best;
+ *   }
+ * }
+ * ```
+ */
+export interface SearchContext {
+  readonly tree: ThoughtTree;
+  readonly runId: string;
+  readonly context: TaskContext;
+  readonly limits: Readonly<SearchLimits>;
+  /** Aborts when the caller aborts or the budget's deadline passes. */
+  readonly signal: AbortSignal;
+  readonly budget: Budget | undefined;
+  /** Seeded random source in [0, 1). */
+  readonly random: () => number;
+  /** Set once the run is stopping. */
+  readonly stopped: StopReason | undefined;
+  readonly stats: Readonly<SearchStats>;
+  /** Solutions found so far, in the order found. */
+  readonly solutions: readonly ThoughtNode[];
+  /**
+   * Generates `branchingFactor` candidates for each pending parent below `maxDepth` (concurrently)
+   * and adds them to the tree in parent order. Returns the new nodes (pending, not yet evaluated).
+   */
+  expand(parents: readonly ThoughtNode[]): Promise<ThoughtNode[]>;
+  /**
+   * Evaluates the nodes that have no evaluation yet (equal states and duplicate siblings are not
+   * sent to the evaluator), marks solutions terminal and prunes nodes under `pruningThreshold`.
+   * Returns the nodes given, with their new state.
+   */
+  evaluate(nodes: readonly ThoughtNode[]): Promise<ThoughtNode[]>;
+  /** Picks up to `k` of the pending nodes among `nodes`. */
+  select(nodes: readonly ThoughtNode[], k: number, options?: SelectOptions): ThoughtNode[];
+  /** Prunes a node and its subtree. */
+  prune(node: ThoughtNode, reason?: string): void;
+  /** Marks a pending node terminal. */
+  markTerminal(node: ThoughtNode, options?: { solution?: boolean }): void;
+  /** Counts one backtrack (seed 000's `total_backtracks`). */
+  backtrack(): void;
+  /** Sets the path the result reports (default: `tree.bestPath()`). */
+  setBestPath(nodes: readonly ThoughtNode[]): void;
+  /** Stops the run: no new calls start. The first reason wins. */
+  stop(reason: StopReason): void;
+  /** Emits a run event (the run id and sequence are filled in). */
+  emit(event: DistributiveOmit<RunEventInput<RunEvent>, 'runId'>): void;
+}
+
+/**
+ * `Omit` applied to each member of a union.
+ *
+ * @example
+ * ```ts
+ * import type { DistributiveOmit } from '@tot/core';
+ *
+ * type A = DistributiveOmit<{ t: 'a'; x: 1 } | { t: 'b'; y: 2 }, 't'>; // { x: 1 } | { y: 2 }
+ * ```
+ */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * A search strategy: a value with a name and a `run` that drives a {@link SearchContext}.
+ *
+ * @example
+ * ```ts
+ * import type { SearchStrategy } from '@tot/core';
+ *
+ * const oneLevel: SearchStrategy = {
+ *   name: 'one-level',
+ *   async run(ctx) {
+ *     await ctx.evaluate(await ctx.expand([ctx.tree.root]));
+ *   },
+ * };
+ * ```
+ */
+export interface SearchStrategy {
+  readonly name: string;
+  run(ctx: SearchContext): Promise<void>;
+}
+
+/**
+ * Options of {@link Explorer}.
+ *
+ * @example
+ * ```ts
+ * import { bfs, type ExplorerOptions } from '@tot/core';
+ *
+ * const options: ExplorerOptions = { generator, evaluator, strategy: bfs({ beamWidth: 5 }), maxDepth: 4, concurrency: 16 };
+ * ```
+ */
+export interface ExplorerOptions {
+  generator: ThoughtGenerator;
+  evaluator: ThoughtEvaluator;
+  /** Default `bfs({ beamWidth: 5 })`. */
+  strategy?: SearchStrategy;
+  /** Deepest level of thoughts (the root is 0). Default 3. */
+  maxDepth?: number;
+  /** Candidates asked for per expansion. Default 5. */
+  branchingFactor?: number;
+  /** Nodes scoring below it (0–10) are pruned. Default 3; 0 prunes nothing. */
+  pruningThreshold?: number;
+  /** Model calls in flight at once across the run. Default 16. */
+  concurrency?: number;
+  /** Canonical state of a node: nodes with equal keys are evaluated once per run. */
+  stateKey?: (node: ThoughtNode, tree: ThoughtTree) => string;
+  /** Whether a node solves the problem; solutions are marked terminal. */
+  isSolution?: (node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>;
+  /** Stop at the first solution. Default true. */
+  stopOnSolution?: boolean;
+  /** Shared limits for the run's model calls. */
+  budget?: Budget;
+  /** Task fields passed to the roles. */
+  taskType?: string;
+  goal?: string;
+  constraints?: string[];
+  granularity?: string;
+  /** Seed of the random source used by sampling selection and strategies. Default 0. */
+  seed?: number;
+  /** Clock for event timestamps. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Per-run options of {@link Explorer.run}.
+ *
+ * @example
+ * ```ts
+ * import type { ExplorerRunOptions } from '@tot/core';
+ *
+ * const options: ExplorerRunOptions = { signal: AbortSignal.timeout(60_000), runId: 'g24-900', taskId: 'g24-900' };
+ * ```
+ */
+export interface ExplorerRunOptions {
+  signal?: AbortSignal;
+  /** Default `run-<n>` (per explorer). */
+  runId?: string;
+  /** Task id of a new tree. Default: the run id. */
+  taskId?: string;
+  /** Extra data for the roles' {@link TaskContext}. */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * What a run returns (also carried by the `ABORTED` error of an aborted run, as `details.result`).
+ *
+ * @example
+ * ```ts
+ * import type { ExplorationResult } from '@tot/core';
+ *
+ * const answer = (r: ExplorationResult) => r.bestPath.at(-1)?.content;
+ * ```
+ */
+export interface ExplorationResult {
+  runId: string;
+  tree: ThoughtTree;
+  /** Root first. */
+  bestPath: ThoughtNode[];
+  solutions: ThoughtNode[];
+  stopReason: StopReason;
+  stats: SearchStats;
+}
