@@ -12,3 +12,4 @@ export * from './tree/index.js';
 export * from './events/index.js';
 export * from './roles/index.js';
 export * from './search/index.js';
+export * from './solve/index.js';

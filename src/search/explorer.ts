@@ -148,7 +148,9 @@ export class Explorer extends RunEmitter {
       emit: (event: RunEventInput<RunEvent>) => this.emitEvent(event),
     });
 
-    const started = performance.now();
+    // The run's clock (not performance.now) so that a run with an injected clock is fully deterministic.
+    const clock = o.now ?? Date.now;
+    const started = clock();
     this.emitEvent({ type: 'run.started', runId, problem: tree.problem, config: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold, concurrency: o.concurrency } });
     for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: structuredClone(node) });
     let failure: unknown;
@@ -167,7 +169,7 @@ export class Explorer extends RunEmitter {
       throw failure;
     }
     const stopReason: StopReason = r.signal?.aborted ? 'aborted' : (run.stopped ?? (run.found.length > 0 ? 'solution_found' : 'search_exhausted'));
-    const result = this.finish(run, stopReason, performance.now() - started);
+    const result = this.finish(run, stopReason, clock() - started);
     this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { ...result.stats } });
     if (stopReason === 'aborted') {
       throw new TotError('ABORTED', 'The search was aborted.', { cause: r.signal?.reason, details: { result } });
@@ -187,7 +189,10 @@ export class Explorer extends RunEmitter {
       cacheHits: usage.cacheHits,
       wallMs: Math.round(wallMs * 1000) / 1000,
     };
-    const bestPath: ThoughtNode[] = run.chosenPath ?? tree.bestPath();
+    // A verified solution beats any score: the best path ends at the best-scoring solution found.
+    let solution: ThoughtNode | undefined;
+    for (const node of run.found) if (!solution || (node.evaluation?.score ?? 0) > (solution.evaluation?.score ?? 0)) solution = node;
+    const bestPath: ThoughtNode[] = run.chosenPath ?? (solution ? tree.path(solution.id) : tree.bestPath());
     let depth = 0;
     for (const node of tree.all()) if (node.status !== 'pruned' && node.depth > depth) depth = node.depth;
     tree.setSearchState({ currentDepth: depth, frontier: tree.frontier().map((n) => n.id), bestPath: bestPath.map((n) => n.id) });

@@ -3,10 +3,23 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const run = (script: string, args: string[] = []) =>
+  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
 
-describe('npm run demo (examples/thought-tree-mermaid)', () => {
+describe('npm run demo (examples/game24)', () => {
+  it('solves the first puzzles from the replayed GPT-4 run and prints the winning paths and a tree', () => {
+    const out = run('examples/game24/main.ts');
+    expect(out).toContain('Replay mode');
+    expect(out).toMatch(/Puzzle 900: 4 5 6 10 — solved[\s\S]*Answer: \(4 \* 5\) \+ \(10 - 6\) = 24/);
+    expect(out).toContain('Puzzle 902: 2 5 8 11 — not solved');
+    expect(out).toContain('Solved 2 of 3.');
+    expect(out).toContain('graph TD');
+  }, 60_000);
+});
+
+describe('examples/thought-tree-mermaid', () => {
   it('grows the tree, finds 4 * 6 = 24 and prints it as Mermaid with the best path', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/thought-tree-mermaid/main.ts'], { cwd: root, encoding: 'utf8' });
+    const out = run('examples/thought-tree-mermaid/main.ts');
     expect(out.split('\n')[0]).toBe('graph TD');
     expect(out).toContain('node_3_1["4 * 6 = 24<br/>score 10"]');
     expect(out).toContain('class node_3_1 terminal');

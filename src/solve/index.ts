@@ -1,0 +1,10 @@
+export { solve, type SolveOptions, type SolveResult } from './solve.js';
+export {
+  createProtocolHandler,
+  protocolEvaluator,
+  protocolGenerator,
+  type ProtocolHandler,
+  type ProtocolHandlerOptions,
+  type ProtocolTransport,
+  type RemoteRoleOptions,
+} from './protocol-adapter.js';
