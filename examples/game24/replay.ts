@@ -69,10 +69,10 @@ export interface ReplayRoleOptions {
   transport?: LanguageModel;
 }
 
-async function callTransport(transport: LanguageModel | undefined, content: string, options: RoleCallOptions = {}): Promise<void> {
+async function callTransport(transport: LanguageModel | undefined, content: string, tags: Record<string, string>, options: RoleCallOptions = {}): Promise<void> {
   if (!transport) return;
   const schedule = options.schedule ?? ((task) => task());
-  await schedule(() => callModel(transport, { messages: [{ role: 'user', content: content || '(start)' }] }, options.signal ? { signal: options.signal } : {}));
+  await schedule(() => callModel(transport, { messages: [{ role: 'user', content: content || '(start)' }], tags }, options.signal ? { signal: options.signal } : {}));
 }
 
 /** A generator that returns the logged children of each parent state, in logged order. */
@@ -83,7 +83,7 @@ export function replayGenerator(puzzle: ReplayPuzzle, options: ReplayRoleOptions
       const state = stateOf(tree, parent);
       // Taken before any await, so that a parent selected twice gets its runs in frontier order.
       const run = bySteps[parent.depth]?.get(state)?.shift() ?? [];
-      await callTransport(options.transport, state, callOptions);
+      await callTransport(options.transport, state, { role: 'generator', depth: String(parent.depth + 1) }, callOptions);
       return run.map((y) => ({ content: y.slice(state.length, -1) }));
     },
   };
@@ -111,7 +111,7 @@ export function replayEvaluator(puzzle: ReplayPuzzle, options: ReplayRoleOptions
               break;
             }
           }
-          await callTransport(options.transport, state, callOptions);
+          await callTransport(options.transport, state, { role: 'evaluator', depth: String(node.depth) }, callOptions);
           const value = index === -1 ? 0 : step!.values[index]!;
           return { nodeId: node.id, score: valueToScore(value), confidence: 1, reasoning: index === -1 ? 'not in the log' : `logged value ${value}` };
         }),

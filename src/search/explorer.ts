@@ -9,7 +9,7 @@ import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/t
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { ThoughtNode } from '../tree/types.js';
 import { seededRandom } from './random.js';
-import { SearchRun } from './search-run.js';
+import { SearchRun, snapshot } from './search-run.js';
 import { bfs } from './strategies/bfs.js';
 import type { ExplorationResult, ExplorerOptions, ExplorerRunOptions, SearchStrategy, StopReason } from './types.js';
 
@@ -152,7 +152,7 @@ export class Explorer extends RunEmitter {
     const clock = o.now ?? Date.now;
     const started = clock();
     this.emitEvent({ type: 'run.started', runId, problem: tree.problem, config: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold, concurrency: o.concurrency } });
-    for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: structuredClone(node) });
+    for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: snapshot(node) });
     let failure: unknown;
     try {
       if (controller.signal.aborted) run.stop(TotError.hasCode(controller.signal.reason, 'BUDGET_EXCEEDED') ? 'budget_exceeded' : 'aborted');

@@ -41,6 +41,14 @@ const evaluationSchema = z.object({
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * A node as it is now. The tree replaces (never mutates) a node's evaluation and metadata objects,
+ * so only the children list needs copying.
+ */
+export function snapshot(node: ThoughtNode): ThoughtNode {
+  return { ...node, childrenIds: [...node.childrenIds] };
+}
+
 export function emptyStats(): SearchStats {
   return {
     totalNodes: 0,
@@ -208,7 +216,7 @@ export class SearchRun implements SearchContext {
       });
       if (original === undefined) firstByText.set(identity, node.id);
       else this.counters.duplicateCandidates += 1;
-      this.emit({ type: 'node.created', node: structuredClone(node) });
+      this.emit({ type: 'node.created', node: snapshot(node) });
       return node;
     });
     this.emit({ type: 'node.expanded', nodeId: parent.id, childIds: added.map((n) => n.id) });
@@ -305,7 +313,7 @@ export class SearchRun implements SearchContext {
 
   private apply(node: ThoughtNode, evaluation: Evaluation): void {
     this.tree.evaluate(node.id, evaluation);
-    this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: structuredClone(evaluation) });
+    this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: { ...evaluation } });
   }
 
   /** Marks solutions terminal and prunes what scores under the threshold, in node order. */
