@@ -6,6 +6,7 @@
  *
  * npm run bench:game24 -- [--log <path>]   (default: bench/fixtures/game24-gpt4-bfs.json)
  */
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadReplayLog } from '../examples/game24/replay.js';
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   const { selections: _a, ...asRecorded } = plain;
   const { selections: _b, ...withDedup } = dedup;
   report('game24-replay', {
-    log: path,
+    log: relative(process.cwd(), path),
     ...asRecorded,
     dedup: {
       stateKey: 'remaining numbers',

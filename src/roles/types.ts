@@ -153,6 +153,7 @@ export interface GenerateThoughtsInput {
  * ```
  */
 export interface ThoughtGenerator {
+  /** Up to `k` candidates that follow from `parent`. May return fewer (none is a dead end). */
   generate(input: GenerateThoughtsInput, options?: RoleCallOptions): Promise<Candidate[]>;
 }
 
@@ -189,6 +190,7 @@ export interface EvaluateThoughtsInput {
  * ```
  */
 export interface ThoughtEvaluator {
+  /** One evaluation per candidate, by `nodeId` (score 0–10, confidence 0–1). */
   evaluate(input: EvaluateThoughtsInput, options?: RoleCallOptions): Promise<EvaluationBatch>;
 }
 
@@ -231,6 +233,7 @@ export interface Decomposition {
  * ```
  */
 export interface Decomposer {
+  /** Seed 000's decomposition_result for the problem. */
   decompose(input: { problem: string; taskType: string }, options?: RoleCallOptions): Promise<Decomposition>;
 }
 
@@ -292,5 +295,6 @@ export interface SynthesizeInput {
  * ```
  */
 export interface Synthesizer {
+  /** Seed 000's final_solution from the best path. */
   synthesize(input: SynthesizeInput, options?: RoleCallOptions): Promise<FinalSolution>;
 }

@@ -181,7 +181,9 @@ export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omi
  * ```
  */
 export interface SearchStrategy {
+  /** Recorded in the tree's search config. */
   readonly name: string;
+  /** Drives the search; resolves when it is done (call `ctx.stop` with the reason). */
   run(ctx: SearchContext): Promise<void>;
 }
 
