@@ -3,7 +3,7 @@ import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
-import { renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import { taskPreset } from './task-presets.js';
 import type { Decomposer, Decomposition } from './types.js';
@@ -55,7 +55,7 @@ const decompositionSchema = z.object({
 
 const optionsSchema = z.object({
   model: languageModelSchema,
-  prompt: z.union([z.string().min(1), z.custom<(v: Record<string, string>) => string>((v) => typeof v === 'function')]).optional(),
+  prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   maxRepairs: z.number().int().min(0).default(2),
 });

@@ -7,7 +7,7 @@ import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
 import type { ThoughtNode } from '../tree/types.js';
-import { renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
 import { roleModel } from './role-model.js';
 import type { EvaluateThoughtsInput, EvaluationBatch, NodeEvaluation, RoleCallOptions, ThoughtEvaluator } from './types.js';
@@ -91,7 +91,7 @@ const optionsSchema = z.object({
   strategy: z.enum(['independent_scoring', 'comparative_voting']).default('independent_scoring'),
   samples: z.number().int().min(1).max(100).default(1),
   criteria: z.array(z.string().min(1)).min(1).default(['correctness', 'progress', 'feasibility']),
-  prompt: z.union([z.string().min(1), z.custom<(v: Record<string, string>) => string>((v) => typeof v === 'function')]).optional(),
+  prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   temperature: z.number().min(0).optional(),
   maxRepairs: z.number().int().min(0).default(2),

@@ -6,7 +6,7 @@ import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
-import { renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
 import { roleModel } from './role-model.js';
 import type { Candidate, ThoughtGenerator } from './types.js';
@@ -83,7 +83,7 @@ export const DEFAULT_GENERATOR_PROMPTS = {
 const optionsSchema = z.object({
   model: languageModelSchema,
   strategy: z.enum(['independent_sampling', 'sequential_proposal']).default('sequential_proposal'),
-  prompt: z.union([z.string().min(1), z.custom<(v: Record<string, string>) => string>((v) => typeof v === 'function')]).optional(),
+  prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   temperature: z.number().min(0).default(0.7),
   maxRepairs: z.number().int().min(0).default(2),

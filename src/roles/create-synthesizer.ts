@@ -3,7 +3,7 @@ import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
-import { renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import type { FinalSolution, SynthesizeInput, Synthesizer } from './types.js';
 
@@ -73,7 +73,7 @@ const solutionSchema = z.object({
 const optionsSchema = z.object({
   model: languageModelSchema,
   verify: z.custom<SolutionVerifier>((v) => typeof v === 'function').optional(),
-  prompt: z.union([z.string().min(1), z.custom<(v: Record<string, string>) => string>((v) => typeof v === 'function')]).optional(),
+  prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   maxRepairs: z.number().int().min(0).default(2),
 });

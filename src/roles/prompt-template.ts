@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 
 /**
@@ -36,3 +37,6 @@ export function renderPrompt(template: PromptTemplate, variables: Record<string,
     return value;
   });
 }
+
+/** A zod schema for a {@link PromptTemplate} option. */
+export const promptTemplateSchema = z.union([z.string().min(1), z.custom<(variables: Record<string, string>) => string>((v) => typeof v === 'function', 'expected a string or a function')]);
