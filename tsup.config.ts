@@ -4,7 +4,10 @@ const shared: Options = {
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'sqlite/index': 'src/sqlite/index.ts',
   },
+  // Database drivers are optional peers: the host installs the one it uses.
+  external: ['better-sqlite3', 'pg'],
   dts: true,
   sourcemap: true,
   target: 'node20',

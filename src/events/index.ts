@@ -1,2 +1,4 @@
 export type { RunEvent, RunEventBase, RunEventInput, RunEventMap, RunEventType } from './run-event.js';
 export { RunEmitter, type RunEmitterOptions, type StreamOptions } from './run-emitter.js';
+export * from './store/index.js';
+export { VectorClock, compareClocks, EventDag, type ClockOrder } from './vector-clock.js';

@@ -18,3 +18,10 @@ export {
   type RecordCassetteOptions,
   type ReplayCassetteOptions,
 } from './cassette.js';
+export {
+  eventStoreConformanceCases,
+  registerEventStoreConformance,
+  type ConformanceCase,
+  type EventStoreFactory,
+  type TestRegistrar,
+} from './event-store-conformance.js';

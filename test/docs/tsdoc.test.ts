@@ -16,4 +16,8 @@ describe('TSDoc coverage', () => {
   it('every export of @tot/core/testing has TSDoc with an @example', () => {
     expect(missingExamples(path('../../src/testing/index.ts'))).toEqual([]);
   }, 60_000);
+
+  it('every export of @tot/core/sqlite has TSDoc with an @example', () => {
+    expect(missingExamples(path('../../src/sqlite/index.ts'))).toEqual([]);
+  }, 60_000);
 });

@@ -1,0 +1,353 @@
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
+import {
+  closedError,
+  DEFAULT_MAX_EVENT_BYTES,
+  idempotencyConflict,
+  parseReadAll,
+  parseReadStream,
+  parseSnapshot,
+  parseStreamId,
+  prepareAppend,
+  versionConflict,
+  versionMatches,
+} from '../events/store/validate-append.js';
+import { abortedError } from '../internal/abort.js';
+import { parseOptions } from '../internal/validate.js';
+
+/**
+ * Options of {@link SqliteEventStore}. Give `path` (a file, created if missing) or an open
+ * better-sqlite3 `database`.
+ *
+ * @example
+ * ```ts
+ * import type { SqliteEventStoreOptions } from '@tot/core/sqlite';
+ *
+ * const options: SqliteEventStoreOptions = { path: './runs.db', synchronous: 'FULL' };
+ * ```
+ */
+export interface SqliteEventStoreOptions {
+  path?: string;
+  database?: Database.Database;
+  /**
+   * SQLite's `synchronous` in WAL mode. `NORMAL` (default) survives a crash of the process: a
+   * committed append is never lost or torn when the process is killed. `FULL` also survives a
+   * power loss or an OS crash, at the cost of an fsync per commit.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How long an append waits for another process's write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Largest event (JSON of data + metadata), in bytes. Default 1 MiB. */
+  maxEventBytes?: number;
+}
+
+const optionsSchema = z
+  .object({
+    path: z.string().min(1).optional(),
+    database: z.custom<Database.Database>((v) => typeof v === 'object' && v !== null && typeof (v as Database.Database).prepare === 'function', 'expected a better-sqlite3 Database').optional(),
+    synchronous: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+    busyTimeoutMs: z.number().int().min(0).default(5_000),
+    maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
+  })
+  .refine((o) => (o.path === undefined) !== (o.database === undefined), { message: 'give exactly one of path or database', path: ['path'] });
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tot_events (
+  global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  stream_id TEXT NOT NULL,
+  version INTEGER NOT NULL CHECK (version >= 0),
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL UNIQUE,
+  payload TEXT NOT NULL,
+  parent_ids TEXT NOT NULL,
+  clock TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  UNIQUE (stream_id, version)
+);
+CREATE TABLE IF NOT EXISTS tot_snapshots (
+  stream_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  metadata TEXT,
+  saved_at TEXT NOT NULL,
+  PRIMARY KEY (stream_id, version)
+);
+`;
+
+interface Row {
+  global_position: number;
+  event_id: string;
+  stream_id: string;
+  version: number;
+  type: string;
+  data: string;
+  idempotency_key: string;
+  payload: string;
+  parent_ids: string;
+  clock: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+const PAGE = 500;
+
+function toEvent(row: Row): StoredEvent {
+  return {
+    eventId: row.event_id,
+    streamId: row.stream_id,
+    version: row.version,
+    globalPosition: BigInt(row.global_position),
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    idempotencyKey: row.idempotency_key,
+    parentIds: JSON.parse(row.parent_ids) as string[],
+    clock: JSON.parse(row.clock) as Record<string, number>,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    recordedAt: row.recorded_at,
+  };
+}
+
+function sqliteError(error: unknown, what: string): TotError {
+  if (TotError.isInstance(error)) return error;
+  const code = (error as { code?: string }).code ?? '';
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new TotError('TIMEOUT', `${what}: the database stayed locked by another writer: ${(error as Error).message}`, { cause: error });
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return new TotError('INVALID_ARGUMENT', `${what}: the file is not an SQLite database or is corrupt (${(error as Error).message}); nothing was changed.`, { cause: error, details: { field: 'path' } });
+  return new TotError('ILLEGAL_STATE', `${what}: ${(error as Error).message}`, { cause: error, recoverable: true });
+}
+
+/**
+ * An {@link EventStore} on SQLite (better-sqlite3, an optional peer dependency), in WAL mode.
+ * Appends run in `BEGIN IMMEDIATE` transactions, so writers in several processes sharing one file
+ * are serialised; versions come from the events themselves (unique `(stream_id, version)`), never
+ * from a separate counter. Opening an existing file keeps working from where it was.
+ *
+ * @example
+ * ```ts
+ * import { SqliteEventStore } from '@tot/core/sqlite';
+ *
+ * const store = new SqliteEventStore({ path: './runs.db' });
+ * await store.append('run-1', [{ type: 'run.started', data: {}, idempotencyKey: 'run-1:0' }], { expectedVersion: 'no_stream' });
+ * await store.close();
+ * ```
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly owned: boolean;
+  private readonly maxEventBytes: number;
+  private closed = false;
+  private readonly stmt: {
+    version: Database.Statement<[string], { v: number | null }>;
+    byKey: Database.Statement<[string], Row>;
+    insert: Database.Statement;
+    stream: Database.Statement<[string, number, number, number], Row>;
+    all: Database.Statement<[number, number], Row>;
+    saveSnapshot: Database.Statement;
+    loadSnapshot: Database.Statement<[string], { stream_id: string; version: number; state: string; metadata: string | null }>;
+  };
+
+  constructor(options: SqliteEventStoreOptions) {
+    const o = parseOptions(optionsSchema, options, 'SqliteEventStore');
+    this.maxEventBytes = o.maxEventBytes;
+    this.owned = o.database === undefined;
+    try {
+      this.db = o.database ?? new Database(o.path!);
+    } catch (error) {
+      throw sqliteError(error, `SqliteEventStore: cannot open "${o.path}"`);
+    }
+    try {
+      // Checking the file before any write: a file that is not a database fails here, untouched.
+      this.db.pragma('schema_version');
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${o.synchronous}`);
+      this.db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
+      this.db.exec(SCHEMA);
+      this.stmt = {
+        version: this.db.prepare('SELECT MAX(version) AS v FROM tot_events WHERE stream_id = ?'),
+        byKey: this.db.prepare('SELECT * FROM tot_events WHERE idempotency_key = ?'),
+        insert: this.db.prepare(
+          'INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ),
+        stream: this.db.prepare('SELECT * FROM tot_events WHERE stream_id = ? AND version >= ? AND version <= ? ORDER BY version LIMIT ?'),
+        all: this.db.prepare('SELECT * FROM tot_events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+        saveSnapshot: this.db.prepare('INSERT OR REPLACE INTO tot_snapshots (stream_id, version, state, metadata, saved_at) VALUES (?, ?, ?, ?, ?)'),
+        loadSnapshot: this.db.prepare('SELECT stream_id, version, state, metadata FROM tot_snapshots WHERE stream_id = ? ORDER BY version DESC LIMIT 1'),
+      };
+    } catch (error) {
+      if (this.owned) this.db.close();
+      throw sqliteError(error, `SqliteEventStore: cannot use "${o.path ?? 'the database'}"`);
+    }
+  }
+
+  /**
+   * See {@link EventStore.append}.
+   *
+   * @example
+   * ```ts
+   * await store.append('run-1', [{ type: 'step', data: { n: 1 }, idempotencyKey: 'run-1:1' }], { expectedVersion: 0 });
+   * ```
+   */
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    this.open('append');
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'SqliteEventStore.append');
+    if (a.signal?.aborted) throw abortedError(a.signal, 'append');
+    const run = this.db.transaction((): AppendResult => {
+      const known = a.events.map((p) => this.stmt.byKey.get(p.event.idempotencyKey));
+      if (known.some((k) => k !== undefined)) {
+        a.events.forEach((p, i) => {
+          const row = known[i];
+          if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
+          if (row.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+        });
+        const stored = known.map((row) => toEvent(row!));
+        return { events: stored, nextExpectedVersion: this.stmt.version.get(stored[0]!.streamId)!.v!, deduplicated: true };
+      }
+      const actual = this.stmt.version.get(a.streamId)?.v ?? null;
+      if (!versionMatches(a.expectedVersion, actual)) throw versionConflict(a.streamId, a.expectedVersion, actual);
+      const recordedAt = new Date().toISOString();
+      let version = actual ?? -1;
+      const written = a.events.map((p) => {
+        version += 1;
+        const eventId = p.event.eventId ?? crypto.randomUUID();
+        const parentIds = JSON.stringify(p.event.parentIds ?? []);
+        const clock = JSON.stringify(p.event.clock ?? {});
+        const info = this.stmt.insert.run(eventId, a.streamId, version, p.event.type, p.dataJson, p.event.idempotencyKey, p.payload, parentIds, clock, p.metadataJson, recordedAt);
+        return toEvent({
+          global_position: Number(info.lastInsertRowid),
+          event_id: eventId,
+          stream_id: a.streamId,
+          version,
+          type: p.event.type,
+          data: p.dataJson,
+          idempotency_key: p.event.idempotencyKey,
+          payload: p.payload,
+          parent_ids: parentIds,
+          clock,
+          metadata: p.metadataJson,
+          recorded_at: recordedAt,
+        });
+      });
+      return { events: written, nextExpectedVersion: version, deduplicated: false };
+    });
+    try {
+      return run.immediate();
+    } catch (error) {
+      throw sqliteError(error, 'SqliteEventStore.append');
+    }
+  }
+
+  /**
+   * See {@link EventStore.readStream}. Reads in pages, so appends may run between pages.
+   *
+   * @example
+   * ```ts
+   * for await (const e of store.readStream('run-1')) console.log(e.version, e.type);
+   * ```
+   */
+  async *readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<StoredEvent> {
+    this.open('readStream');
+    const o = parseReadStream(streamId, options, 'SqliteEventStore.readStream');
+    let from = o.fromVersion;
+    let left = o.limit ?? Number.POSITIVE_INFINITY;
+    const to = o.toVersion ?? Number.MAX_SAFE_INTEGER;
+    while (left > 0) {
+      this.open('readStream');
+      const rows = this.stmt.stream.all(o.streamId, from, to, Math.min(PAGE, left));
+      for (const row of rows) yield toEvent(row);
+      if (rows.length < Math.min(PAGE, left)) return;
+      left -= rows.length;
+      from = rows.at(-1)!.version + 1;
+    }
+  }
+
+  /**
+   * See {@link EventStore.readAll}.
+   *
+   * @example
+   * ```ts
+   * for await (const e of store.readAll({ after: 0n, limit: 100 })) console.log(e.globalPosition);
+   * ```
+   */
+  async *readAll(options?: ReadAllOptions): AsyncIterable<StoredEvent> {
+    this.open('readAll');
+    const o = parseReadAll(options, 'SqliteEventStore.readAll');
+    let after = o.after === undefined || o.after < 0n ? 0 : Number(o.after);
+    let left = o.limit ?? Number.POSITIVE_INFINITY;
+    while (left > 0) {
+      this.open('readAll');
+      const rows = this.stmt.all.all(after, Math.min(PAGE, left));
+      for (const row of rows) yield toEvent(row);
+      if (rows.length < Math.min(PAGE, left)) return;
+      left -= rows.length;
+      after = rows.at(-1)!.global_position;
+    }
+  }
+
+  /**
+   * See {@link EventStore.streamVersion}.
+   *
+   * @example
+   * ```ts
+   * await store.streamVersion('run-1'); // e.g. 41, or null
+   * ```
+   */
+  async streamVersion(streamId: string): Promise<number | null> {
+    this.open('streamVersion');
+    return this.stmt.version.get(parseStreamId(streamId, 'SqliteEventStore.streamVersion'))?.v ?? null;
+  }
+
+  /**
+   * See {@link EventStore.saveSnapshot}.
+   *
+   * @example
+   * ```ts
+   * await store.saveSnapshot({ streamId: 'run-1', version: 41, state: tree.toJSON() });
+   * ```
+   */
+  async saveSnapshot(snapshot: Snapshot): Promise<void> {
+    this.open('saveSnapshot');
+    const s = parseSnapshot(snapshot, 'SqliteEventStore.saveSnapshot');
+    try {
+      this.stmt.saveSnapshot.run(s.streamId, s.version, JSON.stringify(s.state), s.metadata === undefined ? null : JSON.stringify(s.metadata), new Date().toISOString());
+    } catch (error) {
+      throw sqliteError(error, 'SqliteEventStore.saveSnapshot');
+    }
+  }
+
+  /**
+   * See {@link EventStore.loadSnapshot}.
+   *
+   * @example
+   * ```ts
+   * const snapshot = await store.loadSnapshot('run-1');
+   * ```
+   */
+  async loadSnapshot(streamId: string): Promise<Snapshot | null> {
+    this.open('loadSnapshot');
+    const row = this.stmt.loadSnapshot.get(parseStreamId(streamId, 'SqliteEventStore.loadSnapshot'));
+    if (!row) return null;
+    return { streamId: row.stream_id, version: row.version, state: JSON.parse(row.state) as unknown, ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as Record<string, unknown> }) };
+  }
+
+  /**
+   * Closes the database (when the store opened it). Later calls fail with `ILLEGAL_STATE`.
+   *
+   * @example
+   * ```ts
+   * await store.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.owned) this.db.close();
+  }
+
+  private open(where: string): void {
+    if (this.closed) throw closedError(`SqliteEventStore.${where}`);
+  }
+}

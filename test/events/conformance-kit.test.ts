@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { eventStoreConformanceCases, type EventStoreFactory } from '../../src/testing/index.js';
+import * as broken from './broken-stores.js';
+
+async function failures(factory: EventStoreFactory): Promise<string[]> {
+  const failed: string[] = [];
+  for (const c of eventStoreConformanceCases(factory)) {
+    try {
+      await c.run();
+    } catch {
+      failed.push(c.name);
+    }
+  }
+  return failed;
+}
+
+const make = (Store: new () => EventStore): EventStoreFactory => ({ create: () => new Store() });
+
+describe('the EventStore conformance kit', () => {
+  it('passes a correct store', async () => {
+    expect(await failures({ create: () => new InMemoryEventStore(), reopen: async (s) => s })).toEqual([]);
+  });
+
+  const expectations: [string, EventStoreFactory, RegExp][] = [
+    ['drops half of each batch', make(broken.DropsBatchHalf), /whole or not at all/],
+    ['ignores expectedVersion', make(broken.IgnoresExpectedVersion), /expected-version matrix/],
+    ['duplicates on retry', make(broken.DuplicatesOnRetry), /idempotent retry/],
+    ['reorders readAll', make(broken.ReordersReadAll), /commit order/],
+    ['checks then writes (racy)', make(broken.CheckThenWrite), /concurrent appenders/],
+    ['trusts idempotency keys blindly', make(broken.TrustsKeysBlindly), /different payload/],
+    ['loses snapshots', make(broken.LosesSnapshots), /snapshot/],
+    ['accepts data JSON cannot carry', make(broken.AcceptsAnyData), /bad input/],
+    ['forgets everything on reopen', broken.forgetsOnReopen, /across reopen/],
+  ];
+  for (const [name, factory, expected] of expectations) {
+    it(`fails a store that ${name}`, async () => {
+      const failed = await failures(factory);
+      expect(failed.some((f) => expected.test(f)), `failed: ${failed.join(' | ')}`).toBe(true);
+    });
+  }
+
+  it('runs under node:test as well', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/events/node-test/in-memory.conformance.ts'], {
+      cwd: new URL('../../', import.meta.url),
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/# pass 15/);
+    expect(out).toMatch(/# fail 0/);
+  }, 60_000);
+});

@@ -1,0 +1,129 @@
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../../src/sqlite/index.js';
+import { registerEventStoreConformance } from '../../src/testing/index.js';
+import type { StoredEvent } from '../../src/index.js';
+import { catchTotError } from '../helpers/expect-tot-error.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = () => mkdtempSync(join(tmpdir(), 'tot-sqlite-'));
+const run = promisify(execFile);
+
+async function collect(iterable: AsyncIterable<StoredEvent>) {
+  const out: StoredEvent[] = [];
+  for await (const e of iterable) out.push(e);
+  return out;
+}
+
+const paths = new WeakMap<object, string>();
+registerEventStoreConformance(
+  { describe, it },
+  {
+    create() {
+      const path = join(dir(), 'events.db');
+      const store = new SqliteEventStore({ path });
+      paths.set(store, path);
+      return store;
+    },
+    async reopen(store) {
+      const path = paths.get(store)!;
+      await store.close();
+      const again = new SqliteEventStore({ path });
+      paths.set(again, path);
+      return again;
+    },
+  },
+  { name: 'SqliteEventStore' },
+);
+
+describe('SqliteEventStore', () => {
+  it('refuses a file that is not SQLite, leaving it untouched', async () => {
+    const path = join(dir(), 'notes.txt');
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
+    const before = readFileSync(path);
+    const error = await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('not an SQLite database');
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('refuses a corrupt database file', async () => {
+    const path = join(dir(), 'events.db');
+    const store = new SqliteEventStore({ path });
+    await store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'no_stream' });
+    await store.close();
+    const bytes = readFileSync(path);
+    bytes.write('garbage garbage garbage', 0);
+    writeFileSync(path, bytes);
+    await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
+  });
+
+  it('validates its options', async () => {
+    const error = await catchTotError(() => new SqliteEventStore({} as never), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('options.path');
+    await catchTotError(() => new SqliteEventStore({ path: 'x.db', synchronous: 'OFF' as never }), 'INVALID_ARGUMENT');
+  });
+
+  it('gives exactly one winner per round to 16 processes racing for 200 rounds, losing and duplicating nothing', async () => {
+    const path = join(dir(), 'race.db');
+    new SqliteEventStore({ path }).close();
+    const startAt = Date.now() + 4_000;
+    const writers = Array.from({ length: 16 }, (_, i) =>
+      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200', String(startAt)], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as number[]),
+    );
+    const wins = await Promise.all(writers);
+    const rounds = wins.flat().sort((a, b) => a - b);
+    expect(rounds).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const store = new SqliteEventStore({ path });
+    const events = await collect(store.readStream('race'));
+    expect(events.map((e) => e.version)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    events.forEach((e, i) => expect(wins[Number((e.data as { writer: string }).writer.slice(1))]).toContain(i));
+    // The race was real: several processes won rounds.
+    expect(wins.filter((w) => w.length > 0).length).toBeGreaterThanOrEqual(4);
+    await store.close();
+  }, 120_000);
+
+  it('keeps every acknowledged batch whole, with no torn batch and no version gap, across 30 kill -9 crashes', async () => {
+    const path = join(dir(), 'crash.db');
+    new SqliteEventStore({ path }).close();
+    const acked = new Set<string>();
+    for (let crash = 0; crash < 30; crash++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/crash-appender.ts', path], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) if (line.startsWith('ack ')) acked.add(line.slice(4));
+      });
+      // Kill at a random moment once it has started appending.
+      await new Promise<void>((resolve) => {
+        const started = () => {
+          setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve();
+          }, 20 + Math.random() * 200);
+        };
+        child.stdout.once('data', started);
+        child.once('exit', () => resolve());
+      });
+      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+    }
+    const store = new SqliteEventStore({ path });
+    const events = await collect(store.readStream('crash'));
+    expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i));
+    const parts = new Map<string, number>();
+    for (const e of events) {
+      const batch = (e.data as { batch: string }).batch;
+      parts.set(batch, (parts.get(batch) ?? 0) + 1);
+    }
+    for (const [batch, count] of parts) expect(count, `batch ${batch}`).toBe(5);
+    for (const batch of acked) expect(parts.get(batch), `acknowledged batch ${batch}`).toBe(5);
+    expect(acked.size).toBeGreaterThan(30);
+    await store.close();
+  }, 180_000);
+});
