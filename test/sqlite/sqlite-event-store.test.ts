@@ -73,9 +73,12 @@ describe('SqliteEventStore', () => {
     new SqliteEventStore({ path }).close();
     const startAt = Date.now() + 4_000;
     const writers = Array.from({ length: 16 }, (_, i) =>
-      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200', String(startAt)], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as number[]),
+      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200', String(startAt)], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as { won: number[]; lost: number }),
     );
-    const wins = await Promise.all(writers);
+    const results = await Promise.all(writers);
+    const wins = results.map((r) => r.won);
+    // Every writer tried every round: 1 winner and 15 typed conflicts per round.
+    expect(results.reduce((sum, r) => sum + r.won.length + r.lost, 0)).toBe(16 * 200);
     const rounds = wins.flat().sort((a, b) => a - b);
     expect(rounds).toEqual(Array.from({ length: 200 }, (_, i) => i));
     const store = new SqliteEventStore({ path });
@@ -83,7 +86,7 @@ describe('SqliteEventStore', () => {
     expect(events.map((e) => e.version)).toEqual(Array.from({ length: 200 }, (_, i) => i));
     events.forEach((e, i) => expect(wins[Number((e.data as { writer: string }).writer.slice(1))]).toContain(i));
     // The race was real: several processes won rounds.
-    expect(wins.filter((w) => w.length > 0).length).toBeGreaterThanOrEqual(4);
+    expect(wins.filter((w) => w.length > 0).length).toBeGreaterThanOrEqual(2);
     await store.close();
   }, 120_000);
 
