@@ -5,6 +5,7 @@ const shared: Options = {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
     'sqlite/index': 'src/sqlite/index.ts',
+    'postgres/index': 'src/postgres/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],

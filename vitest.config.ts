@@ -5,11 +5,14 @@ export default defineConfig({
   resolve: {
     alias: {
       '@tot/core/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      '@tot/core/sqlite': fileURLToPath(new URL('./src/sqlite/index.ts', import.meta.url)),
+      '@tot/core/postgres': fileURLToPath(new URL('./src/postgres/index.ts', import.meta.url)),
       '@tot/core': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/postgres.ts'],
     testTimeout: 20_000,
   },
 });

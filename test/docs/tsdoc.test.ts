@@ -20,4 +20,8 @@ describe('TSDoc coverage', () => {
   it('every export of @tot/core/sqlite has TSDoc with an @example', () => {
     expect(missingExamples(path('../../src/sqlite/index.ts'))).toEqual([]);
   }, 60_000);
+
+  it('every export of @tot/core/postgres has TSDoc with an @example', () => {
+    expect(missingExamples(path('../../src/postgres/index.ts'))).toEqual([]);
+  }, 60_000);
 });
