@@ -48,7 +48,10 @@ export type RunEvent =
   | (RunEventBase & { type: 'node.expanded'; nodeId: string; childIds: string[] })
   | (RunEventBase & { type: 'node.pruned'; nodeId: string; prunedIds: string[]; reason?: string })
   | (RunEventBase & { type: 'node.terminal'; nodeId: string; solution: boolean })
+  | (RunEventBase & { type: 'node.metadata'; nodeId: string; patch: Record<string, unknown> })
   | (RunEventBase & { type: 'search.step'; depth: number; frontier: string[] })
+  | (RunEventBase & { type: 'search.state'; currentDepth: number; frontier: string[]; bestPath: string[] })
+  | (RunEventBase & { type: 'run.resumed'; fromVersion: number })
   | (RunEventBase & { type: 'llm.requested'; callId: string; modelId: string; requestKey: string; n: number; tags?: Record<string, string> })
   | (RunEventBase & {
       type: 'llm.completed';

@@ -6,6 +6,7 @@ export type {
   EvaluationBatch,
   FinalSolution,
   GenerateThoughtsInput,
+  ModelCallLog,
   NodeEvaluation,
   RoleCallOptions,
   Scheduler,

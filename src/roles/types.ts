@@ -1,4 +1,5 @@
 import type { Budget } from '../budget/budget.js';
+import type { GenerateRequest, GenerateResult } from '../model/types.js';
 import type { UsageMeter } from '../model/usage-meter.js';
 import type { ThoughtNode } from '../tree/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
@@ -35,6 +36,34 @@ export interface RoleCallOptions {
   budget?: Budget;
   /** The run's meter: LLM-backed roles count each model call in it. */
   meter?: UsageMeter;
+  /** The run's model-call log: LLM-backed roles record each call in it, and a resumed run serves recorded calls from it. */
+  modelCalls?: ModelCallLog;
+}
+
+/**
+ * Where a run records its model calls, so that a resumed run never makes a completed call again.
+ * LLM-backed roles use it through the options the explorer passes them.
+ *
+ * @example
+ * ```ts
+ * import type { ModelCallLog } from '@tot/core';
+ *
+ * const noLog: ModelCallLog = {
+ *   recorded: () => undefined,
+ *   started: () => 'call-1',
+ *   completed: async () => {},
+ *   failed: () => {},
+ * };
+ * ```
+ */
+export interface ModelCallLog {
+  /** The recorded result of this request from before a resume, if there is one left. */
+  recorded(modelId: string, request: GenerateRequest): GenerateResult | undefined;
+  /** A live call starts; returns its call id. */
+  started(modelId: string, request: GenerateRequest): string;
+  /** A live call completed; resolves once the result is durably recorded. */
+  completed(callId: string, result: GenerateResult, durationMs: number): Promise<void>;
+  failed(callId: string, error: unknown): void;
 }
 
 /**

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { Budget, type BudgetWarning } from '../budget/budget.js';
 import { TotError } from '../errors/index.js';
+import { foldRunEvents } from '../events/replay-run.js';
 import { RunEmitter } from '../events/run-emitter.js';
+import { RunRecorder } from '../events/run-recorder.js';
+import type { EventStore } from '../events/store/types.js';
+import type { GenerateResult } from '../model/types.js';
 import type { RunEvent, RunEventInput } from '../events/run-event.js';
 import { fanOutController } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
@@ -9,9 +13,9 @@ import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/t
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { ThoughtNode } from '../tree/types.js';
 import { seededRandom } from './random.js';
-import { SearchRun, snapshot } from './search-run.js';
+import { emptyStats, SearchRun, snapshot } from './search-run.js';
 import { bfs } from './strategies/bfs.js';
-import type { ExplorationResult, ExplorerOptions, ExplorerRunOptions, SearchStrategy, StopReason } from './types.js';
+import type { ExplorationResult, ExplorerOptions, ExplorerResumeOptions, ExplorerRunOptions, SearchStats, SearchStrategy, StopReason } from './types.js';
 
 const roleSchema = <T>(method: string) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
@@ -38,11 +42,23 @@ const optionsSchema = z.object({
   now: fnSchema<() => number>().optional(),
 });
 
+const storeSchema = z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function' && typeof (v as EventStore).readStream === 'function', 'expected an EventStore');
+
 const runOptionsSchema = z.object({
   signal: signalSchema,
   runId: z.string().min(1).optional(),
   taskId: z.string().min(1).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
+  store: storeSchema.optional(),
+  maxContentChars: z.number().int().positive().optional(),
+});
+
+const resumeOptionsSchema = z.object({
+  store: storeSchema,
+  runId: z.string().min(1),
+  signal: signalSchema,
+  data: z.record(z.string(), z.unknown()).optional(),
+  maxContentChars: z.number().int().positive().optional(),
 });
 
 /**
@@ -111,7 +127,63 @@ export class Explorer extends RunEmitter {
             searchConfig: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold },
           })
         : problem;
+    const recorder = r.store ? RunRecorder.begin({ store: r.store, runId, ...(r.maxContentChars ? { maxContentChars: r.maxContentChars } : {}) }) : undefined;
+    return this.execute(tree, runId, r, recorder, undefined);
+  }
 
+  /**
+   * Continues a run recorded with `run(problem, { store, runId })` that was interrupted (a crash,
+   * a deploy). The run is replayed deterministically: every model call the log holds is served
+   * from it, never made again, so the finished tree equals that of an uninterrupted run. Of two
+   * workers resuming the same run, exactly one proceeds; the other gets
+   * `EXPECTED_VERSION_CONFLICT`. A run that had finished is returned as it was.
+   *
+   * The explorer must be configured as it was for the original run (same roles, strategy and options).
+   *
+   * @example
+   * ```ts
+   * import { SqliteEventStore } from '@tot/core/sqlite';
+   *
+   * const store = new SqliteEventStore({ path: './runs.db' });
+   * const result = await explorer.resume({ store, runId: 'run-42' });
+   * ```
+   */
+  async resume(options: ExplorerResumeOptions): Promise<ExplorationResult> {
+    const r = parseOptions(resumeOptionsSchema, options, 'Explorer.resume');
+    const { recorder, recorded } = await RunRecorder.resume({ store: r.store, runId: r.runId, ...(r.maxContentChars ? { maxContentChars: r.maxContentChars } : {}) });
+    const tree = foldRunEvents(recorded.start).tree;
+    if (!recorder) {
+      // Finished already: rebuild it from the log rather than search again.
+      const replayed = foldRunEvents(recorded.events);
+      const stats = { ...emptyStats(), ...(recorded.finished?.stats as Partial<SearchStats> | undefined) };
+      return { runId: r.runId, tree: replayed.tree, bestPath: replayed.tree.searchState.bestPath.map((id) => replayed.tree.node(id)), solutions: [...replayed.tree.all()].filter((n) => n.metadata.solution === true), stopReason: recorded.finished!.stopReason as StopReason, stats };
+    }
+    return this.execute(tree, r.runId, { ...(r.signal ? { signal: r.signal } : {}), ...(r.data ? { data: r.data } : {}) }, recorder, recorded.modelResults);
+  }
+
+  /**
+   * Builds an explorer from `options` and resumes a recorded run with it (see {@link Explorer.resume}).
+   *
+   * @example
+   * ```ts
+   * import { Explorer } from '@tot/core';
+   *
+   * const result = await Explorer.resume({ store, runId: 'run-42', generator, evaluator, maxDepth: 4 });
+   * ```
+   */
+  static resume(options: ExplorerOptions & ExplorerResumeOptions): Promise<ExplorationResult> {
+    const { store, runId, signal, data, maxContentChars, ...explorerOptions } = options;
+    return new Explorer(explorerOptions).resume({ store, runId, ...(signal ? { signal } : {}), ...(data ? { data } : {}), ...(maxContentChars ? { maxContentChars } : {}) });
+  }
+
+  private async execute(
+    tree: ThoughtTree,
+    runId: string,
+    r: { signal?: AbortSignal; data?: Record<string, unknown> },
+    recorder: RunRecorder | undefined,
+    served: Map<string, GenerateResult[]> | undefined,
+  ): Promise<ExplorationResult> {
+    const o = this.options;
     const controller = fanOutController();
     const onAbort = () => controller.abort(r.signal?.reason ?? new TotError('ABORTED', 'The search was aborted.'));
     const budgetSignal = o.budget?.deadline === undefined ? undefined : o.budget.signal;
@@ -122,6 +194,14 @@ export class Explorer extends RunEmitter {
     if (budgetSignal?.aborted) onDeadline();
     const onWarning = (w: BudgetWarning) => this.emitEvent({ type: 'budget.warning', runId, limit: w.limit, used: w.used, max: w.max, ratio: w.ratio });
     o.budget?.on('budget.warning', onWarning);
+    const record = (event: RunEvent) => {
+      if (event.runId === runId) recorder?.record(event);
+    };
+    if (recorder) {
+      this.on('event', record);
+      // A lost claim or a refused event stops the run at once.
+      recorder.onFailure((error) => controller.abort(error));
+    }
 
     const context: TaskContext = {
       problem: tree.problem,
@@ -146,15 +226,22 @@ export class Explorer extends RunEmitter {
       stateKey: o.stateKey,
       isSolution: o.isSolution,
       emit: (event: RunEventInput<RunEvent>) => this.emitEvent(event),
+      ...(served ? { served } : {}),
+      ...(recorder ? { durable: () => recorder.durable() } : {}),
     });
 
     // The run's clock (not performance.now) so that a run with an injected clock is fully deterministic.
     const clock = o.now ?? Date.now;
     const started = clock();
-    this.emitEvent({ type: 'run.started', runId, problem: tree.problem, config: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold, concurrency: o.concurrency } });
-    for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: snapshot(node) });
     let failure: unknown;
     try {
+      this.emitEvent({
+        type: 'run.started',
+        runId,
+        problem: tree.problem,
+        config: { taskId: tree.taskId, taskType: tree.taskType, searchConfig: { ...tree.searchConfig }, strategy: this.strategy.name, concurrency: o.concurrency },
+      });
+      for (const node of tree.all()) this.emitEvent({ type: 'node.created', runId, node: snapshot(node) });
       if (controller.signal.aborted) run.stop(TotError.hasCode(controller.signal.reason, 'BUDGET_EXCEEDED') ? 'budget_exceeded' : 'aborted');
       else await this.strategy.run(run);
     } catch (error) {
@@ -164,17 +251,25 @@ export class Explorer extends RunEmitter {
       budgetSignal?.removeEventListener('abort', onDeadline);
       o.budget?.off('budget.warning', onWarning);
     }
-    if (failure !== undefined) {
-      this.emitEvent({ type: 'run.finished', runId, stopReason: 'error', error: TotError.isInstance(failure) ? failure.toProtocolError() : { code: 'INTERNAL', message: String(failure), recoverable: false } });
-      throw failure;
+    try {
+      if (failure === undefined && recorder?.failure) failure = recorder.failure;
+      if (failure !== undefined) {
+        this.emitEvent({ type: 'run.finished', runId, stopReason: 'error', error: TotError.isInstance(failure) ? failure.toProtocolError() : { code: 'INTERNAL', message: String(failure), recoverable: false } });
+        throw failure;
+      }
+      const stopReason: StopReason = r.signal?.aborted ? 'aborted' : (run.stopped ?? (run.found.length > 0 ? 'solution_found' : 'search_exhausted'));
+      const result = this.finish(run, stopReason, clock() - started);
+      const state = tree.searchState;
+      this.emitEvent({ type: 'search.state', runId, currentDepth: state.currentDepth, frontier: [...state.frontier], bestPath: [...state.bestPath] });
+      this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { ...result.stats } });
+      if (recorder) await recorder.durable();
+      if (stopReason === 'aborted') {
+        throw new TotError('ABORTED', 'The search was aborted.', { cause: r.signal?.reason, details: { result } });
+      }
+      return result;
+    } finally {
+      if (recorder) this.off('event', record);
     }
-    const stopReason: StopReason = r.signal?.aborted ? 'aborted' : (run.stopped ?? (run.found.length > 0 ? 'solution_found' : 'search_exhausted'));
-    const result = this.finish(run, stopReason, clock() - started);
-    this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { ...result.stats } });
-    if (stopReason === 'aborted') {
-      throw new TotError('ABORTED', 'The search was aborted.', { cause: r.signal?.reason, details: { result } });
-    }
-    return result;
   }
 
   private finish(run: SearchRun, stopReason: StopReason, wallMs: number): ExplorationResult {

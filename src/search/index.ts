@@ -2,6 +2,7 @@ export type {
   DistributiveOmit,
   ExplorationResult,
   ExplorerOptions,
+  ExplorerResumeOptions,
   ExplorerRunOptions,
   SearchContext,
   SearchLimits,

@@ -5,7 +5,9 @@ import { TotError } from '../errors/index.js';
 import type { RunEvent, RunEventInput } from '../events/run-event.js';
 import { abortedError, raceAbort } from '../internal/abort.js';
 import { UsageMeter } from '../model/usage-meter.js';
-import type { Candidate, EvaluationBatch, RoleCallOptions, Scheduler, TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
+import { requestKey } from '../model/request-key.js';
+import type { GenerateRequest, GenerateResult } from '../model/types.js';
+import type { Candidate, EvaluationBatch, ModelCallLog, RoleCallOptions, Scheduler, TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
 import type { Evaluation, ThoughtNode } from '../tree/types.js';
 import { selectGreedy, selectSample } from './selection.js';
@@ -24,6 +26,10 @@ export interface SearchRunInit {
   stateKey: ((node: ThoughtNode, tree: ThoughtTree) => string) | undefined;
   isSolution: ((node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>) | undefined;
   emit: (event: RunEventInput<RunEvent>) => void;
+  /** Model results recorded before a resume, by request key. */
+  served?: Map<string, GenerateResult[]>;
+  /** Resolves once every event so far is stored (recorded runs). */
+  durable?: () => Promise<void>;
 }
 
 const candidateSchema = z.object({
@@ -65,12 +71,13 @@ export function emptyStats(): SearchStats {
     expandedNodes: 0,
     prunedNodes: 0,
     errors: 0,
+    resumedCalls: 0,
     wallMs: 0,
   };
 }
 
 /** One run's state behind the {@link SearchContext} that strategies see. */
-export class SearchRun implements SearchContext {
+export class SearchRun implements SearchContext, ModelCallLog {
   readonly tree: ThoughtTree;
   readonly runId: string;
   readonly context: TaskContext;
@@ -86,6 +93,7 @@ export class SearchRun implements SearchContext {
   private readonly evaluations = new Map<string, Evaluation>();
   private readonly schedule: Scheduler;
   private readonly init: SearchRunInit;
+  private callIds = 0;
 
   constructor(init: SearchRunInit) {
     this.init = init;
@@ -122,7 +130,38 @@ export class SearchRun implements SearchContext {
   }
 
   private callOptions(): RoleCallOptions {
-    return { signal: this.signal, schedule: this.schedule, meter: this.meter, ...(this.budget ? { budget: this.budget } : {}) };
+    return { signal: this.signal, schedule: this.schedule, meter: this.meter, modelCalls: this, ...(this.budget ? { budget: this.budget } : {}) };
+  }
+
+  recorded(modelId: string, request: GenerateRequest): GenerateResult | undefined {
+    const list = this.init.served?.get(requestKey(modelId, request));
+    const result = list?.shift();
+    if (result) this.counters.resumedCalls += 1;
+    return result;
+  }
+
+  started(modelId: string, request: GenerateRequest): string {
+    const callId = `call-${++this.callIds}`;
+    this.emit({ type: 'llm.requested', callId, modelId, requestKey: requestKey(modelId, request), n: request.n ?? 1, ...(request.tags ? { tags: { ...request.tags } } : {}) });
+    return callId;
+  }
+
+  async completed(callId: string, result: GenerateResult, durationMs: number): Promise<void> {
+    this.emit({
+      type: 'llm.completed',
+      callId,
+      outputs: [...result.outputs],
+      usage: { ...result.usage },
+      ...(result.finishReason ? { finishReason: result.finishReason } : {}),
+      ...(result.cacheHit ? { cacheHit: true } : {}),
+      durationMs,
+    });
+    await this.init.durable?.();
+  }
+
+  failed(callId: string, error: unknown): void {
+    const e = TotError.isInstance(error) ? error.toProtocolError() : { code: 'GENERATION_FAILED', message: message(error), recoverable: true };
+    this.emit({ type: 'llm.failed', callId, error: e });
   }
 
   stop(reason: StopReason): void {
@@ -145,7 +184,7 @@ export class SearchRun implements SearchContext {
   private fail(node: ThoughtNode, reason: string): void {
     this.counters.errors += 1;
     if (node.status === 'pruned') return;
-    this.tree.updateMetadata(node.id, { error: reason });
+    this.updateMetadata(node, { error: reason });
     this.prune(node, reason);
   }
 
@@ -249,7 +288,7 @@ export class SearchRun implements SearchContext {
       const cached = this.evaluations.get(key);
       if (cached) {
         this.counters.dedupedStates += 1;
-        this.tree.updateMetadata(node.id, { dedupedState: key });
+        this.updateMetadata(node, { dedupedState: key });
         this.apply(node, cached);
         continue;
       }
@@ -268,7 +307,7 @@ export class SearchRun implements SearchContext {
         continue;
       }
       this.counters.dedupedStates += 1;
-      this.tree.updateMetadata(node.id, { dedupedState: key });
+      this.updateMetadata(node, { dedupedState: key });
       this.apply(node, source);
     }
     if (!this.stopReason) await this.settle(fresh);
@@ -309,6 +348,12 @@ export class SearchRun implements SearchContext {
       if (key !== undefined) this.evaluations.set(key, evaluation);
       this.apply(node, evaluation);
     }
+  }
+
+  /** Every change to the tree is an event, so that a recorded run folds back into the same tree. */
+  private updateMetadata(node: ThoughtNode, patch: Record<string, unknown>): void {
+    this.tree.updateMetadata(node.id, patch);
+    this.emit({ type: 'node.metadata', nodeId: node.id, patch });
   }
 
   private apply(node: ThoughtNode, evaluation: Evaluation): void {
@@ -357,7 +402,7 @@ export class SearchRun implements SearchContext {
 
   markTerminal(node: ThoughtNode, options: { solution?: boolean } = {}): void {
     const solution = options.solution === true;
-    if (solution) this.tree.updateMetadata(node.id, { solution: true });
+    if (solution) this.updateMetadata(node, { solution: true });
     this.tree.markTerminal(node.id);
     if (solution) this.found.push(this.tree.node(node.id));
     this.emit({ type: 'node.terminal', nodeId: node.id, solution });

@@ -1,4 +1,5 @@
 import type { Budget } from '../budget/budget.js';
+import type { EventStore } from '../events/store/types.js';
 import type { RunEvent, RunEventInput } from '../events/run-event.js';
 import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
@@ -55,6 +56,8 @@ export interface SearchStats {
   prunedNodes: number;
   /** Role failures recorded on nodes (a failed generation, a missing or invalid evaluation, a throwing verifier). */
   errors: number;
+  /** Model calls a resumed run served from its log instead of making them again (counted in `llmCalls` too). */
+  resumedCalls: number;
   wallMs: number;
 }
 
@@ -247,6 +250,28 @@ export interface ExplorerRunOptions {
   taskId?: string;
   /** Extra data for the roles' {@link TaskContext}. */
   data?: Record<string, unknown>;
+  /** Record the run's events (model calls included) to this store, in the stream `runId`. */
+  store?: EventStore;
+  /** Refuse to record a thought longer than this (seed 004 caps thoughts at 400 characters). */
+  maxContentChars?: number;
+}
+
+/**
+ * Options of {@link Explorer.resume}.
+ *
+ * @example
+ * ```ts
+ * import type { ExplorerResumeOptions } from '@tot/core';
+ *
+ * const options: ExplorerResumeOptions = { store, runId: 'run-42' };
+ * ```
+ */
+export interface ExplorerResumeOptions {
+  store: EventStore;
+  runId: string;
+  signal?: AbortSignal;
+  data?: Record<string, unknown>;
+  maxContentChars?: number;
 }
 
 /**

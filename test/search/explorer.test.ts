@@ -209,6 +209,7 @@ describe('Explorer: events and determinism', () => {
       'node.pruned',
       'search.step',
       'node.terminal',
+      'search.state',
       'run.finished',
     ]);
   });
