@@ -68,6 +68,9 @@ export class RunRecorder {
   private writing: Promise<void> | undefined;
   private failed: TotError | undefined;
   private readonly listeners: ((error: TotError) => void)[] = [];
+  // Keys are unique per recorder: a retried append of this recorder is deduplicated, while another
+  // worker writing the same version fails on the version, as a conflict should.
+  private readonly session = crypto.randomUUID();
 
   private constructor(options: z.output<typeof optionsSchema>, version: number, skipTreeEvents: number) {
     this.store = options.store;
@@ -212,7 +215,7 @@ export class RunRecorder {
   }
 
   private async append(events: RunEvent[]): Promise<void> {
-    const batch: NewEvent[] = events.map((event, i) => ({ type: event.type, data: event, idempotencyKey: `${this.runId}:${this.version + 1 + i}` }));
+    const batch: NewEvent[] = events.map((event, i) => ({ type: event.type, data: event, idempotencyKey: `${this.runId}:${this.version + 1 + i}:${this.session}` }));
     const result = await this.store.append(this.runId, batch, { expectedVersion: this.version < 0 ? 'no_stream' : this.version });
     this.version = result.nextExpectedVersion;
   }
