@@ -30,7 +30,17 @@ const optionsSchema = z.object({
   batchSize: z.number().int().positive().max(10_000).default(256),
 });
 
-/** What a resumed recorder found in the log. */
+/**
+ * What a resumed recorder found in the log.
+ *
+ * @example
+ * ```ts
+ * import { RunRecorder, type RecordedRun } from '@tot/core';
+ *
+ * const { recorded }: { recorded: RecordedRun } = await RunRecorder.resume({ store, runId: 'run-1' });
+ * recorded.modelResults.size; // distinct recorded requests
+ * ```
+ */
 export interface RecordedRun {
   /** The run.started event and the nodes the run started from. */
   start: RunEvent[];

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
@@ -11,6 +12,7 @@ import {
   parseSnapshot,
   parseStreamId,
   prepareAppend,
+  timeOrderedId,
   versionConflict,
   versionMatches,
   type PreparedEvent,
@@ -63,6 +65,8 @@ interface Row {
 }
 
 const PAGE = 500;
+/** Rows keep a digest of the payload an idempotent retry is compared on, not the payload itself. */
+const digest = (payload: string) => createHash('sha256').update(payload).digest('base64');
 const ignore = () => undefined;
 const COLUMNS = 'global_position, event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at';
 
@@ -251,7 +255,7 @@ export class PostgresEventStore implements EventStore {
     for (const p of batch) {
       const row = byKey.get(p.event.idempotencyKey);
       if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-      if (row.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+      if (row.payload !== digest(p.payload)) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
     }
     const events = batch.map((p) => toEvent(byKey.get(p.event.idempotencyKey)!));
     const version = await client.query<{ v: number }>(`SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = $1`, [events[0]!.streamId]);
@@ -262,7 +266,7 @@ export class PostgresEventStore implements EventStore {
     const values: unknown[] = [];
     const rows = batch.map((p, i) => {
       const base = i * 9;
-      values.push(p.event.eventId ?? crypto.randomUUID(), streamId, last + 1 + i, p.event.type, p.dataJson, p.event.idempotencyKey, p.payload, JSON.stringify(p.event.parentIds ?? []), JSON.stringify(p.event.clock ?? {}));
+      values.push(p.event.eventId ?? timeOrderedId(), streamId, last + 1 + i, p.event.type, p.dataJson, p.event.idempotencyKey, digest(p.payload), JSON.stringify(p.event.parentIds ?? []), JSON.stringify(p.event.clock ?? {}));
       return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}::jsonb, $${base + 6}, $${base + 7}, $${base + 8}::jsonb, $${base + 9}::jsonb, $${batch.length * 9 + 1 + i}::jsonb)`;
     });
     for (const p of batch) values.push(p.metadataJson);

@@ -63,6 +63,7 @@ export interface ModelCallLog {
   started(modelId: string, request: GenerateRequest): string;
   /** A live call completed; resolves once the result is durably recorded. */
   completed(callId: string, result: GenerateResult, durationMs: number): Promise<void>;
+  /** A live call failed. */
   failed(callId: string, error: unknown): void;
 }
 

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
@@ -11,6 +12,7 @@ import {
   parseSnapshot,
   parseStreamId,
   prepareAppend,
+  timeOrderedId,
   versionConflict,
   versionMatches,
 } from '../events/store/validate-append.js';
@@ -95,6 +97,10 @@ interface Row {
 }
 
 const PAGE = 500;
+/** Rows keep a digest of the payload an idempotent retry is compared on, not the payload itself. */
+const digest = (payload: string) => createHash('sha256').update(payload).digest('base64');
+/** Thrown inside the write transaction when the batch's keys are already stored. */
+const RETRY = Symbol('retry');
 
 function toEvent(row: Row): StoredEvent {
   return {
@@ -193,50 +199,60 @@ export class SqliteEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'SqliteEventStore.append');
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'SqliteEventStore.append', true);
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
-    const run = this.db.transaction((): AppendResult => {
-      const known = a.events.map((p) => this.stmt.byKey.get(p.event.idempotencyKey));
-      if (known.some((k) => k !== undefined)) {
-        a.events.forEach((p, i) => {
-          const row = known[i];
-          if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-          if (row.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
-        });
-        const stored = known.map((row) => toEvent(row!));
-        return { events: stored, nextExpectedVersion: this.stmt.version.get(stored[0]!.streamId)!.v!, deduplicated: true };
-      }
+    // Fast path: write, relying on the unique constraints. A stored idempotency key makes the
+    // insert fail; then, outside the failed transaction, the batch is answered as a retry.
+    const write = this.db.transaction((): AppendResult => {
       const actual = this.stmt.version.get(a.streamId)?.v ?? null;
-      if (!versionMatches(a.expectedVersion, actual)) throw versionConflict(a.streamId, a.expectedVersion, actual);
+      if (!versionMatches(a.expectedVersion, actual)) {
+        if (a.events.some((p) => this.stmt.byKey.get(p.event.idempotencyKey) !== undefined)) throw RETRY;
+        throw versionConflict(a.streamId, a.expectedVersion, actual);
+      }
       const recordedAt = new Date().toISOString();
       let version = actual ?? -1;
       const written = a.events.map((p) => {
         version += 1;
-        const eventId = p.event.eventId ?? crypto.randomUUID();
-        const parentIds = JSON.stringify(p.event.parentIds ?? []);
-        const clock = JSON.stringify(p.event.clock ?? {});
-        const info = this.stmt.insert.run(eventId, a.streamId, version, p.event.type, p.dataJson, p.event.idempotencyKey, p.payload, parentIds, clock, p.metadataJson, recordedAt);
-        return toEvent({
-          global_position: Number(info.lastInsertRowid),
-          event_id: eventId,
-          stream_id: a.streamId,
+        const eventId = p.event.eventId ?? timeOrderedId();
+        const parentIds = p.event.parentIds ? JSON.stringify(p.event.parentIds) : '[]';
+        const clock = p.event.clock ? JSON.stringify(p.event.clock) : '{}';
+        const info = this.stmt.insert.run(eventId, a.streamId, version, p.event.type, p.dataJson, p.event.idempotencyKey, digest(p.payload), parentIds, clock, p.metadataJson, recordedAt);
+        return {
+          eventId,
+          streamId: a.streamId,
           version,
+          globalPosition: BigInt(info.lastInsertRowid),
           type: p.event.type,
-          data: p.dataJson,
-          idempotency_key: p.event.idempotencyKey,
-          payload: p.payload,
-          parent_ids: parentIds,
-          clock,
-          metadata: p.metadataJson,
-          recorded_at: recordedAt,
-        });
+          data: p.dataCopy,
+          idempotencyKey: p.event.idempotencyKey,
+          parentIds: [...(p.event.parentIds ?? [])],
+          clock: { ...p.event.clock },
+          metadata: p.metadataCopy ?? {},
+          recordedAt,
+        };
       });
       return { events: written, nextExpectedVersion: version, deduplicated: false };
     });
+    const retry = this.db.transaction((): AppendResult => {
+      const known = a.events.map((p) => this.stmt.byKey.get(p.event.idempotencyKey));
+      a.events.forEach((p, i) => {
+        const row = known[i];
+        if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
+        if (row.payload !== digest(p.payload)) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+      });
+      const stored = known.map((row) => toEvent(row!));
+      return { events: stored, nextExpectedVersion: this.stmt.version.get(stored[0]!.streamId)!.v!, deduplicated: true };
+    });
     try {
-      return run.immediate();
+      return write.immediate();
     } catch (error) {
-      throw sqliteError(error, 'SqliteEventStore.append');
+      const keyTaken = error === RETRY || ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /idempotency_key/.test((error as Error).message));
+      if (!keyTaken) throw sqliteError(error, 'SqliteEventStore.append');
+      try {
+        return retry.immediate();
+      } catch (retryError) {
+        throw sqliteError(retryError, 'SqliteEventStore.append');
+      }
     }
   }
 

@@ -12,6 +12,7 @@ import {
   storeOptionsSchema,
   versionConflict,
   versionMatches,
+  type PreparedEvent,
 } from './validate-append.js';
 
 /**
@@ -32,7 +33,7 @@ export interface InMemoryEventStoreOptions {
 
 interface KeyEntry {
   event: StoredEvent;
-  payload: string;
+  prepared: PreparedEvent;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -42,6 +43,10 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const NO_PARENTS: string[] = Object.freeze([]) as unknown as string[];
+const NO_CLOCK: Record<string, number> = Object.freeze({}) as Record<string, number>;
 
 /**
  * The in-memory {@link EventStore}: the default wherever a store is optional, and the reference
@@ -81,7 +86,7 @@ export class InMemoryEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'InMemoryEventStore.append');
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'InMemoryEventStore.append', true);
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     // Everything below is synchronous: JavaScript runs it as one indivisible step, so a batch is atomic.
     const known = a.events.map((p) => this.keys.get(p.event.idempotencyKey));
@@ -89,7 +94,7 @@ export class InMemoryEventStore implements EventStore {
       a.events.forEach((p, i) => {
         const entry = known[i];
         if (!entry) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-        if (entry.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+        if (entry.prepared.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
       });
       const stored = known.map((k) => k!.event);
       return { events: stored, nextExpectedVersion: this.streams.get(stored[0]!.streamId)!.length - 1, deduplicated: true };
@@ -100,22 +105,23 @@ export class InMemoryEventStore implements EventStore {
     const target = stream ?? [];
     const recordedAt = new Date().toISOString();
     const written = a.events.map((p) => {
-      const event = deepFreeze<StoredEvent>({
+      // The data is parsed back from its JSON, so the store never shares objects with the caller.
+      const event: StoredEvent = Object.freeze({
         eventId: p.event.eventId ?? crypto.randomUUID(),
         streamId: a.streamId,
         version: target.length,
         globalPosition: BigInt(this.log.length + 1),
         type: p.event.type,
-        data: JSON.parse(p.dataJson) as unknown,
+        data: p.dataCopy,
         idempotencyKey: p.event.idempotencyKey,
-        parentIds: [...(p.event.parentIds ?? [])],
-        clock: { ...p.event.clock },
-        metadata: JSON.parse(p.metadataJson) as Record<string, unknown>,
+        parentIds: p.event.parentIds ? Object.freeze([...p.event.parentIds]) as string[] : NO_PARENTS,
+        clock: p.event.clock ? Object.freeze({ ...p.event.clock }) : NO_CLOCK,
+        metadata: p.metadataCopy ?? EMPTY,
         recordedAt,
       });
       target.push(event);
       this.log.push(event);
-      this.keys.set(p.event.idempotencyKey, { event, payload: p.payload });
+      this.keys.set(p.event.idempotencyKey, { event, prepared: p });
       return event;
     });
     this.streams.set(a.streamId, target);
