@@ -12,7 +12,7 @@ import {
   storeOptionsSchema,
   versionConflict,
   versionMatches,
-  type PreparedEvent,
+  storedPayload,
 } from './validate-append.js';
 
 /**
@@ -31,10 +31,6 @@ export interface InMemoryEventStoreOptions {
   maxEventBytes?: number;
 }
 
-interface KeyEntry {
-  event: StoredEvent;
-  prepared: PreparedEvent;
-}
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -66,7 +62,10 @@ export class InMemoryEventStore implements EventStore {
   private readonly maxEventBytes: number;
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly log: StoredEvent[] = [];
-  private readonly keys = new Map<string, KeyEntry>();
+  // Only stored events are kept (not the caller's input): the payload a retry is compared on is
+  // rebuilt from them when a retry comes, which is rare.
+  private readonly keys = new Map<string, StoredEvent>();
+  private readonly clientIds = new Set<string>();
   private readonly snapshots = new Map<string, Snapshot>();
   private closed = false;
 
@@ -94,9 +93,9 @@ export class InMemoryEventStore implements EventStore {
       a.events.forEach((p, i) => {
         const entry = known[i];
         if (!entry) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-        if (entry.prepared.payload !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+        if (storedPayload(entry, this.clientIds.has(entry.eventId)) !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
       });
-      const stored = known.map((k) => k!.event);
+      const stored = known.map((k) => k!);
       return { events: stored, nextExpectedVersion: this.streams.get(stored[0]!.streamId)!.length - 1, deduplicated: true };
     }
     const stream = this.streams.get(a.streamId);
@@ -121,7 +120,8 @@ export class InMemoryEventStore implements EventStore {
       });
       target.push(event);
       this.log.push(event);
-      this.keys.set(p.event.idempotencyKey, { event, prepared: p });
+      this.keys.set(p.event.idempotencyKey, event);
+      if (p.event.eventId !== undefined) this.clientIds.add(event.eventId);
       return event;
     });
     this.streams.set(a.streamId, target);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../../errors/index.js';
 import { parseOptions } from '../../internal/validate.js';
-import type { AppendOptions, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot } from './types.js';
+import type { AppendOptions, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
 
 /** Default largest event (its JSON), in bytes. */
 export const DEFAULT_MAX_EVENT_BYTES = 1_048_576;
@@ -238,6 +238,11 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
  */
 function payloadOf(streamId: string, type: string, dataJson: string, eventId: string | undefined, parentIds: string[], clock: Record<string, number>, metadataJson: string): string {
   return `${JSON.stringify([streamId, type, eventId ?? null, parentIds, clock])}\n${dataJson}\n${metadataJson}`;
+}
+
+/** The payload of a stored event, comparable with {@link PreparedEvent.payload}. */
+export function storedPayload(e: StoredEvent, clientEventId: boolean): string {
+  return payloadOf(e.streamId, e.type, JSON.stringify(e.data), clientEventId ? e.eventId : undefined, e.parentIds, e.clock, JSON.stringify(e.metadata));
 }
 
 /** Whether `expected` admits a stream whose last version is `actual` (`null`: no stream). */
