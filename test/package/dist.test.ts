@@ -19,7 +19,7 @@ const body = `
 describe('the built package', () => {
   beforeAll(() => {
     // `npm test` on a fresh clone has no dist yet; CI builds before testing.
-    if (!existsSync(`${root}dist/index.cjs`) || !existsSync(`${root}dist/testing/index.js`)) {
+    if (!existsSync(`${root}dist/index.cjs`) || !existsSync(`${root}dist/testing/index.js`) || !existsSync(`${root}dist/postgres/index.js`)) {
       execFileSync('npx', ['tsup'], { cwd: root, stdio: 'ignore' });
     }
   }, 180_000);
@@ -33,6 +33,16 @@ describe('the built package', () => {
   it('loads through import', () => {
     const esm = `import * as core from '@tot/core'; import * as testing from '@tot/core/testing'; import { z } from 'zod';${body}`;
     expect(JSON.parse(node(['--input-type=module', '-e', esm]))).toEqual({ size: 2, score: 7, typed: true });
+  });
+
+  it('loads the database subpaths both ways, with their drivers as external peers', () => {
+    const cjs = `const { SqliteEventStore } = require('@tot/core/sqlite'); const { PostgresEventStore } = require('@tot/core/postgres');
+      const s = new SqliteEventStore({ path: ':memory:' });
+      s.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'no_stream' }).then((r) => console.log(r.nextExpectedVersion, typeof PostgresEventStore));`;
+    expect(node(['-e', cjs])).toBe('0 function');
+    const esm = `import { SqliteEventStore } from '@tot/core/sqlite'; import { PostgresEventStore } from '@tot/core/postgres'; console.log(typeof SqliteEventStore, typeof PostgresEventStore);`;
+    expect(node(['--input-type=module', '-e', esm])).toBe('function function');
+    expect(readFileSync(`${root}dist/sqlite/index.cjs`, 'utf8')).toMatch(/require\(["']better-sqlite3["']\)/);
   });
 
   it('recognises a TotError made by the CJS copy from the ESM copy', () => {
