@@ -41,6 +41,12 @@ export interface SqliteEventStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How long an append waits for another process's write lock. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * WAL pages written before SQLite copies them back into the database file. Default 16384
+   * (64 MiB with 4 KiB pages): fewer, larger checkpoints make batched appends about a third
+   * faster than SQLite's default of 1000, at the cost of a larger WAL file between checkpoints.
+   */
+  walAutocheckpointPages?: number;
   /** Largest event (JSON of data + metadata), in bytes. Default 1 MiB. */
   maxEventBytes?: number;
 }
@@ -51,6 +57,7 @@ const optionsSchema = z
     database: z.custom<Database.Database>((v) => typeof v === 'object' && v !== null && typeof (v as Database.Database).prepare === 'function', 'expected a better-sqlite3 Database').optional(),
     synchronous: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
     busyTimeoutMs: z.number().int().min(0).default(5_000),
+    walAutocheckpointPages: z.number().int().min(0).default(16_384),
     maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
   })
   .refine((o) => (o.path === undefined) !== (o.database === undefined), { message: 'give exactly one of path or database', path: ['path'] });
@@ -97,6 +104,8 @@ interface Row {
 }
 
 const PAGE = 500;
+/** 11 parameters a row: well under SQLite's 32,766 variables per statement. */
+const ROWS_PER_INSERT = 500;
 /** Rows keep a digest of the payload an idempotent retry is compared on, not the payload itself. */
 const digest = (payload: string) => createHash('sha256').update(payload).digest('base64');
 /** Thrown inside the write transaction when the batch's keys are already stored. */
@@ -146,10 +155,10 @@ export class SqliteEventStore implements EventStore {
   private readonly owned: boolean;
   private readonly maxEventBytes: number;
   private closed = false;
+  private readonly inserts = new Map<number, Database.Statement<unknown[]>>();
   private readonly stmt: {
     version: Database.Statement<[string], { v: number | null }>;
     byKey: Database.Statement<[string], Row>;
-    insert: Database.Statement;
     stream: Database.Statement<[string, number, number, number], Row>;
     all: Database.Statement<[number, number], Row>;
     saveSnapshot: Database.Statement;
@@ -171,13 +180,11 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${o.synchronous}`);
       this.db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
+      this.db.pragma(`wal_autocheckpoint = ${o.walAutocheckpointPages}`);
       this.db.exec(SCHEMA);
       this.stmt = {
         version: this.db.prepare('SELECT MAX(version) AS v FROM tot_events WHERE stream_id = ?'),
         byKey: this.db.prepare('SELECT * FROM tot_events WHERE idempotency_key = ?'),
-        insert: this.db.prepare(
-          'INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ),
         stream: this.db.prepare('SELECT * FROM tot_events WHERE stream_id = ? AND version >= ? AND version <= ? ORDER BY version LIMIT ?'),
         all: this.db.prepare('SELECT * FROM tot_events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
         saveSnapshot: this.db.prepare('INSERT OR REPLACE INTO tot_snapshots (stream_id, version, state, metadata, saved_at) VALUES (?, ?, ?, ?, ?)'),
@@ -210,27 +217,35 @@ export class SqliteEventStore implements EventStore {
         throw versionConflict(a.streamId, a.expectedVersion, actual);
       }
       const recordedAt = new Date().toISOString();
-      let version = actual ?? -1;
-      const written = a.events.map((p) => {
-        version += 1;
-        const eventId = p.event.eventId ?? timeOrderedId();
-        const parentIds = p.event.parentIds ? JSON.stringify(p.event.parentIds) : '[]';
-        const clock = p.event.clock ? JSON.stringify(p.event.clock) : '{}';
-        const info = this.stmt.insert.run(eventId, a.streamId, version, p.event.type, p.dataJson, p.event.idempotencyKey, digest(p.payload), parentIds, clock, p.metadataJson, recordedAt);
-        return {
-          eventId,
-          streamId: a.streamId,
-          version,
-          globalPosition: BigInt(info.lastInsertRowid),
-          type: p.event.type,
-          data: p.dataCopy,
-          idempotencyKey: p.event.idempotencyKey,
-          parentIds: [...(p.event.parentIds ?? [])],
-          clock: { ...p.event.clock },
-          metadata: p.metadataCopy ?? {},
-          recordedAt,
-        };
-      });
+      const first = (actual ?? -1) + 1;
+      const written: StoredEvent[] = a.events.map((p, i) => ({
+        eventId: p.event.eventId ?? timeOrderedId(),
+        streamId: a.streamId,
+        version: first + i,
+        globalPosition: 0n,
+        type: p.event.type,
+        data: p.dataCopy,
+        idempotencyKey: p.event.idempotencyKey,
+        parentIds: [...(p.event.parentIds ?? [])],
+        clock: { ...p.event.clock },
+        metadata: p.metadataCopy ?? {},
+        recordedAt,
+      }));
+      // Multi-row inserts: one native call per chunk rather than per event. Rows of one statement
+      // get consecutive positions, in order.
+      for (let start = 0; start < written.length; start += ROWS_PER_INSERT) {
+        const chunk = written.slice(start, start + ROWS_PER_INSERT);
+        const values: unknown[] = [];
+        chunk.forEach((e, j) => {
+          const p = a.events[start + j]!;
+          values.push(e.eventId, e.streamId, e.version, e.type, p.dataJson, e.idempotencyKey, digest(p.payload), JSON.stringify(e.parentIds), JSON.stringify(e.clock), p.metadataJson, recordedAt);
+        });
+        const last = Number(this.insertRows(chunk.length).run(values).lastInsertRowid);
+        chunk.forEach((e, j) => {
+          e.globalPosition = BigInt(last - chunk.length + 1 + j);
+        });
+      }
+      const version = first + written.length - 1;
       return { events: written, nextExpectedVersion: version, deduplicated: false };
     });
     const retry = this.db.transaction((): AppendResult => {
@@ -361,6 +376,18 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     if (this.owned) this.db.close();
+  }
+
+  private insertRows(rows: number): Database.Statement<unknown[]> {
+    let statement = this.inserts.get(rows);
+    if (!statement) {
+      const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+      statement = this.db.prepare(
+        `INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
+      );
+      this.inserts.set(rows, statement);
+    }
+    return statement;
   }
 
   private open(where: string): void {
