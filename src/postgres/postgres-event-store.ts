@@ -201,7 +201,7 @@ export class PostgresEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append');
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append', true);
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     const client = await this.pool.connect().catch((error: unknown) => {
       throw databaseError(error, 'PostgresEventStore.append');
@@ -210,15 +210,18 @@ export class PostgresEventStore implements EventStore {
     // A connection lost mid-append errors both the query (handled below) and the client object.
     client.on('error', ignore);
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [this.lock]);
-      const stored = await this.storedByKeys(client, a.events);
-      if (stored) {
+      // Four round trips: begin and lock, check, insert, commit. The lock key is a number we made.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock})`);
+      const check = await client.query<{ v: number | null; known: boolean }>(
+        `SELECT (SELECT MAX(version) FROM ${this.events} WHERE stream_id = $1) AS v, EXISTS (SELECT 1 FROM ${this.events} WHERE idempotency_key = ANY($2::text[])) AS known`,
+        [a.streamId, a.events.map((p) => p.event.idempotencyKey)],
+      );
+      if (check.rows[0]!.known) {
+        const stored = await this.storedByKeys(client, a.events);
         await client.query('COMMIT');
-        return stored;
+        return stored!;
       }
-      const current = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = $1`, [a.streamId]);
-      const actual = current.rows[0]?.v ?? null;
+      const actual = check.rows[0]?.v ?? null;
       if (!versionMatches(a.expectedVersion, actual)) throw versionConflict(a.streamId, a.expectedVersion, actual);
       const written = await this.insert(client, a.streamId, a.events, actual ?? -1);
       await client.query('COMMIT');
@@ -263,18 +266,43 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async insert(client: pg.ClientBase, streamId: string, batch: PreparedEvent[], last: number): Promise<StoredEvent[]> {
-    const values: unknown[] = [];
-    const rows = batch.map((p, i) => {
-      const base = i * 9;
-      values.push(p.event.eventId ?? timeOrderedId(), streamId, last + 1 + i, p.event.type, p.dataJson, p.event.idempotencyKey, digest(p.payload), JSON.stringify(p.event.parentIds ?? []), JSON.stringify(p.event.clock ?? {}));
-      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}::jsonb, $${base + 6}, $${base + 7}, $${base + 8}::jsonb, $${base + 9}::jsonb, $${batch.length * 9 + 1 + i}::jsonb)`;
-    });
-    for (const p of batch) values.push(p.metadataJson);
-    const result = await client.query<Row>(
-      `INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata) VALUES ${rows.join(', ')} RETURNING ${COLUMNS}`,
-      values,
+    // One array parameter per column (unnest) instead of ten parameters per row, and only the
+    // columns the database decides come back: the rest is already known here.
+    const ids = batch.map((p) => p.event.eventId ?? timeOrderedId());
+    const result = await client.query<{ global_position: string; version: number; recorded_at: Date }>(
+      `INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[], $10::jsonb[])
+       RETURNING global_position, version, recorded_at`,
+      [
+        ids,
+        batch.map(() => streamId),
+        batch.map((_, i) => last + 1 + i),
+        batch.map((p) => p.event.type),
+        batch.map((p) => p.dataJson),
+        batch.map((p) => p.event.idempotencyKey),
+        batch.map((p) => digest(p.payload)),
+        batch.map((p) => JSON.stringify(p.event.parentIds ?? [])),
+        batch.map((p) => JSON.stringify(p.event.clock ?? {})),
+        batch.map((p) => p.metadataJson),
+      ],
     );
-    return result.rows.map(toEvent).sort((x, y) => x.version - y.version);
+    const byVersion = new Map(result.rows.map((r) => [r.version, r]));
+    return batch.map((p, i) => {
+      const row = byVersion.get(last + 1 + i)!;
+      return {
+        eventId: ids[i]!,
+        streamId,
+        version: row.version,
+        globalPosition: BigInt(row.global_position),
+        type: p.event.type,
+        data: p.dataCopy,
+        idempotencyKey: p.event.idempotencyKey,
+        parentIds: [...(p.event.parentIds ?? [])],
+        clock: { ...p.event.clock },
+        metadata: p.metadataCopy ?? {},
+        recordedAt: row.recorded_at.toISOString(),
+      };
+    });
   }
 
   /**
