@@ -201,7 +201,7 @@ export class PostgresEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append', true);
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append');
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     const client = await this.pool.connect().catch((error: unknown) => {
       throw databaseError(error, 'PostgresEventStore.append');

@@ -206,7 +206,7 @@ export class SqliteEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'SqliteEventStore.append', true);
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'SqliteEventStore.append');
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     // Fast path: write, relying on the unique constraints. A stored idempotency key makes the
     // insert fail; then, outside the failed transaction, the batch is answered as a retry.

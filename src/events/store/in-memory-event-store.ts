@@ -85,7 +85,7 @@ export class InMemoryEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'InMemoryEventStore.append', true);
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'InMemoryEventStore.append');
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     // Everything below is synchronous: JavaScript runs it as one indivisible step, so a batch is atomic.
     const known = a.events.map((p) => this.keys.get(p.event.idempotencyKey));

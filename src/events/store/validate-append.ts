@@ -168,23 +168,22 @@ export interface PreparedEvent {
   event: NewEvent;
   readonly dataJson: string;
   readonly metadataJson: string;
-  /** Deep-frozen copies of data and metadata (stores prepared with `copy: true`). */
-  readonly dataCopy?: unknown;
-  readonly metadataCopy?: Record<string, unknown>;
+  /** Deep-frozen copies of data and metadata: what the store returns, never the caller's objects. */
+  readonly dataCopy: unknown;
+  readonly metadataCopy: Record<string, unknown> | undefined;
   /** Compared on an idempotent retry: everything the caller chose, stream included (computed on first use). */
   readonly payload: string;
 }
 
 class Prepared implements PreparedEvent {
   private text: string | undefined;
+  private data: string | undefined;
+  private meta: string | undefined;
   constructor(
     readonly event: NewEvent,
-    private data: string | undefined,
-    private meta: string | undefined,
     private readonly streamId: string,
-    /** Frozen copies, when the store keeps objects rather than JSON. */
-    readonly dataCopy?: unknown,
-    readonly metadataCopy?: Record<string, unknown>,
+    readonly dataCopy: unknown,
+    readonly metadataCopy: Record<string, unknown> | undefined,
   ) {}
   get dataJson(): string {
     this.data ??= JSON.stringify(this.dataCopy);
@@ -201,7 +200,7 @@ class Prepared implements PreparedEvent {
 }
 
 /** Validates an append's arguments; throws `INVALID_ARGUMENT` naming the field. */
-export function prepareAppend(streamId: unknown, events: unknown, options: unknown, maxEventBytes: number, where: string, copy = false): { streamId: string; events: PreparedEvent[]; expectedVersion: ExpectedVersion; signal?: AbortSignal } {
+export function prepareAppend(streamId: unknown, events: unknown, options: unknown, maxEventBytes: number, where: string): { streamId: string; events: PreparedEvent[]; expectedVersion: ExpectedVersion; signal?: AbortSignal } {
   const id = parseOptions(streamIdSchema, streamId, where, 'streamId');
   const o = parseOptions(appendOptionsSchema, options, where);
   if (!Array.isArray(events) || events.length === 0) {
@@ -213,21 +212,14 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
     if (keys.has(event.idempotencyKey)) throw new TotError('INVALID_ARGUMENT', `${where}: events[${i}].idempotencyKey: "${event.idempotencyKey}" appears twice in the batch`, { details: { field: `events[${i}].idempotencyKey` } });
     keys.add(event.idempotencyKey);
     if (event.data === undefined) throw notJson(`events[${i}].data`, 'undefined is not JSON');
-    if (copy) {
-      // One pass validates, copies and freezes; the JSON is only written when the size is close to the limit.
-      const bound = [utf8Length(event.type)];
-      const dataCopy = cloneJson(event.data, `events[${i}].data`, bound);
-      const metadataCopy = event.metadata === undefined ? undefined : (cloneJson(event.metadata, `events[${i}].metadata`, bound) as Record<string, unknown>);
-      const prepared = new Prepared(event, undefined, undefined, id, dataCopy, metadataCopy);
-      if (bound[0]! > maxEventBytes) checkSize(prepared.dataJson, prepared.metadataJson, event.type, maxEventBytes, where, i);
-      return prepared;
-    }
-    assertJson(event.data, `events[${i}].data`);
-    if (event.metadata !== undefined) assertJson(event.metadata, `events[${i}].metadata`);
-    const dataJson = JSON.stringify(event.data);
-    const metadataJson = event.metadata === undefined ? '{}' : JSON.stringify(event.metadata);
-    checkSize(dataJson, metadataJson, event.type, maxEventBytes, where, i);
-    return new Prepared(event, dataJson, metadataJson, id);
+    // One pass validates, copies and freezes; the JSON is only written when a store needs it, or
+    // when the size bound comes near the limit.
+    const bound = [utf8Length(event.type)];
+    const dataCopy = cloneJson(event.data, `events[${i}].data`, bound);
+    const metadataCopy = event.metadata === undefined ? undefined : (cloneJson(event.metadata, `events[${i}].metadata`, bound) as Record<string, unknown>);
+    const prepared = new Prepared(event, id, dataCopy, metadataCopy);
+    if (bound[0]! > maxEventBytes) checkSize(prepared.dataJson, prepared.metadataJson, event.type, maxEventBytes, where, i);
+    return prepared;
   });
   return { streamId: id, events: prepared, expectedVersion: o.expectedVersion, ...(o.signal ? { signal: o.signal } : {}) };
 }
