@@ -13,3 +13,4 @@ export * from './events/index.js';
 export * from './roles/index.js';
 export * from './search/index.js';
 export * from './solve/index.js';
+export * from './cot/index.js';

@@ -1,4 +1,5 @@
 import type { BudgetLimitName } from '../budget/budget.js';
+import type { PlanStep } from '../cot/plan.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { FinishReason, Usage } from '../model/types.js';
 import type { Evaluation, ThoughtNode } from '../tree/types.js';
@@ -52,6 +53,7 @@ export type RunEvent =
   | (RunEventBase & { type: 'search.step'; depth: number; frontier: string[] })
   | (RunEventBase & { type: 'search.state'; currentDepth: number; frontier: string[]; bestPath: string[] })
   | (RunEventBase & { type: 'run.resumed'; fromVersion: number })
+  | (RunEventBase & { type: 'thought.completed'; thoughtNumber: number; currentThinking: string; planning: PlanStep[]; nextThoughtNeeded: boolean })
   | (RunEventBase & { type: 'llm.requested'; callId: string; modelId: string; requestKey: string; n: number; tags?: Record<string, string> })
   | (RunEventBase & {
       type: 'llm.completed';

@@ -53,6 +53,11 @@ export interface GenerateStructuredOptions<S extends z.ZodType> {
   maxRepairs?: number;
   /** Builds the message that asks for a corrected reply. */
   repairPrompt?: (context: RepairContext) => string;
+  /**
+   * A rewrite of an unusable reply to try before asking for a repair (for a known, mechanical
+   * defect of a model's output, such as unquoted colons in YAML). Return `undefined` for none.
+   */
+  fallback?: (text: string) => string | undefined;
   /** Send `responseFormat: { type: 'json', schema }` (JSON only). Default true. */
   useResponseFormat?: boolean;
   temperature?: number;
@@ -91,6 +96,7 @@ const optionsSchema = z
     format: z.enum(['json', 'yaml']).default('json'),
     maxRepairs: z.number().int().min(0).max(20).default(2),
     repairPrompt: fnSchema<(context: RepairContext) => string>().optional(),
+    fallback: fnSchema<(text: string) => string | undefined>().optional(),
     useResponseFormat: z.boolean().default(true),
     temperature: z.number().min(0).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
@@ -187,7 +193,12 @@ export async function generateStructured<S extends z.ZodType>(
     usage = addUsage(usage, result.usage, attempt === 0);
     const raw = result.outputs[0] ?? '';
     rawOutputs.push(raw);
-    const parsed = parseStructured(raw, { schema, format: o.format });
+    let parsed = parseStructured(raw, { schema, format: o.format });
+    const rewritten = parsed.success ? undefined : o.fallback?.(raw);
+    if (rewritten !== undefined) {
+      const second = parseStructured(rewritten, { schema, format: o.format });
+      if (second.success) parsed = second;
+    }
     if (parsed.success) return { value: parsed.value, attempts: attempt + 1, rawOutputs, usage };
     errors.push(parsed.error);
     lastIssues = parsed.issues;

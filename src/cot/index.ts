@@ -1,0 +1,12 @@
+export { DEFAULT_FIRST_PLAN, formatPlan, MAX_PLAN_DEPTH, MAX_PLAN_STEPS, planSchema, type PlanStatus, type PlanStep } from './plan.js';
+export {
+  ChainOfThoughtNode,
+  CHAIN_OF_THOUGHT_INSTRUCTIONS,
+  DEFAULT_CHAIN_OF_THOUGHT_PROMPT,
+  type ChainOfThoughtOptions,
+  type ChainOfThoughtPrep,
+  type ChainOfThoughtResult,
+  type ChainOfThoughtState,
+  type ChainOfThoughtStopReason,
+  type Thought,
+} from './chain-of-thought-node.js';
