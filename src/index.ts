@@ -14,3 +14,4 @@ export * from './roles/index.js';
 export * from './search/index.js';
 export * from './solve/index.js';
 export * from './cot/index.js';
+export * from './fractal/index.js';

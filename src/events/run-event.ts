@@ -53,6 +53,13 @@ export type RunEvent =
   | (RunEventBase & { type: 'search.step'; depth: number; frontier: string[] })
   | (RunEventBase & { type: 'search.state'; currentDepth: number; frontier: string[]; bestPath: string[] })
   | (RunEventBase & { type: 'run.resumed'; fromVersion: number })
+  | (RunEventBase & { type: 'frame.created'; frameId: string; parentId: string | null; goal: string; depth: number })
+  | (RunEventBase & { type: 'frame.thought'; frameId: string; output: { type: string; description: string } })
+  | (RunEventBase & { type: 'frame.tool'; frameId: string; tool: string; input: unknown; output?: unknown; error?: string })
+  | (RunEventBase & { type: 'frame.evaluated'; frameId: string; done: string[]; output: { type: string; description: string } })
+  | (RunEventBase & { type: 'frame.called'; frameId: string; childId: string; goal: string })
+  | (RunEventBase & { type: 'frame.returned'; frameId: string; result: string; forced?: string })
+  | (RunEventBase & { type: 'frame.failed'; frameId: string; error: ProtocolErrorObject })
   | (RunEventBase & { type: 'thought.completed'; thoughtNumber: number; currentThinking: string; planning: PlanStep[]; nextThoughtNeeded: boolean })
   | (RunEventBase & { type: 'llm.requested'; callId: string; modelId: string; requestKey: string; n: number; tags?: Record<string, string> })
   | (RunEventBase & {

@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+
+/**
+ * A frame of seed 002's recursion: `S = { goal, parent, todo, done }`, plus what the solver records.
+ *
+ * @example
+ * ```ts
+ * import type { Frame } from '@tot/core';
+ *
+ * const root: Frame = { id: 'f0', goal: 'Write a short essay on AI and art', parentId: null, todo: '', done: [], depth: 0, status: 'open', toolCalls: [] };
+ * ```
+ */
+export interface Frame {
+  id: string;
+  goal: string;
+  parentId: string | null;
+  /** The plan in natural language, written by think (eval only reads it). */
+  todo: string;
+  /** Every child's returned result, in order (failures included). */
+  done: string[];
+  depth: number;
+  status: 'open' | 'returned' | 'failed';
+  result?: string;
+  /** Why a frame failed, or why its return was forced by a limit. */
+  reason?: string;
+  toolCalls: ToolCall[];
+}
+
+/**
+ * A tool call made by think, recorded in its frame.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from '@tot/core';
+ *
+ * const call: ToolCall = { tool: 'search', input: { query: 'DALL·E' }, output: ['…'] };
+ * ```
+ */
+export interface ToolCall {
+  tool: string;
+  input: unknown;
+  output?: unknown;
+  error?: string;
+}
+
+/**
+ * Think's output (seed 002): `RETURN` a result, or `TODO` a plan.
+ *
+ * @example
+ * ```ts
+ * import type { ThinkOutput } from '@tot/core';
+ *
+ * const plan: ThinkOutput = { type: 'TODO', description: '1. art generation 2. assisted creation 3. criticism' };
+ * ```
+ */
+export interface ThinkOutput {
+  type: 'RETURN' | 'TODO';
+  description: string;
+}
+
+/**
+ * Eval's output (seed 002): `CALL` a sub-goal, or `RETURN` this frame's result.
+ *
+ * @example
+ * ```ts
+ * import type { EvalOutput } from '@tot/core';
+ *
+ * const next: EvalOutput = { type: 'CALL', description: 'Write the paragraph on generative art, with a DALL·E example' };
+ * ```
+ */
+export interface EvalOutput {
+  type: 'RETURN' | 'CALL';
+  description: string;
+}
+
+/**
+ * A tool think may call: a zod schema for its input and the function.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import type { FractalTool } from '@tot/core';
+ *
+ * const wordCount: FractalTool = {
+ *   description: 'Counts the words of a text',
+ *   input: z.object({ text: z.string() }),
+ *   run: async ({ text }) => text.split(/\s+/).filter(Boolean).length,
+ * };
+ * ```
+ */
+export interface FractalTool<S extends z.ZodType = z.ZodType> {
+  description?: string;
+  input: S;
+  run(input: z.output<S>, options: { signal?: AbortSignal }): unknown;
+}
+
+/**
+ * What think and eval functions receive.
+ *
+ * @example
+ * ```ts
+ * import type { FrameContext } from '@tot/core';
+ *
+ * const goals = (c: FrameContext) => [...c.ancestors.map((a) => a.goal), c.frame.goal];
+ * ```
+ */
+export interface FrameContext {
+  /** A snapshot of the frame (its `done` as it is at this call). */
+  frame: Frame;
+  /** The frame's ancestors, root first. */
+  ancestors: Frame[];
+  /** Calls a tool (think only): validated, run and recorded in the frame. */
+  callTool(name: string, input: unknown): Promise<unknown>;
+  signal?: AbortSignal;
+}
+
+/**
+ * A think function (replaces the LLM-backed default).
+ *
+ * @example
+ * ```ts
+ * import type { ThinkFunction } from '@tot/core';
+ *
+ * const think: ThinkFunction = async ({ frame }) =>
+ *   frame.depth >= 1 ? { type: 'RETURN', description: `done: ${frame.goal}` } : { type: 'TODO', description: 'a, then b' };
+ * ```
+ */
+export type ThinkFunction = (context: FrameContext) => Promise<ThinkOutput> | ThinkOutput;
+
+/**
+ * An eval function (replaces the LLM-backed default).
+ *
+ * @example
+ * ```ts
+ * import type { EvalFunction } from '@tot/core';
+ *
+ * const evaluate: EvalFunction = async ({ frame }) =>
+ *   frame.done.length < 2 ? { type: 'CALL', description: `part ${frame.done.length + 1}` } : { type: 'RETURN', description: frame.done.join(' ') };
+ * ```
+ */
+export type EvalFunction = (context: FrameContext) => Promise<EvalOutput> | EvalOutput;

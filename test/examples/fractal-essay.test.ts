@@ -1,0 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('examples/fractal-essay', () => {
+  it("plays the seed's essay: a plan, three paragraphs, a failed story redone, every result archived", () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/fractal-essay/main.ts'], { cwd: root, encoding: 'utf8' });
+    expect(out).toContain('think f0: TODO — Three paragraphs:');
+    expect(out).toContain('think f2: RETURN — FAILED: the story has 40 words');
+    expect(out).toContain('eval  f0 (done: 2): CALL — Assisted creation paragraph: a moving story, at least 100 words (redo: the first was too short)');
+    expect(out).toContain('eval  f0 (done: 4): RETURN — Essay complete');
+    expect(out).toContain('f0 --> f4');
+    expect(out).toContain('5 frames, 10 steps, 10 model calls');
+  }, 60_000);
+});
