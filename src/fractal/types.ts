@@ -91,6 +91,7 @@ export interface EvalOutput {
 export interface FractalTool<S extends z.ZodType = z.ZodType> {
   description?: string;
   input: S;
+  /** Runs the tool on validated input; its result (or error) is recorded in the frame. */
   run(input: z.output<S>, options: { signal?: AbortSignal }): unknown;
 }
 

@@ -127,12 +127,20 @@ export function defaultRepairPrompt(context: RepairContext): string {
   ].join('\n');
 }
 
+// Converting a zod schema to JSON Schema costs more than parsing a typical reply: do it once per schema.
+const jsonSchemas = new WeakMap<z.ZodType, object | null>();
+
 function jsonSchemaOf(schema: z.ZodType): object | undefined {
-  try {
-    return z.toJSONSchema(schema, { unrepresentable: 'any' }) as object;
-  } catch {
-    return undefined;
+  let cached = jsonSchemas.get(schema);
+  if (cached === undefined) {
+    try {
+      cached = z.toJSONSchema(schema, { unrepresentable: 'any' }) as object;
+    } catch {
+      cached = null;
+    }
+    jsonSchemas.set(schema, cached);
   }
+  return cached ?? undefined;
 }
 
 function addUsage(total: Usage, next: Usage, first: boolean): Usage {

@@ -1,0 +1,66 @@
+/**
+ * Framework overhead of FractalSolver and ChainOfThoughtNode with instant operators/models, and
+ * the peak heap of a 10,000-frame recursive run. Target (issue #5): ≤ 50 µs per frame and per thought.
+ */
+import { ChainOfThoughtNode, FractalSolver, type EvalFunction, type ThinkFunction } from '../src/index.js';
+import { mockModel } from '../src/testing/index.js';
+import { gc, median, report } from './harness.js';
+
+/** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */
+function fractal(fanout: number, depth: number) {
+  const think: ThinkFunction = ({ frame }) => (frame.depth >= depth ? { type: 'RETURN', description: `leaf ${frame.id}` } : { type: 'TODO', description: 'split' });
+  const evaluate: EvalFunction = ({ frame }) => (frame.done.length < fanout ? { type: 'CALL', description: `part ${frame.done.length}` } : { type: 'RETURN', description: `${frame.done.length} parts` });
+  return new FractalSolver({ think, eval: evaluate, maxDepth: depth, maxSteps: 100_000 });
+}
+
+// 1 + 10 + 100 + 1000 + 10000 = 11,111 frames.
+await fractal(10, 4).solve('warm-up');
+const frameRuns: number[] = [];
+let frames = 0;
+for (let i = 0; i < 5; i++) {
+  const started = performance.now();
+  const result = await fractal(10, 4).solve('bench');
+  frames = result.stats.frames;
+  frameRuns.push(((performance.now() - started) * 1000) / frames);
+}
+
+gc();
+const before = process.memoryUsage().heapUsed;
+let peak = before;
+const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+const kept = await fractal(10, 4).solve('heap');
+peak = Math.max(peak, process.memoryUsage().heapUsed);
+clearInterval(sampler);
+
+// Each prompt carries the whole history (seed 003), so a run of n thoughts costs O(n²) text:
+// measure at the default cap of 20 thoughts, over many runs.
+const THOUGHTS = 20;
+const RUNS_PER_SAMPLE = 100;
+const reply = 'current_thinking: working\nplanning:\n  - description: "Step"\n    status: "Done"\n    result: "ok"\n  - description: "Conclusion"\n    status: "Pending"\nnext_thought_needed: true';
+const jsonReply = JSON.stringify({ current_thinking: 'working', planning: [{ description: 'Step', status: 'Done', result: 'ok' }, { description: 'Conclusion', status: 'Pending' }], next_thought_needed: true });
+
+async function perThought(format: 'yaml' | 'json'): Promise<number[]> {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const node = new ChainOfThoughtNode({ model: mockModel(format === 'yaml' ? reply : jsonReply), maxThoughts: THOUGHTS, format });
+    let thoughts = 0;
+    const started = performance.now();
+    for (let r = 0; r < RUNS_PER_SAMPLE; r++) thoughts += (await node.run('bench')).thoughts.length;
+    runs.push(((performance.now() - started) * 1000) / thoughts);
+  }
+  return runs;
+}
+const thoughtRuns = await perThought('yaml');
+const jsonThoughtRuns = await perThought('json');
+
+report('reasoning-loops', {
+  fractal: { frames, medianMicrosPerFrame: Math.round(median(frameRuns) * 100) / 100, runs: frameRuns.map((x) => Math.round(x * 100) / 100), target: 50 },
+  fractalHeap: { frames: kept.stats.frames, peakHeapMiB: Math.round(((peak - before) / 2 ** 20) * 10) / 10, bytesPerFrame: Math.round((peak - before) / kept.stats.frames) },
+  chainOfThought: {
+    thoughtsPerRun: THOUGHTS,
+    runsPerSample: RUNS_PER_SAMPLE,
+    yamlMedianMicrosPerThought: Math.round(median(thoughtRuns) * 100) / 100,
+    jsonMedianMicrosPerThought: Math.round(median(jsonThoughtRuns) * 100) / 100,
+    target: 50,
+  },
+});
