@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { Budget } from '../budget/budget.js';
 import { TotError } from '../errors/index.js';
 import { RunEmitter } from '../events/run-emitter.js';
+import { RunRecorder } from '../events/run-recorder.js';
+import type { EventStore } from '../events/store/types.js';
 import { fanOutController, raceAbort } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
@@ -49,6 +51,24 @@ export interface FractalSolverOptions {
   maxToolCalls?: number;
   /** Clock for event timestamps. Default `Date.now`. */
   now?: () => number;
+}
+
+/**
+ * Per-run options of {@link FractalSolver.solve}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryEventStore, type FractalSolveOptions } from '@tot/core';
+ *
+ * const options: FractalSolveOptions = { runId: 'essay-1', store: new InMemoryEventStore() };
+ * ```
+ */
+export interface FractalSolveOptions {
+  signal?: AbortSignal;
+  /** Default `fractal-<n>`. */
+  runId?: string;
+  /** Record every event of the run (an audit trail that `replayFractalRun` folds back into the frames). */
+  store?: EventStore;
 }
 
 /**
@@ -178,9 +198,17 @@ export class FractalSolver extends RunEmitter {
    * const { status, result, stats } = await solver.solve('Plan a product launch', { signal: AbortSignal.timeout(300_000) });
    * ```
    */
-  async solve(goal: string, options: { signal?: AbortSignal; runId?: string } = {}): Promise<FractalResult> {
+  async solve(goal: string, options: FractalSolveOptions = {}): Promise<FractalResult> {
     const g = parseOptions(z.string().min(1), goal, 'FractalSolver.solve', 'goal');
-    const r = parseOptions(z.object({ signal: signalSchema, runId: z.string().min(1).optional() }), options, 'FractalSolver.solve');
+    const r = parseOptions(
+      z.object({
+        signal: signalSchema,
+        runId: z.string().min(1).optional(),
+        store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function', 'expected an EventStore').optional(),
+      }),
+      options,
+      'FractalSolver.solve',
+    );
     const o = this.o;
     this.runs += 1;
     const runId = r.runId ?? `fractal-${this.runs}`;
@@ -200,7 +228,11 @@ export class FractalSolver extends RunEmitter {
     const evaluate = o.eval ?? llmEval(model!, o.evalPrompt ?? DEFAULT_EVAL_PROMPT, o.maxRepairs);
     const tree = new FrameTree();
     const stats: FractalStats = { frames: 0, steps: 0, thinkCalls: 0, evalCalls: 0, toolCalls: 0, deepest: 0, llmCalls: 0, inputTokens: 0, outputTokens: 0, wallMs: 0 };
-    const emit = (event: Record<string, unknown>) => this.emitEvent({ runId, ...event } as never);
+    const recorder = r.store ? RunRecorder.begin({ store: r.store, runId }) : undefined;
+    const emit = (event: Record<string, unknown>) => {
+      const stamped = this.emitEvent({ runId, ...event } as never);
+      recorder?.record(stamped);
+    };
 
     const newFrame = (goalText: string, parent: Frame | null): Frame => {
       const frame: Frame = { id: `f${stats.frames++}`, goal: goalText, parentId: parent?.id ?? null, todo: '', done: [], depth: parent ? parent.depth + 1 : 0, status: 'open', toolCalls: [] };
@@ -328,7 +360,6 @@ export class FractalSolver extends RunEmitter {
         status = 'degraded';
         reason = error.reason;
         result = state(root);
-        for (const frame of tree.all()) if (frame.status === 'open') frame.status = 'returned';
         finish(root, result, reason);
       } else if (TotError.hasCode(error, 'ABORTED')) {
         emit({ type: 'run.finished', stopReason: 'aborted' });
@@ -349,6 +380,7 @@ export class FractalSolver extends RunEmitter {
     const usage = meter.snapshot();
     Object.assign(stats, { llmCalls: usage.calls, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, wallMs: clock() - started });
     emit({ type: 'run.finished', stopReason: status, stats: { ...stats }, ...(reason ? { reason } : {}) });
+    if (recorder) await recorder.durable();
     return { status, result, ...(reason ? { reason } : {}), root: tree, stats };
   }
 }

@@ -1,3 +1,6 @@
+import { TotError } from '../errors/index.js';
+import type { RunEvent } from '../events/run-event.js';
+import type { EventStore, StoredEvent } from '../events/store/types.js';
 import type { Frame } from './types.js';
 
 /**
@@ -112,4 +115,75 @@ export class FrameTree {
     for (const f of this.all()) if (f.parentId) lines.push(`  ${f.parentId} --> ${f.id}`);
     return lines.join('\n');
   }
+}
+
+/**
+ * Folds a FractalSolver run's events back into its frames: goals, plans, every archived result
+ * (failures included), tool calls, statuses and forced returns — the run's audit trail.
+ *
+ * @example
+ * ```ts
+ * import { foldFractalEvents } from '@tot/core';
+ *
+ * const tree = foldFractalEvents(events);
+ * tree.get('f0')?.done;
+ * ```
+ */
+export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): FrameTree {
+  const tree = new FrameTree();
+  const frame = (id: string) => {
+    const f = tree.get(id);
+    if (!f) throw new TotError('INVALID_FORMAT', `Fractal log names frame "${id}" before creating it.`, { details: { frameId: id } });
+    return f;
+  };
+  for (const raw of events) {
+    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as RunEvent;
+    switch (e.type) {
+      case 'frame.created':
+        tree.add({ id: e.frameId, goal: e.goal, parentId: e.parentId, todo: '', done: [], depth: e.depth, status: 'open', toolCalls: [] });
+        break;
+      case 'frame.thought':
+        if (e.output.type === 'TODO') frame(e.frameId).todo = e.output.description;
+        break;
+      case 'frame.tool':
+        frame(e.frameId).toolCalls.push({ tool: e.tool, input: e.input, ...(e.error === undefined ? { output: e.output } : { error: e.error }) });
+        break;
+      case 'frame.returned': {
+        const f = frame(e.frameId);
+        f.status = 'returned';
+        f.result = e.result;
+        if (e.forced) f.reason = e.forced;
+        if (f.parentId && !e.forced?.startsWith('the step limit') && !e.forced?.includes('time limit') && !e.forced?.includes('budget')) frame(f.parentId).done.push(e.result);
+        break;
+      }
+      case 'frame.failed': {
+        const f = frame(e.frameId);
+        f.status = 'failed';
+        f.reason = `${e.error.code}: ${e.error.message}`;
+        if (f.parentId) frame(f.parentId).done.push(`FAILED (${e.error.code}): ${e.error.message}`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return tree;
+}
+
+/**
+ * Reads a recorded FractalSolver run (`solve(goal, { store, runId })`) back into its frames.
+ *
+ * @example
+ * ```ts
+ * import { replayFractalRun } from '@tot/core';
+ *
+ * const frames = await replayFractalRun(store, 'essay-1');
+ * console.log(frames.toMermaid());
+ * ```
+ */
+export async function replayFractalRun(store: EventStore, runId: string): Promise<FrameTree> {
+  const events: StoredEvent[] = [];
+  for await (const e of store.readStream(runId)) events.push(e);
+  if (events.length === 0) throw new TotError('INVALID_ARGUMENT', `replayFractalRun: no run "${runId}" in the store`, { details: { field: 'runId' } });
+  return foldFractalEvents(events);
 }

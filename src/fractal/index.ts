@@ -1,4 +1,4 @@
 export type { EvalFunction, EvalOutput, FractalTool, Frame, FrameContext, ThinkFunction, ThinkOutput, ToolCall } from './types.js';
-export { FractalSolver, type FractalResult, type FractalSolverOptions, type FractalStats, type FractalStatus } from './fractal-solver.js';
-export { FrameTree } from './frame-tree.js';
+export { FractalSolver, type FractalResult, type FractalSolveOptions, type FractalSolverOptions, type FractalStats, type FractalStatus } from './fractal-solver.js';
+export { FrameTree, foldFractalEvents, replayFractalRun } from './frame-tree.js';
 export { DEFAULT_EVAL_PROMPT, DEFAULT_THINK_PROMPT } from './llm-operators.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Budget, FractalSolver, type EvalFunction, type RunEvent, type ThinkFunction } from '../../src/index.js';
+import { Budget, FractalSolver, InMemoryEventStore, replayFractalRun, type EvalFunction, type RunEvent, type ThinkFunction } from '../../src/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
@@ -156,6 +156,22 @@ describe('FractalSolver', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', stopReason: 'completed' });
     expect(result.root.toMermaid()).toContain('f0 --> f1');
     expect(JSON.parse(JSON.stringify(result.root)).frames).toHaveLength(4);
+  });
+
+  it('records the run into an event store, whose log folds back into the same frames', async () => {
+    const store = new InMemoryEventStore();
+    const think: ThinkFunction = async ({ frame, callTool }) => {
+      if (frame.depth === 0) return { type: 'TODO', description: 'three parts' };
+      if (frame.goal === 'part 2') return { type: 'WRONG' } as never;
+      await callTool('echo', { text: frame.goal });
+      return { type: 'RETURN', description: `wrote ${frame.goal}` };
+    };
+    const evaluate: EvalFunction = ({ frame }) => (frame.done.length < 3 ? { type: 'CALL', description: `part ${frame.done.length + 1}` } : { type: 'RETURN', description: frame.done.join('; ') });
+    const tools = { echo: { input: z.object({ text: z.string() }), run: ({ text }: { text: string }) => text } };
+    const result = await new FractalSolver({ think, eval: evaluate, tools }).solve('audit me', { store, runId: 'audit' });
+    const replayed = await replayFractalRun(store, 'audit');
+    expect(JSON.stringify(replayed.toJSON())).toBe(JSON.stringify(result.root.toJSON()));
+    expect(replayed.get('f0')!.done[1]).toMatch(/^FAILED \(INVALID_FORMAT\)/);
   });
 
   it('rejects ABORTED when aborted', async () => {
