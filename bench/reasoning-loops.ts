@@ -2,8 +2,7 @@
  * Framework overhead of FractalSolver and ChainOfThoughtNode with instant operators/models, and
  * the peak heap of a 10,000-frame recursive run. Target (issue #5): ≤ 50 µs per frame and per thought.
  */
-import { ChainOfThoughtNode, FractalSolver, type EvalFunction, type ThinkFunction } from '../src/index.js';
-import { mockModel } from '../src/testing/index.js';
+import { ChainOfThoughtNode, FractalSolver, fromFunction, type EvalFunction, type ThinkFunction } from '../src/index.js';
 import { gc, median, report } from './harness.js';
 
 /** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */
@@ -42,7 +41,9 @@ const jsonReply = JSON.stringify({ current_thinking: 'working', planning: [{ des
 async function perThought(format: 'yaml' | 'json'): Promise<number[]> {
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
-    const node = new ChainOfThoughtNode({ model: mockModel(format === 'yaml' ? reply : jsonReply), maxThoughts: THOUGHTS, format });
+    const text = format === 'yaml' ? reply : jsonReply;
+    // An instant model: a plain function (the testing kit's mocks also record every request).
+    const node = new ChainOfThoughtNode({ model: fromFunction(() => text), maxThoughts: THOUGHTS, format });
     let thoughts = 0;
     const started = performance.now();
     for (let r = 0; r < RUNS_PER_SAMPLE; r++) thoughts += (await node.run('bench')).thoughts.length;

@@ -194,6 +194,17 @@ export const DEFAULT_CHAIN_OF_THOUGHT_PROMPT = [
   '{{format}}',
 ].join('\n\n');
 
+// Every prompt repeats the whole history: each thought is formatted once, not once per prompt.
+const formatted = new WeakMap<Thought, string>();
+function formatThought(t: Thought): string {
+  let text = formatted.get(t);
+  if (text === undefined) {
+    text = `Thought ${t.thoughtNumber}:\n${t.currentThinking.trim()}\nPlan after it:\n${formatPlan(t.planning)}`;
+    formatted.set(t, text);
+  }
+  return text;
+}
+
 /**
  * Seed 003's self-looping chain-of-thought node: each thought evaluates the previous one,
  * executes the next pending step of a nested plan, updates the plan, and says whether another
@@ -249,10 +260,7 @@ export class ChainOfThoughtNode extends RunEmitter {
     state.currentThoughtNumber += 1;
     const last = state.thoughts.at(-1);
     const lastPlan = last?.planning ?? [...DEFAULT_FIRST_PLAN];
-    const history =
-      state.thoughts.length === 0
-        ? '(none: this is the first thought)'
-        : state.thoughts.map((t) => `Thought ${t.thoughtNumber}:\n${t.currentThinking.trim()}\nPlan after it:\n${formatPlan(t.planning)}`).join('\n\n');
+    const history = state.thoughts.length === 0 ? '(none: this is the first thought)' : state.thoughts.map(formatThought).join('\n\n');
     return {
       problem: state.problem,
       thoughtNumber: state.currentThoughtNumber,

@@ -40,12 +40,36 @@ export async function callModel(model: LanguageModel, request: GenerateRequest, 
       details: { field: 'model' },
     });
   }
-  const valid = parseOptions(generateRequestSchema, request, 'callModel', 'request') as GenerateRequest;
+  const valid = isPlainRequest(request) ? request : (parseOptions(generateRequestSchema, request, 'callModel', 'request') as GenerateRequest);
   const { signal } = options;
   throwIfAborted(signal, 'model call');
   const n = valid.n ?? 1;
   if (n > 1 && model.capabilities?.multipleOutputs !== true) return emulateN(model, valid, n, signal);
   return callOnce(model, valid, n, signal);
+}
+
+const ROLES = new Set(['system', 'user', 'assistant']);
+
+/**
+ * The common request shape, checked inline: every primitive's model calls pass here, and a zod
+ * parse per call would cost more than the rest of the call's framework work. Anything unusual
+ * goes through the schema, which names the offending field.
+ */
+function isPlainRequest(r: GenerateRequest): boolean {
+  if (typeof r !== 'object' || r === null || !Array.isArray(r.messages) || r.messages.length === 0) return false;
+  for (const m of r.messages) {
+    if (typeof m !== 'object' || m === null || typeof m.content !== 'string' || !ROLES.has(m.role)) return false;
+  }
+  const { n, temperature, maxOutputTokens, stop, seed, responseFormat, tags } = r;
+  return (
+    (n === undefined || (Number.isInteger(n) && n > 0)) &&
+    (temperature === undefined || (typeof temperature === 'number' && temperature >= 0)) &&
+    (maxOutputTokens === undefined || (Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)) &&
+    stop === undefined &&
+    (seed === undefined || Number.isInteger(seed)) &&
+    (responseFormat === undefined || responseFormat.type === 'text' || (responseFormat.type === 'json' && Object.keys(responseFormat).every((k) => k === 'type' || k === 'schema'))) &&
+    (tags === undefined || (typeof tags === 'object' && tags !== null && Object.values(tags).every((v) => typeof v === 'string')))
+  );
 }
 
 async function callOnce(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
