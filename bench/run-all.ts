@@ -6,3 +6,5 @@ const benches = ['tree.ts', 'overhead.ts', 'game24-replay.ts', 'latency.ts', 'ev
 for (const bench of benches) {
   execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(bench, import.meta.url))], { stdio: 'inherit' });
 }
+
+execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('write-docs.ts', import.meta.url))], { stdio: 'inherit' });
