@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { RunEmitter } from '../events/run-emitter.js';
-import { fanOutController, raceAbort } from '../internal/abort.js';
+import { linkedController, raceAbort } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -351,10 +351,7 @@ export class ChainOfThoughtNode extends RunEmitter {
     const r = parseOptions(z.object({ signal: signalSchema, runId: z.string().min(1).optional() }), options, 'ChainOfThoughtNode.run');
     this.runs += 1;
     const runId = r.runId ?? `cot-${this.runs}`;
-    const controller = fanOutController();
-    const onAbort = () => controller.abort(r.signal?.reason);
-    r.signal?.addEventListener('abort', onAbort, { once: true });
-    if (r.signal?.aborted) onAbort();
+    const { controller, release } = linkedController([r.signal]);
     const state = ChainOfThoughtNode.initialState(p);
     this.emitEvent({ type: 'run.started', runId, problem: p, config: { maxThoughts: this.o.maxThoughts, format: this.o.format } });
     try {
@@ -363,7 +360,7 @@ export class ChainOfThoughtNode extends RunEmitter {
       this.emitEvent({ type: 'run.finished', runId, stopReason: TotError.hasCode(error, 'ABORTED') ? 'aborted' : 'error', ...(TotError.isInstance(error) ? { error: error.toProtocolError() } : {}) });
       throw error;
     } finally {
-      r.signal?.removeEventListener('abort', onAbort);
+      release();
     }
     const stopReason: ChainOfThoughtStopReason = state.solution === null ? 'max_thoughts' : 'completed';
     this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { thoughts: state.thoughts.length } });

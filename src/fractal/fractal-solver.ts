@@ -4,7 +4,7 @@ import { TotError } from '../errors/index.js';
 import { RunEmitter } from '../events/run-emitter.js';
 import { RunRecorder } from '../events/run-recorder.js';
 import type { EventStore } from '../events/store/types.js';
-import { fanOutController, raceAbort } from '../internal/abort.js';
+import { linkedController, raceAbort } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -215,10 +215,7 @@ export class FractalSolver extends RunEmitter {
     const clock = o.now ?? Date.now;
     const started = clock();
     const deadline = o.timeoutMs === undefined ? undefined : Date.now() + o.timeoutMs;
-    const controller = fanOutController();
-    const onAbort = () => controller.abort(r.signal?.reason);
-    r.signal?.addEventListener('abort', onAbort, { once: true });
-    if (r.signal?.aborted) onAbort();
+    const { controller, release } = linkedController([r.signal]);
     const timer = deadline === undefined ? undefined : setTimeout(() => controller.abort(new Stop(`the time limit of ${o.timeoutMs} ms was reached`)), o.timeoutMs);
     const meter = new UsageMeter();
     let model = o.model;
@@ -375,7 +372,7 @@ export class FractalSolver extends RunEmitter {
       }
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      r.signal?.removeEventListener('abort', onAbort);
+      release();
     }
     const usage = meter.snapshot();
     Object.assign(stats, { llmCalls: usage.calls, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, wallMs: clock() - started });

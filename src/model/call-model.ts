@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { fanOutController, raceAbort, throwIfAborted } from '../internal/abort.js';
+import { linkedController, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
@@ -98,9 +98,7 @@ async function callOnce(model: LanguageModel, request: GenerateRequest, n: numbe
 
 async function emulateN(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
   // One failed sample fails the batch, so the others are cancelled rather than left running.
-  const controller = fanOutController();
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const { controller, release } = linkedController([signal]);
   try {
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) =>
@@ -117,7 +115,7 @@ async function emulateN(model: LanguageModel, request: GenerateRequest, n: numbe
     if (signal?.aborted) throw TotError.isInstance(error) && error.code === 'ABORTED' ? error : new TotError('ABORTED', 'The model call was aborted.', { cause: error });
     throw error;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    release();
   }
 }
 

@@ -6,7 +6,7 @@ import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions,
 import {
   closedError,
   DEFAULT_MAX_EVENT_BYTES,
-  idempotencyConflict,
+  matchRetriedBatch,
   parseReadAll,
   parseReadStream,
   parseSnapshot,
@@ -255,12 +255,8 @@ export class PostgresEventStore implements EventStore {
     const result = await client.query<Row>(`SELECT ${COLUMNS} FROM ${this.events} WHERE idempotency_key = ANY($1::text[])`, [keys]);
     if (result.rows.length === 0) return undefined;
     const byKey = new Map(result.rows.map((r) => [r.idempotency_key, r]));
-    for (const p of batch) {
-      const row = byKey.get(p.event.idempotencyKey);
-      if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-      if (row.payload !== digest(p.payload)) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
-    }
-    const events = batch.map((p) => toEvent(byKey.get(p.event.idempotencyKey)!));
+    const found = batch.map((p) => byKey.get(p.event.idempotencyKey));
+    const events = matchRetriedBatch(batch, found, (row, p) => row.payload === digest(p.payload)).map(toEvent);
     const version = await client.query<{ v: number }>(`SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = $1`, [events[0]!.streamId]);
     return { events, nextExpectedVersion: version.rows[0]!.v, deduplicated: true };
   }

@@ -7,7 +7,7 @@ import { RunRecorder } from '../events/run-recorder.js';
 import type { EventStore } from '../events/store/types.js';
 import type { GenerateResult } from '../model/types.js';
 import type { RunEvent, RunEventInput } from '../events/run-event.js';
-import { fanOutController } from '../internal/abort.js';
+import { linkedController } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
@@ -184,14 +184,8 @@ export class Explorer extends RunEmitter {
     served: Map<string, GenerateResult[]> | undefined,
   ): Promise<ExplorationResult> {
     const o = this.options;
-    const controller = fanOutController();
-    const onAbort = () => controller.abort(r.signal?.reason ?? new TotError('ABORTED', 'The search was aborted.'));
-    const budgetSignal = o.budget?.deadline === undefined ? undefined : o.budget.signal;
-    const onDeadline = () => controller.abort(budgetSignal?.reason);
-    r.signal?.addEventListener('abort', onAbort, { once: true });
-    budgetSignal?.addEventListener('abort', onDeadline, { once: true });
-    if (r.signal?.aborted) onAbort();
-    if (budgetSignal?.aborted) onDeadline();
+    // The run stops when the caller aborts or the budget's deadline passes.
+    const { controller, release } = linkedController([r.signal, o.budget?.deadline === undefined ? undefined : o.budget.signal]);
     const onWarning = (w: BudgetWarning) => this.emitEvent({ type: 'budget.warning', runId, limit: w.limit, used: w.used, max: w.max, ratio: w.ratio });
     o.budget?.on('budget.warning', onWarning);
     const record = (event: RunEvent) => {
@@ -247,8 +241,7 @@ export class Explorer extends RunEmitter {
     } catch (error) {
       failure = error;
     } finally {
-      r.signal?.removeEventListener('abort', onAbort);
-      budgetSignal?.removeEventListener('abort', onDeadline);
+      release();
       o.budget?.off('budget.warning', onWarning);
     }
     try {

@@ -6,7 +6,7 @@ import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions,
 import {
   closedError,
   DEFAULT_MAX_EVENT_BYTES,
-  idempotencyConflict,
+  matchRetriedBatch,
   parseReadAll,
   parseReadStream,
   parseSnapshot,
@@ -250,12 +250,7 @@ export class SqliteEventStore implements EventStore {
     });
     const retry = this.db.transaction((): AppendResult => {
       const known = a.events.map((p) => this.stmt.byKey.get(p.event.idempotencyKey));
-      a.events.forEach((p, i) => {
-        const row = known[i];
-        if (!row) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-        if (row.payload !== digest(p.payload)) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
-      });
-      const stored = known.map((row) => toEvent(row!));
+      const stored = matchRetriedBatch(a.events, known, (row, p) => row.payload === digest(p.payload)).map(toEvent);
       return { events: stored, nextExpectedVersion: this.stmt.version.get(stored[0]!.streamId)!.v!, deduplicated: true };
     });
     try {

@@ -3,7 +3,7 @@ import { parseOptions } from '../../internal/validate.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
 import {
   closedError,
-  idempotencyConflict,
+  matchRetriedBatch,
   parseReadAll,
   parseReadStream,
   parseSnapshot,
@@ -90,12 +90,7 @@ export class InMemoryEventStore implements EventStore {
     // Everything below is synchronous: JavaScript runs it as one indivisible step, so a batch is atomic.
     const known = a.events.map((p) => this.keys.get(p.event.idempotencyKey));
     if (known.some((k) => k !== undefined)) {
-      a.events.forEach((p, i) => {
-        const entry = known[i];
-        if (!entry) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
-        if (storedPayload(entry, this.clientIds.has(entry.eventId)) !== p.payload) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
-      });
-      const stored = known.map((k) => k!);
+      const stored = matchRetriedBatch(a.events, known, (entry, p) => storedPayload(entry, this.clientIds.has(entry.eventId)) === p.payload);
       return { events: stored, nextExpectedVersion: this.streams.get(stored[0]!.streamId)!.length - 1, deduplicated: true };
     }
     const stream = this.streams.get(a.streamId);

@@ -255,6 +255,20 @@ export function idempotencyConflict(key: string, why: string): TotError {
   return new TotError('IDEMPOTENCY_CONFLICT', `Idempotency key "${key}" ${why}.`, { details: { idempotencyKey: key } });
 }
 
+/**
+ * A batch some of whose keys are already stored must be a retry of a stored batch, whole and
+ * unchanged: returns the stored entries in batch order, or throws `IDEMPOTENCY_CONFLICT`.
+ * `found[i]` is what the store holds under the key of `batch[i]`.
+ */
+export function matchRetriedBatch<T>(batch: readonly PreparedEvent[], found: readonly (T | undefined)[], unchanged: (stored: T, event: PreparedEvent) => boolean): T[] {
+  return batch.map((p, i) => {
+    const stored = found[i];
+    if (stored === undefined) throw idempotencyConflict(p.event.idempotencyKey, 'is new but other keys of its batch are already stored: a batch is retried whole or not at all');
+    if (!unchanged(stored, p)) throw idempotencyConflict(p.event.idempotencyKey, 'is already stored with a different payload');
+    return stored;
+  });
+}
+
 const readStreamSchema = z.object({
   fromVersion: z.number().int().nonnegative().default(0),
   toVersion: z.number().int().nonnegative().optional(),
