@@ -7,7 +7,7 @@ import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { promptTemplateSchema, renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
 import { generateStructured } from '../structured/generate-structured.js';
-import { DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
+import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
 
 /**
  * One thought of a {@link ChainOfThoughtNode} (seed 003's thought dictionary).
@@ -205,6 +205,9 @@ function formatThought(t: Thought): string {
   return text;
 }
 
+const problemSchema = z.string().min(1);
+const runOptionsSchema = z.object({ signal: signalSchema, runId: z.string().min(1).optional() });
+
 /**
  * Seed 003's self-looping chain-of-thought node: each thought evaluates the previous one,
  * executes the next pending step of a nested plan, updates the plan, and says whether another
@@ -334,7 +337,7 @@ export class ChainOfThoughtNode extends RunEmitter {
     if (state.currentThoughtNumber >= this.o.maxThoughts) return 'end';
     const thought = await this.exec(this.prep(state), options);
     const action = this.post(state, thought);
-    this.emitEvent({ type: 'thought.completed', runId: options.runId ?? 'chain-of-thought', ...structuredClone(thought) });
+    this.emitEvent({ type: 'thought.completed', runId: options.runId ?? 'chain-of-thought', ...thought, planning: copyPlan(thought.planning) });
     return action === 'continue' && state.currentThoughtNumber >= this.o.maxThoughts ? 'end' : action;
   }
 
@@ -347,8 +350,8 @@ export class ChainOfThoughtNode extends RunEmitter {
    * ```
    */
   async run(problem: string, options: { signal?: AbortSignal; runId?: string } = {}): Promise<ChainOfThoughtResult> {
-    const p = parseOptions(z.string().min(1), problem, 'ChainOfThoughtNode.run', 'problem');
-    const r = parseOptions(z.object({ signal: signalSchema, runId: z.string().min(1).optional() }), options, 'ChainOfThoughtNode.run');
+    const p = parseOptions(problemSchema, problem, 'ChainOfThoughtNode.run', 'problem');
+    const r = parseOptions(runOptionsSchema, options, 'ChainOfThoughtNode.run');
     this.runs += 1;
     const runId = r.runId ?? `cot-${this.runs}`;
     const { controller, release } = linkedController([r.signal]);

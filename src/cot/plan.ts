@@ -32,6 +32,17 @@ export interface PlanStep {
   subSteps?: PlanStep[];
 }
 
+/** A deep copy of a plan (plans are plain data; this is cheaper than `structuredClone` per thought). */
+export function copyPlan(plan: readonly PlanStep[]): PlanStep[] {
+  return plan.map((step) => ({
+    description: step.description,
+    status: step.status,
+    ...(step.result === undefined ? {} : { result: step.result }),
+    ...(step.mark === undefined ? {} : { mark: step.mark }),
+    ...(step.subSteps === undefined ? {} : { subSteps: copyPlan(step.subSteps) }),
+  }));
+}
+
 /**
  * Deepest nesting of sub-steps accepted from a model.
  *

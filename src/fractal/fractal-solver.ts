@@ -161,6 +161,8 @@ const evalOut = outputSchema(['RETURN', 'CALL'] as const);
 
 const normalise = (goal: string) => goal.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
+const goalSchema = z.string().min(1);
+
 /**
  * Seed 002's fractal thinking: a recursive think/eval loop over frames `{ goal, parent, todo, done }`.
  * Think runs first on every new frame and either returns a result or writes a plan; eval then
@@ -199,7 +201,7 @@ export class FractalSolver extends RunEmitter {
    * ```
    */
   async solve(goal: string, options: FractalSolveOptions = {}): Promise<FractalResult> {
-    const g = parseOptions(z.string().min(1), goal, 'FractalSolver.solve', 'goal');
+    const g = parseOptions(goalSchema, goal, 'FractalSolver.solve', 'goal');
     const r = parseOptions(
       z.object({
         signal: signalSchema,

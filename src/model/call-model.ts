@@ -72,6 +72,21 @@ function isPlainRequest(r: GenerateRequest): boolean {
   );
 }
 
+const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'error', 'other']);
+const isCount = (v: unknown) => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
+
+/** The common, valid result shape checked inline, like {@link isPlainRequest}; the schema names what is wrong otherwise. */
+function isPlainResult(r: GenerateResult): boolean {
+  if (typeof r !== 'object' || r === null || !Array.isArray(r.outputs) || typeof r.usage !== 'object' || r.usage === null || Array.isArray(r.usage)) return false;
+  for (const output of r.outputs) if (typeof output !== 'string') return false;
+  return (
+    isCount(r.usage.inputTokens) &&
+    isCount(r.usage.outputTokens) &&
+    (r.finishReason === undefined || FINISH_REASONS.has(r.finishReason)) &&
+    (r.cacheHit === undefined || typeof r.cacheHit === 'boolean')
+  );
+}
+
 async function callOnce(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
   let result: GenerateResult;
   try {
@@ -82,8 +97,8 @@ async function callOnce(model: LanguageModel, request: GenerateRequest, n: numbe
     const reason = error instanceof Error ? error.message : String(error);
     throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" failed: ${reason}`, { cause: error });
   }
-  const checked = generateResultSchema.safeParse(result);
-  if (!checked.success) {
+  const checked = isPlainResult(result) ? undefined : generateResultSchema.safeParse(result);
+  if (checked && !checked.success) {
     throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" returned a malformed result: ${checked.error.issues[0]?.message}`, {
       details: { result, issues: checked.error.issues },
     });

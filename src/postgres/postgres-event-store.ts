@@ -12,11 +12,11 @@ import {
   parseSnapshot,
   parseStreamId,
   prepareAppend,
-  timeOrderedId,
   versionConflict,
   versionMatches,
   type PreparedEvent,
 } from '../events/store/validate-append.js';
+import { TimeOrderedIds } from '../events/store/event-ids.js';
 import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 
@@ -201,7 +201,7 @@ export class PostgresEventStore implements EventStore {
    */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     this.open('append');
-    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append');
+    const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'PostgresEventStore.append', 'now');
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
     const client = await this.pool.connect().catch((error: unknown) => {
       throw databaseError(error, 'PostgresEventStore.append');
@@ -264,7 +264,8 @@ export class PostgresEventStore implements EventStore {
   private async insert(client: pg.ClientBase, streamId: string, batch: PreparedEvent[], last: number): Promise<StoredEvent[]> {
     // One array parameter per column (unnest) instead of ten parameters per row, and only the
     // columns the database decides come back: the rest is already known here.
-    const ids = batch.map((p) => p.event.eventId ?? timeOrderedId());
+    const block = new TimeOrderedIds(batch.length);
+    const ids = batch.map((p, i) => p.event.eventId ?? block.at(i));
     const result = await client.query<{ global_position: string; version: number; recorded_at: Date }>(
       `INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[], $10::jsonb[])
@@ -291,11 +292,11 @@ export class PostgresEventStore implements EventStore {
         version: row.version,
         globalPosition: BigInt(row.global_position),
         type: p.event.type,
-        data: p.dataCopy,
+        data: JSON.parse(p.dataJson) as unknown,
         idempotencyKey: p.event.idempotencyKey,
         parentIds: [...(p.event.parentIds ?? [])],
         clock: { ...p.event.clock },
-        metadata: p.metadataCopy ?? {},
+        metadata: p.event.metadata === undefined ? {} : (JSON.parse(p.metadataJson) as Record<string, unknown>),
         recordedAt: row.recorded_at.toISOString(),
       };
     });

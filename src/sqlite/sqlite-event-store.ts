@@ -1,21 +1,23 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
 import {
   closedError,
   DEFAULT_MAX_EVENT_BYTES,
+  lazyAppendResult,
   matchRetriedBatch,
   parseReadAll,
   parseReadStream,
   parseSnapshot,
   parseStreamId,
   prepareAppend,
-  timeOrderedId,
+  storedPayload,
   versionConflict,
   versionMatches,
+  type PreparedEvent,
 } from '../events/store/validate-append.js';
+import { TimeOrderedIds } from '../events/store/event-ids.js';
 import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 
@@ -71,7 +73,7 @@ CREATE TABLE IF NOT EXISTS tot_events (
   type TEXT NOT NULL,
   data TEXT NOT NULL,
   idempotency_key TEXT NOT NULL UNIQUE,
-  payload TEXT NOT NULL,
+  own_event_id INTEGER NOT NULL,
   parent_ids TEXT NOT NULL,
   clock TEXT NOT NULL,
   metadata TEXT NOT NULL,
@@ -96,7 +98,7 @@ interface Row {
   type: string;
   data: string;
   idempotency_key: string;
-  payload: string;
+  own_event_id: number;
   parent_ids: string;
   clock: string;
   metadata: string;
@@ -106,8 +108,11 @@ interface Row {
 const PAGE = 500;
 /** 11 parameters a row: well under SQLite's 32,766 variables per statement. */
 const ROWS_PER_INSERT = 500;
-/** Rows keep a digest of the payload an idempotent retry is compared on, not the payload itself. */
-const digest = (payload: string) => createHash('sha256').update(payload).digest('base64');
+/**
+ * An idempotent retry is compared on the columns themselves: `data` and `metadata` keep the JSON
+ * as it was sent, and `own_event_id` says whether the caller chose the event id (then it counts).
+ */
+const unchanged = (row: Row, p: PreparedEvent) => storedPayload(toEvent(row), row.own_event_id === 1) === p.payload;
 /** Thrown inside the write transaction when the batch's keys are already stored. */
 const RETRY = Symbol('retry');
 
@@ -177,6 +182,10 @@ export class SqliteEventStore implements EventStore {
     try {
       // Checking the file before any write: a file that is not a database fails here, untouched.
       this.db.pragma('schema_version');
+      const columns = new Set((this.db.pragma('table_info(tot_events)') as { name: string }[]).map((c) => c.name));
+      if (columns.size > 0 && !columns.has('own_event_id')) {
+        throw new TotError('INVALID_ARGUMENT', `SqliteEventStore: the tot_events table of "${o.path ?? 'the database'}" has a layout this version does not know (it lacks the own_event_id column); open it with the version that made it, or use a new file. Nothing was changed.`, { details: { field: 'path' } });
+      }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${o.synchronous}`);
       this.db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
@@ -218,39 +227,41 @@ export class SqliteEventStore implements EventStore {
       }
       const recordedAt = new Date().toISOString();
       const first = (actual ?? -1) + 1;
-      const written: StoredEvent[] = a.events.map((p, i) => ({
-        eventId: p.event.eventId ?? timeOrderedId(),
-        streamId: a.streamId,
-        version: first + i,
-        globalPosition: 0n,
-        type: p.event.type,
-        data: p.dataCopy,
-        idempotencyKey: p.event.idempotencyKey,
-        parentIds: [...(p.event.parentIds ?? [])],
-        clock: { ...p.event.clock },
-        metadata: p.metadataCopy ?? {},
-        recordedAt,
-      }));
+      const ids = new TimeOrderedIds(a.events.length);
+      const eventIds = a.events.map((p, i) => p.event.eventId ?? ids.at(i));
+      const positions: number[] = [];
       // Multi-row inserts: one native call per chunk rather than per event. Rows of one statement
       // get consecutive positions, in order.
-      for (let start = 0; start < written.length; start += ROWS_PER_INSERT) {
-        const chunk = written.slice(start, start + ROWS_PER_INSERT);
+      for (let start = 0; start < a.events.length; start += ROWS_PER_INSERT) {
+        const chunk = a.events.slice(start, start + ROWS_PER_INSERT);
         const values: unknown[] = [];
-        chunk.forEach((e, j) => {
-          const p = a.events[start + j]!;
-          values.push(e.eventId, e.streamId, e.version, e.type, p.dataJson, e.idempotencyKey, digest(p.payload), JSON.stringify(e.parentIds), JSON.stringify(e.clock), p.metadataJson, recordedAt);
+        chunk.forEach((p, j) => {
+          const e = p.event;
+          values.push(eventIds[start + j], a.streamId, first + start + j, e.type, p.dataJson, e.idempotencyKey, e.eventId === undefined ? 0 : 1, e.parentIds ? JSON.stringify(e.parentIds) : '[]', e.clock ? JSON.stringify(e.clock) : '{}', p.metadataJson, recordedAt);
         });
         const last = Number(this.insertRows(chunk.length).run(values).lastInsertRowid);
-        chunk.forEach((e, j) => {
-          e.globalPosition = BigInt(last - chunk.length + 1 + j);
-        });
+        for (let j = 0; j < chunk.length; j++) positions.push(last - chunk.length + 1 + j);
       }
-      const version = first + written.length - 1;
-      return { events: written, nextExpectedVersion: version, deduplicated: false };
+      // The JSON was taken inside this synchronous call; the events are rebuilt from it if asked for.
+      const written = (): StoredEvent[] =>
+        a.events.map((p, i) => ({
+          eventId: eventIds[i]!,
+          streamId: a.streamId,
+          version: first + i,
+          globalPosition: BigInt(positions[i]!),
+          type: p.event.type,
+          data: JSON.parse(p.dataJson) as unknown,
+          idempotencyKey: p.event.idempotencyKey,
+          parentIds: [...(p.event.parentIds ?? [])],
+          clock: { ...p.event.clock },
+          metadata: JSON.parse(p.metadataJson) as Record<string, unknown>,
+          recordedAt,
+        }));
+      return lazyAppendResult(written, first + a.events.length - 1);
     });
     const retry = this.db.transaction((): AppendResult => {
       const known = a.events.map((p) => this.stmt.byKey.get(p.event.idempotencyKey));
-      const stored = matchRetriedBatch(a.events, known, (row, p) => row.payload === digest(p.payload)).map(toEvent);
+      const stored = matchRetriedBatch(a.events, known, unchanged).map(toEvent);
       return { events: stored, nextExpectedVersion: this.stmt.version.get(stored[0]!.streamId)!.v!, deduplicated: true };
     });
     try {
@@ -378,7 +389,7 @@ export class SqliteEventStore implements EventStore {
     if (!statement) {
       const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
       statement = this.db.prepare(
-        `INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
+        `INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, own_event_id, parent_ids, clock, metadata, recorded_at) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
       );
       this.inserts.set(rows, statement);
     }

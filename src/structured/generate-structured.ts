@@ -87,7 +87,7 @@ export interface GenerateStructuredResult<T> {
   usage: Usage;
 }
 
-const optionsSchema = z
+export const optionsSchema = z
   .object({
     schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'expected a zod schema'),
     messages: z.array(chatMessageSchema).min(1).optional(),
@@ -108,6 +108,40 @@ const optionsSchema = z
     message: 'give exactly one of messages or prompt',
     path: ['messages'],
   });
+
+type ParsedOptions = z.output<typeof optionsSchema>;
+const isOptional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v);
+const isFunction = (v: unknown) => typeof v === 'function';
+const isStringRecord = (v: unknown) => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every((x) => typeof x === 'string');
+
+/**
+ * The common, valid options (a prompt, no messages) checked inline with the schema's defaults
+ * applied: structured calls run once per thought and step, and a zod parse of the options would
+ * cost more than the rest of the call's own work. Anything else returns undefined and goes
+ * through the schema, which names the offending field. Exported for the tests that hold it to
+ * the schema's verdict.
+ */
+export function plainOptions(raw: unknown): ParsedOptions | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const o = raw as Record<string, unknown>;
+  const plain =
+    o.schema instanceof z.ZodType &&
+    o.messages === undefined &&
+    typeof o.prompt === 'string' &&
+    isOptional(o.system, (v) => typeof v === 'string') &&
+    isOptional(o.format, (v) => v === 'json' || v === 'yaml') &&
+    isOptional(o.maxRepairs, (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 20) &&
+    isOptional(o.repairPrompt, isFunction) &&
+    isOptional(o.fallback, isFunction) &&
+    isOptional(o.useResponseFormat, (v) => typeof v === 'boolean') &&
+    isOptional(o.temperature, (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v)) &&
+    isOptional(o.maxOutputTokens, (v) => Number.isSafeInteger(v) && (v as number) > 0) &&
+    isOptional(o.seed, Number.isSafeInteger) &&
+    isOptional(o.tags, isStringRecord) &&
+    isOptional(o.signal, (v) => v instanceof AbortSignal);
+  if (!plain) return undefined;
+  return { ...(o as ParsedOptions), format: (o.format as StructuredFormat | undefined) ?? 'json', maxRepairs: (o.maxRepairs as number | undefined) ?? 2, useResponseFormat: (o.useResponseFormat as boolean | undefined) ?? true };
+}
 
 /**
  * The default repair request: names the error and asks for only the corrected value.
@@ -175,7 +209,7 @@ export async function generateStructured<S extends z.ZodType>(
   options: GenerateStructuredOptions<S>,
 ): Promise<GenerateStructuredResult<z.output<S>>> {
   parseOptions(languageModelSchema, model, 'generateStructured', 'model');
-  const o = parseOptions(optionsSchema, options, 'generateStructured');
+  const o = plainOptions(options) ?? parseOptions(optionsSchema, options, 'generateStructured');
   const schema = options.schema;
   const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
   const messages: ChatMessage[] = o.messages

@@ -2,14 +2,46 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore } from '../../src/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
+import { collect } from '../helpers/collect.js';
 
 registerEventStoreConformance({ describe, it }, { create: () => new InMemoryEventStore() }, { name: 'InMemoryEventStore' });
 
 describe('InMemoryEventStore', () => {
-  it('hands out frozen events that callers cannot change', async () => {
+  it('keeps what was appended when the caller later changes its objects or the events it got back', async () => {
     const store = new InMemoryEventStore();
-    const { events } = await store.append('s', [{ type: 't', data: { list: [1] }, idempotencyKey: 'k' }], { expectedVersion: 'no_stream' });
-    expect(() => ((events[0]!.data as { list: number[] }).list[0] = 2)).toThrow(TypeError);
+    const data = { list: [1] };
+    const { events } = await store.append('s', [{ type: 't', data, idempotencyKey: 'k' }], { expectedVersion: 'no_stream' });
+    data.list[0] = 2;
+    (events[0]!.data as { list: number[] }).list[0] = 3;
+    for await (const e of store.readStream('s')) {
+      expect(e.data).toEqual({ list: [1] });
+      (e.data as { list: number[] }).list[0] = 4;
+    }
+    const [again] = await collect(store.readAll());
+    expect(again!.data).toEqual({ list: [1] });
+  });
+
+  it('reads ranges that start and end inside batches', async () => {
+    const store = new InMemoryEventStore();
+    const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ type: 't', data: from + i, idempotencyKey: `k${from + i}` }));
+    await store.append('a', batch(0, 3), { expectedVersion: 'no_stream' });
+    await store.append('b', batch(3, 2), { expectedVersion: 'no_stream' });
+    await store.append('a', batch(5, 4), { expectedVersion: 2 });
+    const read = async (events: AsyncIterable<{ data: unknown }>) => (await collect(events)).map((e) => e.data);
+    expect(await read(store.readStream('a', { fromVersion: 2, toVersion: 4 }))).toEqual([2, 5, 6]);
+    expect(await read(store.readStream('a', { fromVersion: 1, limit: 3 }))).toEqual([1, 2, 5]);
+    expect(await read(store.readAll({ after: 2n, limit: 4 }))).toEqual([2, 3, 4, 5]);
+    expect(await read(store.readAll({ after: 9n }))).toEqual([]);
+  });
+
+  it('gives every event of a batch its own time-ordered UUID', async () => {
+    const store = new InMemoryEventStore();
+    const { events } = await store.append('s', Array.from({ length: 300 }, (_, i) => ({ type: 't', data: i, idempotencyKey: `k${i}` })), { expectedVersion: 'no_stream' });
+    const ids = events.map((e) => e.eventId);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(300);
+    expect([...ids].sort()).toEqual(ids);
+    expect((await collect(store.readStream('s'))).map((e) => e.eventId)).toEqual(ids);
   });
 
   it('takes a configurable event size limit', async () => {

@@ -4,20 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, replayRun, type AppendOptions, type EventStore, type NewEvent, type RunEvent, type StoredEvent } from '../../src/index.js';
+import { InMemoryEventStore, replayRun, type AppendOptions, type EventStore, type NewEvent, type RunEvent } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
 import { Explorer } from '../../src/index.js';
 import { worldExplorer } from './fixtures/world.js';
+import { collect } from '../helpers/collect.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-async function collect(iterable: AsyncIterable<StoredEvent>) {
-  const out: StoredEvent[] = [];
-  for await (const e of iterable) out.push(e);
-  return out;
-}
 
 /** A store that dies (every append fails) after `limit` events, as a crashed process would stop writing. */
 function dyingStore(inner: EventStore, limit: number): EventStore {

@@ -3,19 +3,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/postgres/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
-import type { StoredEvent } from '../../src/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
+import { collect } from '../helpers/collect.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 const data = process.env.TOT_POSTGRES_DATA;
 let prefixes = 0;
 const prefix = () => `t${process.pid}_${Date.now().toString(36)}_${prefixes++}_`;
-
-async function collect(iterable: AsyncIterable<StoredEvent>) {
-  const out: StoredEvent[] = [];
-  for await (const e of iterable) out.push(e);
-  return out;
-}
 
 describe.skipIf(!url)('PostgresEventStore', () => {
   const shared = prefix();

@@ -7,18 +7,13 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
-import type { StoredEvent } from '../../src/index.js';
+import Database from 'better-sqlite3';
 import { catchTotError } from '../helpers/expect-tot-error.js';
+import { collect } from '../helpers/collect.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = () => mkdtempSync(join(tmpdir(), 'tot-sqlite-'));
 const run = promisify(execFile);
-
-async function collect(iterable: AsyncIterable<StoredEvent>) {
-  const out: StoredEvent[] = [];
-  for await (const e of iterable) out.push(e);
-  return out;
-}
 
 const paths = new WeakMap<object, string>();
 registerEventStoreConformance(
@@ -60,6 +55,18 @@ describe('SqliteEventStore', () => {
     bytes.write('garbage garbage garbage', 0);
     writeFileSync(path, bytes);
     await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
+  });
+
+  it('refuses an events table of a layout it does not know, changing nothing', async () => {
+    const path = join(dir(), 'other.db');
+    const db = new Database(path);
+    db.exec('CREATE TABLE tot_events (global_position INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    db.close();
+    const error = await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('own_event_id');
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'tot_events' }]);
+    after.close();
   });
 
   it('validates its options', async () => {

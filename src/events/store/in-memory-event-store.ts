@@ -1,8 +1,10 @@
 import { abortedError } from '../../internal/abort.js';
 import { parseOptions } from '../../internal/validate.js';
+import { TimeOrderedIds } from './event-ids.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
 import {
   closedError,
+  lazyAppendResult,
   matchRetriedBatch,
   parseReadAll,
   parseReadStream,
@@ -40,14 +42,88 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-const NO_PARENTS: string[] = Object.freeze([]) as unknown as string[];
-const NO_CLOCK: Record<string, number> = Object.freeze({}) as Record<string, number>;
+/** What an event carries beyond type, data and key; kept only for the events that have it. */
+interface Extra {
+  readonly eventId: string | undefined;
+  readonly parentIds: readonly string[];
+  readonly clock: Readonly<Record<string, number>>;
+}
+
+/**
+ * The events of one append, kept together: their data as one JSON text, so that a stored event
+ * costs the garbage collector next to nothing, and events are rebuilt when they are read.
+ */
+class Batch {
+  constructor(
+    readonly streamId: string,
+    readonly firstVersion: number,
+    /** The global position of the first event; the others follow without gaps. */
+    readonly firstPosition: number,
+    readonly recordedAt: string,
+    readonly ids: TimeOrderedIds,
+    readonly types: readonly string[],
+    readonly keys: readonly string[],
+    /** A JSON array of the events' data. */
+    readonly data: string,
+    /** A JSON array of the events' metadata; undefined when no event has any. */
+    readonly metadata: string | undefined,
+    /** Undefined when no event has an id, parents or a clock of its own. */
+    readonly extras: readonly (Extra | undefined)[] | undefined,
+  ) {}
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** Fresh events `from` to `to` (indexes within the batch, `to` exclusive): callers may change them. */
+  events(from = 0, to = this.size): StoredEvent[] {
+    const data = JSON.parse(this.data) as unknown[];
+    const metadata = this.metadata === undefined ? undefined : (JSON.parse(this.metadata) as Record<string, unknown>[]);
+    const out: StoredEvent[] = [];
+    for (let i = from; i < to; i++) {
+      const extra = this.extras?.[i];
+      out.push({
+        eventId: extra?.eventId ?? this.ids.at(i),
+        streamId: this.streamId,
+        version: this.firstVersion + i,
+        globalPosition: BigInt(this.firstPosition + i),
+        type: this.types[i]!,
+        data: data[i],
+        idempotencyKey: this.keys[i]!,
+        parentIds: extra ? [...extra.parentIds] : [],
+        clock: extra ? { ...extra.clock } : {},
+        metadata: metadata?.[i] ?? {},
+        recordedAt: this.recordedAt,
+      });
+    }
+    return out;
+  }
+}
+
+interface Stream {
+  readonly batches: Batch[];
+  length: number;
+}
+
+/** The index of the batch holding `n`, where `first(b)` is the first number batch `b` holds. */
+function batchIndex(batches: readonly Batch[], n: number, first: (b: Batch) => number): number {
+  let lo = 0;
+  let hi = batches.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (first(batches[mid]!) <= n) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+const byVersion = (b: Batch) => b.firstVersion;
+const byPosition = (b: Batch) => b.firstPosition;
 
 /**
  * The in-memory {@link EventStore}: the default wherever a store is optional, and the reference
- * the conformance suite is checked against. Stored events are deep-frozen, so readers share them
- * without copying.
+ * the conformance suite is checked against. Every read returns fresh event objects, as the
+ * database stores do, so a caller changing one changes nothing stored.
  *
  * @example
  * ```ts
@@ -60,12 +136,12 @@ const NO_CLOCK: Record<string, number> = Object.freeze({}) as Record<string, num
  */
 export class InMemoryEventStore implements EventStore {
   private readonly maxEventBytes: number;
-  private readonly streams = new Map<string, StoredEvent[]>();
-  private readonly log: StoredEvent[] = [];
-  // Only stored events are kept (not the caller's input): the payload a retry is compared on is
-  // rebuilt from them when a retry comes, which is rare.
-  private readonly keys = new Map<string, StoredEvent>();
-  private readonly clientIds = new Set<string>();
+  private readonly streams = new Map<string, Stream>();
+  /** Every batch in commit order. */
+  private readonly log: Batch[] = [];
+  private position = 0;
+  /** Idempotency key → global position. */
+  private readonly keys = new Map<string, number>();
   private readonly snapshots = new Map<string, Snapshot>();
   private closed = false;
 
@@ -87,40 +163,41 @@ export class InMemoryEventStore implements EventStore {
     this.open('append');
     const a = prepareAppend(streamId, events, options, this.maxEventBytes, 'InMemoryEventStore.append');
     if (a.signal?.aborted) throw abortedError(a.signal, 'append');
-    // Everything below is synchronous: JavaScript runs it as one indivisible step, so a batch is atomic.
-    const known = a.events.map((p) => this.keys.get(p.event.idempotencyKey));
-    if (known.some((k) => k !== undefined)) {
-      const stored = matchRetriedBatch(a.events, known, (entry, p) => storedPayload(entry, this.clientIds.has(entry.eventId)) === p.payload);
-      return { events: stored, nextExpectedVersion: this.streams.get(stored[0]!.streamId)!.length - 1, deduplicated: true };
+    // Everything below is synchronous: JavaScript runs it as one indivisible step, so a batch is
+    // atomic, and the caller cannot change its events before their JSON is taken.
+    if (a.events.some((p) => this.keys.has(p.event.idempotencyKey))) {
+      const known = a.events.map((p) => this.keys.get(p.event.idempotencyKey));
+      const stored = matchRetriedBatch(a.events, known, (position, p) => this.payloadAt(position) === p.payload);
+      return { events: stored.map((position) => this.eventAt(position)), nextExpectedVersion: this.streams.get(a.streamId)!.length - 1, deduplicated: true };
     }
     const stream = this.streams.get(a.streamId);
     const actual = stream ? stream.length - 1 : null;
     if (!versionMatches(a.expectedVersion, actual)) throw versionConflict(a.streamId, a.expectedVersion, actual);
-    const target = stream ?? [];
-    const recordedAt = new Date().toISOString();
-    const written = a.events.map((p) => {
-      // The data is parsed back from its JSON, so the store never shares objects with the caller.
-      const event: StoredEvent = Object.freeze({
-        eventId: p.event.eventId ?? crypto.randomUUID(),
-        streamId: a.streamId,
-        version: target.length,
-        globalPosition: BigInt(this.log.length + 1),
-        type: p.event.type,
-        data: p.dataCopy,
-        idempotencyKey: p.event.idempotencyKey,
-        parentIds: p.event.parentIds ? Object.freeze([...p.event.parentIds]) as string[] : NO_PARENTS,
-        clock: p.event.clock ? Object.freeze({ ...p.event.clock }) : NO_CLOCK,
-        metadata: p.metadataCopy ?? EMPTY,
-        recordedAt,
-      });
-      target.push(event);
-      this.log.push(event);
-      this.keys.set(p.event.idempotencyKey, event);
-      if (p.event.eventId !== undefined) this.clientIds.add(event.eventId);
-      return event;
-    });
+    const n = a.events.length;
+    const types = new Array<string>(n);
+    const keys = new Array<string>(n);
+    const data = new Array<unknown>(n);
+    let metadata: unknown[] | undefined;
+    let extras: (Extra | undefined)[] | undefined;
+    for (let i = 0; i < n; i++) {
+      const e = a.events[i]!.event;
+      types[i] = e.type;
+      keys[i] = e.idempotencyKey;
+      data[i] = e.data;
+      if (e.metadata !== undefined) (metadata ??= new Array<unknown>(n).fill({}))[i] = e.metadata;
+      if (e.eventId !== undefined || e.parentIds !== undefined || e.clock !== undefined) {
+        (extras ??= new Array<Extra | undefined>(n))[i] = deepFreeze({ eventId: e.eventId, parentIds: [...(e.parentIds ?? [])], clock: { ...e.clock } });
+      }
+    }
+    const target = stream ?? { batches: [], length: 0 };
+    const batch = new Batch(a.streamId, target.length, this.position + 1, new Date().toISOString(), new TimeOrderedIds(n), types, keys, JSON.stringify(data), metadata && JSON.stringify(metadata), extras);
+    target.batches.push(batch);
+    target.length += n;
+    this.log.push(batch);
+    for (let i = 0; i < n; i++) this.keys.set(keys[i]!, this.position + 1 + i);
+    this.position += n;
     this.streams.set(a.streamId, target);
-    return { events: written, nextExpectedVersion: target.length - 1, deduplicated: false };
+    return lazyAppendResult(() => batch.events(), target.length - 1);
   }
 
   /**
@@ -136,13 +213,11 @@ export class InMemoryEventStore implements EventStore {
   async *readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<StoredEvent> {
     this.open('readStream');
     const o = parseReadStream(streamId, options, 'InMemoryEventStore.readStream');
-    const stream = this.streams.get(o.streamId) ?? [];
-    const end = Math.min(stream.length - 1, o.toVersion ?? Number.POSITIVE_INFINITY);
-    let count = 0;
-    for (let v = o.fromVersion; v <= end; v++) {
-      if (o.limit !== undefined && count++ >= o.limit) return;
-      yield stream[v]!;
-    }
+    const stream = this.streams.get(o.streamId);
+    if (!stream) return;
+    // Taken now: appends made while the caller iterates are not read, as with a database page.
+    const end = Math.min(stream.length, o.toVersion === undefined ? Number.POSITIVE_INFINITY : o.toVersion + 1, o.limit === undefined ? Number.POSITIVE_INFINITY : o.fromVersion + o.limit);
+    yield* this.range(stream.batches, o.fromVersion, end, byVersion);
   }
 
   /**
@@ -158,9 +233,31 @@ export class InMemoryEventStore implements EventStore {
   async *readAll(options?: ReadAllOptions): AsyncIterable<StoredEvent> {
     this.open('readAll');
     const o = parseReadAll(options, 'InMemoryEventStore.readAll');
-    const start = o.after === undefined || o.after < 0n ? 0 : Number(o.after);
-    const end = o.limit === undefined ? this.log.length : Math.min(this.log.length, start + o.limit);
-    for (let i = start; i < end; i++) yield this.log[i]!;
+    const start = o.after === undefined || o.after < 0n ? 1 : Number(o.after) + 1;
+    const end = Math.min(this.position + 1, o.limit === undefined ? Number.POSITIVE_INFINITY : start + o.limit);
+    yield* this.range(this.log, start, end, byPosition);
+  }
+
+  /** The events numbered `from` to `end` (exclusive) by `first`, one batch parsed at a time. */
+  private *range(batches: readonly Batch[], from: number, end: number, first: (b: Batch) => number): Generator<StoredEvent> {
+    if (from >= end || batches.length === 0) return;
+    for (let b = batchIndex(batches, from, first); b < batches.length; b++) {
+      const batch = batches[b]!;
+      const start = first(batch);
+      if (start >= end) return;
+      yield* batch.events(Math.max(0, from - start), Math.min(batch.size, end - start));
+    }
+  }
+
+  private eventAt(position: number): StoredEvent {
+    const batch = this.log[batchIndex(this.log, position, byPosition)]!;
+    const i = position - batch.firstPosition;
+    return batch.events(i, i + 1)[0]!;
+  }
+
+  private payloadAt(position: number): string {
+    const batch = this.log[batchIndex(this.log, position, byPosition)]!;
+    return storedPayload(this.eventAt(position), batch.extras?.[position - batch.firstPosition]?.eventId !== undefined);
   }
 
   /**

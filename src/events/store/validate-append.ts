@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../../errors/index.js';
 import { parseOptions } from '../../internal/validate.js';
-import type { AppendOptions, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
+import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
 
 /** Default largest event (its JSON), in bytes. */
 export const DEFAULT_MAX_EVENT_BYTES = 1_048_576;
@@ -46,6 +46,14 @@ const appendOptionsSchema = z.object({
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'expected an AbortSignal').optional(),
 });
 
+/** The common, valid options checked inline (appends one event at a time are common). */
+function isPlainAppendOptions(raw: unknown): raw is AppendOptions {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const { expectedVersion: v, signal } = raw as AppendOptions;
+  const version = v === 'any' || v === 'no_stream' || v === 'stream_exists' || (Number.isSafeInteger(v) && (v as number) >= 0);
+  return version && (signal === undefined || signal instanceof AbortSignal);
+}
+
 /** Throws `INVALID_ARGUMENT` naming the path of the first value that JSON cannot carry faithfully. */
 export function assertJson(value: unknown, path: string): void {
   checkJson(value, path, []);
@@ -80,14 +88,14 @@ function checkJson(v: unknown, at: string, ancestors: object[]): void {
 const INVALID = Symbol('invalid JSON');
 
 /**
- * Validates like {@link assertJson} and returns a deep-frozen copy in the same pass, adding to
- * `size[0]` an upper bound of the value's JSON size in bytes (every character counted as its
- * longest escape), so that the exact JSON is only needed near the size limit. Paths are only
- * built when the value is invalid: then {@link assertJson} walks it again to name the place.
+ * Validates like {@link assertJson} and returns an upper bound of the value's JSON size in bytes
+ * (every character counted as its longest escape), so that the exact JSON is only written near
+ * the size limit. The walk allocates nothing; paths are only built when the value is invalid:
+ * then {@link assertJson} walks it again to name the place.
  */
-export function cloneJson(v: unknown, path: string, size: number[]): unknown {
+export function measureJson(v: unknown, path: string): number {
   try {
-    return copyJson(v, [], size);
+    return measure(v, []);
   } catch (error) {
     if (error !== INVALID) throw error;
     assertJson(v, path);
@@ -95,46 +103,31 @@ export function cloneJson(v: unknown, path: string, size: number[]): unknown {
   }
 }
 
-function copyJson(v: unknown, ancestors: object[], size: number[]): unknown {
-  if (v === null || typeof v === 'boolean') {
-    size[0]! += 5;
-    return v;
-  }
-  if (typeof v === 'string') {
-    size[0]! += 2 + 6 * v.length;
-    return v;
-  }
+function measure(v: unknown, ancestors: object[]): number {
+  if (v === null || typeof v === 'boolean') return 5;
+  if (typeof v === 'string') return 2 + 6 * v.length;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw INVALID;
-    size[0]! += 24;
-    return v;
+    return 24;
   }
   if (typeof v !== 'object' || ancestors.includes(v)) throw INVALID;
   ancestors.push(v);
-  let copy: unknown;
+  let size = 2;
   if (Array.isArray(v)) {
-    const out = new Array<unknown>(v.length);
     for (let i = 0; i < v.length; i++) {
       if (v[i] === undefined) throw INVALID;
-      out[i] = copyJson(v[i], ancestors, size);
+      size += 1 + measure(v[i], ancestors);
     }
-    size[0]! += 2 + v.length;
-    copy = Object.freeze(out);
   } else {
     const proto = Object.getPrototypeOf(v) as unknown;
     if (proto !== Object.prototype && proto !== null) throw INVALID;
-    const out: Record<string, unknown> = {};
     for (const key in v) {
       const item = (v as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      out[key] = copyJson(item, ancestors, size);
-      size[0]! += 4 + 6 * key.length;
+      if (item !== undefined) size += 4 + 6 * key.length + measure(item, ancestors);
     }
-    size[0]! += 2;
-    copy = Object.freeze(out);
   }
   ancestors.pop();
-  return copy;
+  return size;
 }
 
 function notJson(path: string, why: string): TotError {
@@ -163,18 +156,19 @@ function checkSize(dataJson: string, metadataJson: string, type: string, maxEven
   }
 }
 
-/** A validated append: the events with their JSON text and their canonical payload (for idempotency). */
+/** A validated event of an append, with its JSON text and the payload an idempotent retry is compared on. */
 export interface PreparedEvent {
   event: NewEvent;
+  /** The JSON of `data`, as the store keeps it. */
   readonly dataJson: string;
+  /** The JSON of `metadata` (`{}` when there is none). */
   readonly metadataJson: string;
-  /** Deep-frozen copies of data and metadata: what the store returns, never the caller's objects. */
-  readonly dataCopy: unknown;
-  readonly metadataCopy: Record<string, unknown> | undefined;
-  /** Compared on an idempotent retry: everything the caller chose, stream included (computed on first use). */
+  /** Compared on an idempotent retry: everything the caller chose, stream included. */
   readonly payload: string;
 }
 
+// The JSON is written on first use: the in-memory store writes one text for the whole batch and
+// needs an event's own text only near the size limit or for a retry.
 class Prepared implements PreparedEvent {
   private text: string | undefined;
   private data: string | undefined;
@@ -182,15 +176,13 @@ class Prepared implements PreparedEvent {
   constructor(
     readonly event: NewEvent,
     private readonly streamId: string,
-    readonly dataCopy: unknown,
-    readonly metadataCopy: Record<string, unknown> | undefined,
   ) {}
   get dataJson(): string {
-    this.data ??= JSON.stringify(this.dataCopy);
+    this.data ??= JSON.stringify(this.event.data);
     return this.data;
   }
   get metadataJson(): string {
-    this.meta ??= this.metadataCopy === undefined ? '{}' : JSON.stringify(this.metadataCopy);
+    this.meta ??= this.event.metadata === undefined ? '{}' : JSON.stringify(this.event.metadata);
     return this.meta;
   }
   get payload(): string {
@@ -199,10 +191,21 @@ class Prepared implements PreparedEvent {
   }
 }
 
-/** Validates an append's arguments; throws `INVALID_ARGUMENT` naming the field. */
-export function prepareAppend(streamId: unknown, events: unknown, options: unknown, maxEventBytes: number, where: string): { streamId: string; events: PreparedEvent[]; expectedVersion: ExpectedVersion; signal?: AbortSignal } {
-  const id = parseOptions(streamIdSchema, streamId, where, 'streamId');
-  const o = parseOptions(appendOptionsSchema, options, where);
+/** How {@link prepareAppend} treats the JSON text of each event. */
+export type JsonTiming =
+  /** Written when first asked for: the store uses the events before its first `await`. */
+  | 'lazy'
+  /** Written now: the store awaits before it uses them, and the caller may change its objects meanwhile. */
+  | 'now';
+
+/**
+ * Validates an append's arguments; throws `INVALID_ARGUMENT` naming the field. The events are the
+ * caller's objects: a store must take what it keeps from them (their JSON) before it awaits,
+ * unless `json` is `'now'`.
+ */
+export function prepareAppend(streamId: unknown, events: unknown, options: unknown, maxEventBytes: number, where: string, json: JsonTiming = 'lazy'): { streamId: string; events: PreparedEvent[]; expectedVersion: ExpectedVersion; signal?: AbortSignal } {
+  const id = typeof streamId === 'string' && streamId.length > 0 && streamId.length <= 512 ? streamId : parseOptions(streamIdSchema, streamId, where, 'streamId');
+  const o = isPlainAppendOptions(options) ? options : parseOptions(appendOptionsSchema, options, where);
   if (!Array.isArray(events) || events.length === 0) {
     throw new TotError('INVALID_ARGUMENT', `${where}: events: expected a non-empty array of events`, { details: { field: 'events' } });
   }
@@ -212,14 +215,11 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
     if (keys.has(event.idempotencyKey)) throw new TotError('INVALID_ARGUMENT', `${where}: events[${i}].idempotencyKey: "${event.idempotencyKey}" appears twice in the batch`, { details: { field: `events[${i}].idempotencyKey` } });
     keys.add(event.idempotencyKey);
     if (event.data === undefined) throw notJson(`events[${i}].data`, 'undefined is not JSON');
-    // One pass validates, copies and freezes; the JSON is only written when a store needs it, or
-    // when the size bound comes near the limit.
-    const bound = [utf8Length(event.type)];
-    const dataCopy = cloneJson(event.data, `events[${i}].data`, bound);
-    const metadataCopy = event.metadata === undefined ? undefined : (cloneJson(event.metadata, `events[${i}].metadata`, bound) as Record<string, unknown>);
-    const prepared = new Prepared(event, id, dataCopy, metadataCopy);
-    if (bound[0]! > maxEventBytes) checkSize(prepared.dataJson, prepared.metadataJson, event.type, maxEventBytes, where, i);
-    return prepared;
+    const bound = utf8Length(event.type) + measureJson(event.data, `events[${i}].data`) + (event.metadata === undefined ? 0 : measureJson(event.metadata, `events[${i}].metadata`));
+    const p = new Prepared(event, id);
+    if (bound > maxEventBytes) checkSize(p.dataJson, p.metadataJson, event.type, maxEventBytes, where, i);
+    if (json === 'now') void p.payload;
+    return p;
   });
   return { streamId: id, events: prepared, expectedVersion: o.expectedVersion, ...(o.signal ? { signal: o.signal } : {}) };
 }
@@ -235,6 +235,25 @@ function payloadOf(streamId: string, type: string, dataJson: string, eventId: st
 /** The payload of a stored event, comparable with {@link PreparedEvent.payload}. */
 export function storedPayload(e: StoredEvent, clientEventId: boolean): string {
   return payloadOf(e.streamId, e.type, JSON.stringify(e.data), clientEventId ? e.eventId : undefined, e.parentIds, e.clock, JSON.stringify(e.metadata));
+}
+
+/**
+ * The result of a write whose events are built when first read: most callers only want the next
+ * expected version. Reading (or setting) `events` behaves as with a plain property.
+ */
+export function lazyAppendResult(build: () => StoredEvent[], nextExpectedVersion: number): AppendResult {
+  let events: StoredEvent[] | undefined;
+  return {
+    get events() {
+      events ??= build();
+      return events;
+    },
+    set events(value) {
+      events = value;
+    },
+    nextExpectedVersion,
+    deduplicated: false,
+  };
 }
 
 /** Whether `expected` admits a stream whose last version is `actual` (`null`: no stream). */
@@ -309,17 +328,3 @@ export function closedError(where: string): TotError {
 
 /** Options every store takes. */
 export const storeOptionsSchema = z.object({ maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES) });
-
-/**
- * A UUID-formatted id that starts with the time in milliseconds (UUID version 7): ids made one after
- * another sort in order, so a database index on them grows at its end instead of at random places.
- */
-export function timeOrderedId(now: number = Date.now()): string {
-  const random = crypto.getRandomValues(new Uint8Array(10));
-  const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  const time = now.toString(16).padStart(12, '0').slice(-12);
-  random[0] = (random[0]! & 0x0f) | 0x70;
-  random[2] = (random[2]! & 0x3f) | 0x80;
-  const r = hex(random);
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-${r.slice(0, 4)}-${r.slice(4, 8)}-${r.slice(8, 20)}`;
-}
