@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { extractCandidates, type StructuredFormat } from './extract-candidates.js';
+import { parseSimpleYaml } from './simple-yaml.js';
 
 /**
  * The outcome of {@link parseStructured}.
@@ -45,6 +46,8 @@ function parseSyntax(text: string, format: StructuredFormat): { ok: true; value:
       return { ok: false, error: `invalid JSON: ${(error as Error).message}` };
     }
   }
+  const simple = parseSimpleYaml(text);
+  if (simple) return { ok: true, value: simple.value };
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
   if (doc.errors.length > 0) return { ok: false, error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
   return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
