@@ -11,6 +11,36 @@ export function throwIfAborted(signal: AbortSignal | undefined, what?: string): 
   if (signal?.aborted) throw abortedError(signal, what);
 }
 
+// One real listener per signal, however many calls wait on it: adding and removing an
+// EventTarget listener costs microseconds, and a long-lived signal shared by thousands of calls
+// would otherwise carry thousands of listeners.
+const waiters = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `onAbort` once when `signal` aborts (now, if it has); returns the function that cancels that. */
+export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
+  if (signal.aborted) {
+    onAbort();
+    return () => false;
+  }
+  let set = waiters.get(signal);
+  if (!set) {
+    const callbacks = new Set<() => void>();
+    set = callbacks;
+    waiters.set(signal, callbacks);
+    signal.addEventListener(
+      'abort',
+      () => {
+        waiters.delete(signal);
+        for (const callback of callbacks) callback();
+      },
+      { once: true },
+    );
+  }
+  const callbacks = set;
+  callbacks.add(onAbort);
+  return () => callbacks.delete(onAbort);
+}
+
 /**
  * Settles with `promise`, or rejects with `ABORTED` as soon as `signal` fires, whichever comes
  * first. Work that ignores its signal can therefore never keep a caller waiting.
@@ -22,18 +52,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     return Promise.reject(abortedError(signal, what));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
+    const cancel = whenAborted(signal, () => {
       promise.catch(() => undefined);
       reject(abortedError(signal, what));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel();
         reject(error);
       },
     );
@@ -45,14 +74,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortedError(signal, 'wait'));
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      cancel?.();
       resolve();
     }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortedError(signal, 'wait'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const cancel = signal
+      ? whenAborted(signal, () => {
+          clearTimeout(timer);
+          reject(abortedError(signal, 'wait'));
+        })
+      : undefined;
   });
 }
 
