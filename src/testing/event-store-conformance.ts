@@ -245,6 +245,38 @@ export function eventStoreConformanceCases(factory: EventStoreFactory): Conforma
       assert.deepEqual(second!.metadata, {});
     }),
 
+    withStore('keeps what was appended when the caller changes its objects or the events it was given', async (store) => {
+      const s = unique('copies');
+      const data = { list: [1, 2], inner: { n: 1 } };
+      const metadata = { tag: 'a' };
+      const parentIds = ['p'];
+      const clock = { a: 1 };
+      const result = await store.append(s, [event(`${s}-1`, data, { metadata, parentIds, clock })], { expectedVersion: 'no_stream' });
+      data.list.push(3);
+      data.inner.n = 2;
+      metadata.tag = 'b';
+      parentIds.push('q');
+      clock.a = 9;
+      // A store may hand out frozen events instead of copies: then the change itself fails.
+      const change = (fn: () => void) => {
+        try {
+          fn();
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error;
+        }
+      };
+      const given = result.events[0]!;
+      change(() => (given.data as typeof data).list.push(4));
+      change(() => given.parentIds.push('r'));
+      change(() => (given.clock.a = 8));
+      change(() => (given.metadata.tag = 'c'));
+      for (let read = 0; read < 2; read++) {
+        const [stored] = await collect(store.readStream(s));
+        assert.deepEqual([stored!.data, stored!.metadata, stored!.parentIds, stored!.clock], [{ list: [1, 2], inner: { n: 1 } }, { tag: 'a' }, ['p'], { a: 1 }], `read ${read + 1}`);
+        change(() => ((stored!.data as typeof data).inner.n = 5));
+      }
+    }),
+
     withStore('reads all events in commit order with strictly increasing positions', async (store) => {
       const a = unique('all-a');
       const b = unique('all-b');

@@ -49,6 +49,19 @@ export class DuplicatesOnRetry extends Delegating {
   }
 }
 
+/** Hands out the caller's own data objects on reads, so later changes by the caller show. */
+export class SharesCallerObjects extends Delegating {
+  private readonly originals = new Map<string, unknown>();
+  override async append(streamId: string, events: NewEvent[], options: AppendOptions) {
+    const result = await this.inner.append(streamId, events, options);
+    for (const e of events) this.originals.set(e.idempotencyKey, e.data);
+    return result;
+  }
+  override async *readStream(streamId: string, options?: Parameters<EventStore['readStream']>[1]) {
+    for await (const e of this.inner.readStream(streamId, options)) yield { ...e, data: this.originals.get(e.idempotencyKey) ?? e.data };
+  }
+}
+
 /** Returns readAll newest first. */
 export class ReordersReadAll extends Delegating {
   override async *readAll(options?: ReadAllOptions) {

@@ -50,7 +50,7 @@ export interface NewEvent {
   data: unknown;
   /** Required: re-appending the same key returns the stored event instead of writing it twice. */
   idempotencyKey: string;
-  /** Client-chosen event id. Default: a random UUID. */
+  /** Client-chosen event id. Default: a time-ordered UUID (version 7) that the store assigns. */
   eventId?: string;
   /** Ids of the events this one follows from (seed 004's DAG). */
   parentIds?: string[];
@@ -97,7 +97,10 @@ export interface StoredEvent {
  * ```
  */
 export interface AppendResult {
-  /** The stored events of the batch, in order (those stored before, for a deduplicated retry). */
+  /**
+   * The stored events of the batch, in order (those stored before, for a deduplicated retry).
+   * A store may build them when this is first read; reading it behaves as reading a plain property.
+   */
   events: StoredEvent[];
   /** The version to expect in the next append to this stream. */
   nextExpectedVersion: number;

@@ -212,8 +212,9 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
   const keys = new Set<string>();
   const prepared = events.map((raw, i): PreparedEvent => {
     const event = (isPlainEvent(raw) ? raw : parseOptions(newEventSchema, raw, where, `events[${i}]`)) as NewEvent;
-    if (keys.has(event.idempotencyKey)) throw new TotError('INVALID_ARGUMENT', `${where}: events[${i}].idempotencyKey: "${event.idempotencyKey}" appears twice in the batch`, { details: { field: `events[${i}].idempotencyKey` } });
+    const distinct = keys.size;
     keys.add(event.idempotencyKey);
+    if (keys.size === distinct) throw new TotError('INVALID_ARGUMENT', `${where}: events[${i}].idempotencyKey: "${event.idempotencyKey}" appears twice in the batch`, { details: { field: `events[${i}].idempotencyKey` } });
     if (event.data === undefined) throw notJson(`events[${i}].data`, 'undefined is not JSON');
     const bound = utf8Length(event.type) + measureJson(event.data, `events[${i}].data`) + (event.metadata === undefined ? 0 : measureJson(event.metadata, `events[${i}].metadata`));
     const p = new Prepared(event, id);
