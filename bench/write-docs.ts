@@ -94,11 +94,13 @@ durability (fsync on).
 | PostgreSQL | ${typeof s.postgres === 'string' ? s.postgres : `${n(s.postgres.singleAppendsPerSecond)} | **${n(s.postgres.batchedEventsPerSecond)}** (target ≥ 10,000${metInside(s.postgres.batchedEventsPerSecond >= 10_000)}) | ${s.postgres.replay100kMs} ms`} |
 
 These vary most from run to run on the shared machine. Every append validates each event (JSON-safe,
-size), copies it in one pass and keeps its idempotency key; in memory about a third of the time is
-garbage collection of the retained copies. In SQLite most of the time is SQLite itself inserting into
-a table with four unique indexes (position, event id, idempotency key, stream + version); larger WAL
-checkpoints (\`walAutocheckpointPages\`, default 16384) help batched appends. PostgreSQL appends wait
-for the commit's WAL flush.
+size) and checks its idempotency key. In memory, a batch is kept as one JSON text (a stored event
+costs the garbage collector next to nothing) and events are rebuilt when read, which is why a replay
+costs more than the appends; the margin over the target is thin: lookups in the idempotency index of
+several hundred thousand keys and writing the JSON take most of the time. In SQLite most of the time
+is SQLite itself inserting into a table with four unique indexes (position, event id, idempotency
+key, stream + version); larger WAL checkpoints (\`walAutocheckpointPages\`, default 16384) help
+batched appends. PostgreSQL appends wait for the commit's WAL flush.
 
 ## FractalSolver and ChainOfThoughtNode (\`npm run bench:loops\`)
 
@@ -112,8 +114,9 @@ Instant think/eval functions and an instant model (a plain function).
 | ChainOfThoughtNode, per thought, JSON replies | **${r.chainOfThought.jsonMedianMicrosPerThought} µs**${met(r.chainOfThought.jsonMedianMicrosPerThought <= 50)} | ≤ 50 µs |
 
 A thought's prompt carries the whole history (seed 003), so its cost grows with the run; the figures
-are for runs of ${r.chainOfThought.thoughtsPerRun} thoughts (the default cap). Parsing one small YAML reply with the \`yaml\` package
-alone takes about 84 µs here.
+are for runs of ${r.chainOfThought.thoughtsPerRun} thoughts (the default cap). Replies in the common shape are read by a narrow YAML
+reader; a full parse with the \`yaml\` package, which every other reply still gets, takes about
+85 µs for one such reply here.
 `;
 writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc);
 console.log('docs/benchmarks.md written');
