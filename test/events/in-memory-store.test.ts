@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore } from '../../src/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
@@ -5,6 +6,12 @@ import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
 
 registerEventStoreConformance({ describe, it }, { create: () => new InMemoryEventStore() }, { name: 'InMemoryEventStore' });
+
+// JSON values whose text is full of the characters that delimit elements: quotes, escapes, commas, brackets.
+const tricky = fc.string({ unit: fc.constantFrom('"', '\\', ',', '[', ']', '{', '}', ':', 'a', 'é', '\n', '\u2028', '😀'), maxLength: 6 });
+const { json } = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof({ depthSize: 'small' }, tricky, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(tie('json'), { maxLength: 3 }), fc.dictionary(tricky, tie('json'), { maxKeys: 3 })),
+}));
 
 describe('InMemoryEventStore', () => {
   it('keeps what was appended when the caller later changes its objects or the events it got back', async () => {
@@ -32,6 +39,20 @@ describe('InMemoryEventStore', () => {
     expect(await read(store.readStream('a', { fromVersion: 1, limit: 3 }))).toEqual([1, 2, 5]);
     expect(await read(store.readAll({ after: 2n, limit: 4 }))).toEqual([2, 3, 4, 5]);
     expect(await read(store.readAll({ after: 9n }))).toEqual([]);
+  });
+
+  it('reads any one event of a batch back as written, however its JSON nests and escapes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(json, { minLength: 5, maxLength: 12 }), async (values) => {
+        const store = new InMemoryEventStore();
+        await store.append('s', values.map((data, i) => ({ type: 't', data, idempotencyKey: `k${i}` })), { expectedVersion: 'no_stream' });
+        for (let i = 0; i < values.length; i++) {
+          const [one] = await collect(store.readStream('s', { fromVersion: i, limit: 1 }));
+          expect(one!.data).toEqual(JSON.parse(JSON.stringify(values[i])));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('gives every event of a batch its own time-ordered UUID', async () => {
