@@ -106,6 +106,15 @@ interface Row {
 }
 
 const PAGE = 500;
+/** The columns an append inserts, in the order of its values. */
+const INSERT_COLUMNS = ['event_id', 'stream_id', 'version', 'type', 'data', 'idempotency_key', 'own_event_id', 'parent_ids', 'clock', 'metadata', 'recorded_at'] as const;
+
+/** Row `j` of the flat values of a multi-row insert, as it now stands in the table. */
+function insertedRow(values: readonly unknown[], j: number, position: number): Row {
+  const row: Record<string, unknown> = { global_position: position };
+  INSERT_COLUMNS.forEach((column, k) => (row[column] = values[j * INSERT_COLUMNS.length + k]));
+  return row as unknown as Row;
+}
 /** 11 parameters a row: well under SQLite's 32,766 variables per statement. */
 const ROWS_PER_INSERT = 500;
 /**
@@ -228,8 +237,7 @@ export class SqliteEventStore implements EventStore {
       const recordedAt = new Date().toISOString();
       const first = (actual ?? -1) + 1;
       const ids = new TimeOrderedIds(a.events.length);
-      const eventIds = a.events.map((p, i) => p.event.eventId ?? ids.at(i));
-      const positions: number[] = [];
+      const chunks: { values: unknown[]; firstPosition: number }[] = [];
       // Multi-row inserts: one native call per chunk rather than per event. Rows of one statement
       // get consecutive positions, in order.
       for (let start = 0; start < a.events.length; start += ROWS_PER_INSERT) {
@@ -237,26 +245,14 @@ export class SqliteEventStore implements EventStore {
         const values: unknown[] = [];
         chunk.forEach((p, j) => {
           const e = p.event;
-          values.push(eventIds[start + j], a.streamId, first + start + j, e.type, p.dataJson, e.idempotencyKey, e.eventId === undefined ? 0 : 1, e.parentIds ? JSON.stringify(e.parentIds) : '[]', e.clock ? JSON.stringify(e.clock) : '{}', p.metadataJson, recordedAt);
+          values.push(e.eventId ?? ids.at(start + j), a.streamId, first + start + j, e.type, p.dataJson, e.idempotencyKey, e.eventId === undefined ? 0 : 1, e.parentIds ? JSON.stringify(e.parentIds) : '[]', e.clock ? JSON.stringify(e.clock) : '{}', p.metadataJson, recordedAt);
         });
         const last = Number(this.insertRows(chunk.length).run(values).lastInsertRowid);
-        for (let j = 0; j < chunk.length; j++) positions.push(last - chunk.length + 1 + j);
+        chunks.push({ values, firstPosition: last - chunk.length + 1 });
       }
-      // The JSON was taken inside this synchronous call; the events are rebuilt from it if asked for.
-      const written = (): StoredEvent[] =>
-        a.events.map((p, i) => ({
-          eventId: eventIds[i]!,
-          streamId: a.streamId,
-          version: first + i,
-          globalPosition: BigInt(positions[i]!),
-          type: p.event.type,
-          data: JSON.parse(p.dataJson) as unknown,
-          idempotencyKey: p.event.idempotencyKey,
-          parentIds: [...(p.event.parentIds ?? [])],
-          clock: { ...p.event.clock },
-          metadata: JSON.parse(p.metadataJson) as Record<string, unknown>,
-          recordedAt,
-        }));
+      // The events are rebuilt, if asked for, from the values inserted: never from the caller's
+      // objects, which may have changed by then.
+      const written = () => chunks.flatMap(({ values, firstPosition }) => Array.from({ length: values.length / INSERT_COLUMNS.length }, (_, j) => toEvent(insertedRow(values, j, firstPosition + j))));
       return lazyAppendResult(written, first + a.events.length - 1);
     });
     const retry = this.db.transaction((): AppendResult => {
@@ -387,9 +383,9 @@ export class SqliteEventStore implements EventStore {
   private insertRows(rows: number): Database.Statement<unknown[]> {
     let statement = this.inserts.get(rows);
     if (!statement) {
-      const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+      const row = `(${INSERT_COLUMNS.map(() => '?').join(', ')})`;
       statement = this.db.prepare(
-        `INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, own_event_id, parent_ids, clock, metadata, recorded_at) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
+        `INSERT INTO tot_events (${INSERT_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`,
       );
       this.inserts.set(rows, statement);
     }
