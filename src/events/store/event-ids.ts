@@ -19,33 +19,42 @@ const HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padSt
 
 /**
  * Event ids for one append: UUID version 7 strings (RFC 9562), the time in milliseconds first, so
- * ids made one after another sort in order and a database index on them grows at its end.
+ * ids sort by the millisecond they were made in (and within a block, in batch order), and a
+ * database index on them grows at its end.
  *
  * Drawing random bytes is most of the cost of an id, so a batch draws once per 65,536 ids and
  * numbers them with a counter in the last 16 bits — RFC 9562 §6.2, method 1. That leaves 58
  * random bits per block: two blocks made in the same millisecond collide with odds of 2⁻⁵⁸.
- * An id is made on demand, so a store can keep the block and rebuild the id when it is read.
+ * Ids are made on demand, so a store can keep the block and rebuild an id when it is read.
  */
 export class TimeOrderedIds {
-  private readonly prefixes: string[];
+  private prefixes: string[] | undefined;
 
-  constructor(count: number, now: number = Date.now()) {
-    const time = now.toString(16).padStart(12, '0').slice(-12);
-    const blocks = Math.max(1, Math.ceil(count / BLOCK));
+  /** `now`: the time the ids carry, taken when the batch is written (the random part is drawn on first use). */
+  constructor(
+    private readonly count: number,
+    private readonly now: number = Date.now(),
+  ) {}
+
+  /** The id of the `i`-th event of the batch. */
+  at(i: number): string {
+    this.prefixes ??= this.draw();
+    const n = i % BLOCK;
+    return this.prefixes[(i - n) / BLOCK]! + HEX[n >>> 8]! + HEX[n & 0xff]!;
+  }
+
+  private draw(): string[] {
+    const time = this.now.toString(16).padStart(12, '0').slice(-12);
+    const blocks = Math.max(1, Math.ceil(this.count / BLOCK));
     const random = randomBytes(8 * blocks);
-    this.prefixes = [];
+    const prefixes: string[] = [];
     for (let b = 0; b < blocks; b++) {
       const r = Array.from(random.subarray(8 * b, 8 * b + 8), (byte) => HEX[byte]!);
       // Version 7 in the high nibble of the UUID's byte 6, the RFC variant (0b10) in the top bits of byte 8.
       r[0] = HEX[(random[8 * b]! & 0x0f) | 0x70]!;
       r[2] = HEX[(random[8 * b + 2]! & 0x3f) | 0x80]!;
-      this.prefixes.push(`${time.slice(0, 8)}-${time.slice(8, 12)}-${r[0]}${r[1]}-${r[2]}${r[3]}-${r.slice(4).join('')}`);
+      prefixes.push(`${time.slice(0, 8)}-${time.slice(8, 12)}-${r[0]}${r[1]}-${r[2]}${r[3]}-${r.slice(4).join('')}`);
     }
-  }
-
-  /** The id of the `i`-th event of the batch. */
-  at(i: number): string {
-    const n = i % BLOCK;
-    return this.prefixes[(i - n) / BLOCK]! + HEX[n >>> 8]! + HEX[n & 0xff]!;
+    return prefixes;
   }
 }
