@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
@@ -141,6 +142,32 @@ function toEvent(row: Row): StoredEvent {
   };
 }
 
+function columnsOf(db: Database.Database): Set<string> {
+  return new Set((db.pragma('table_info(tot_events)') as { name: string }[]).map((c) => c.name));
+}
+
+/**
+ * Brings a table of the earlier layout, which kept a SHA-256 digest of each event's payload in a
+ * `payload` column, to the current one: whether the caller chose an event's id is recovered by
+ * checking which of the two possible payloads the digest is of. One transaction; a second process
+ * opening the file meanwhile waits, then finds the work done.
+ */
+function migrateDigestLayout(db: Database.Database): void {
+  db.transaction(() => {
+    if (!columnsOf(db).has('payload')) return;
+    db.exec('ALTER TABLE tot_events ADD COLUMN own_event_id INTEGER NOT NULL DEFAULT 0');
+    const digest = (payload: string) => createHash('sha256').update(payload).digest('base64');
+    // Rows are read first and updated after: a connection cannot write while it iterates.
+    const chosen: number[] = [];
+    for (const row of db.prepare('SELECT * FROM tot_events').iterate() as IterableIterator<Row & { payload: string }>) {
+      if (digest(storedPayload(toEvent(row), true)) === row.payload) chosen.push(row.global_position);
+    }
+    const own = db.prepare('UPDATE tot_events SET own_event_id = 1 WHERE global_position = ?');
+    for (const position of chosen) own.run(position);
+    db.exec('ALTER TABLE tot_events DROP COLUMN payload');
+  }).immediate();
+}
+
 function sqliteError(error: unknown, what: string): TotError {
   if (TotError.isInstance(error)) return error;
   const code = (error as { code?: string }).code ?? '';
@@ -191,15 +218,16 @@ export class SqliteEventStore implements EventStore {
     try {
       // Checking the file before any write: a file that is not a database fails here, untouched.
       this.db.pragma('schema_version');
-      const columns = new Set((this.db.pragma('table_info(tot_events)') as { name: string }[]).map((c) => c.name));
-      if (columns.size > 0 && !columns.has('own_event_id')) {
-        throw new TotError('INVALID_ARGUMENT', `SqliteEventStore: the tot_events table of "${o.path ?? 'the database'}" has a layout this version does not know (it lacks the own_event_id column); open it with the version that made it, or use a new file. Nothing was changed.`, { details: { field: 'path' } });
+      const layout = columnsOf(this.db);
+      if (layout.size > 0 && !layout.has('own_event_id') && !layout.has('payload')) {
+        throw new TotError('INVALID_ARGUMENT', `SqliteEventStore: the tot_events table of "${o.path ?? 'the database'}" has a layout this store does not know; nothing was changed.`, { details: { field: 'path' } });
       }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${o.synchronous}`);
       this.db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
       this.db.pragma(`wal_autocheckpoint = ${o.walAutocheckpointPages}`);
       this.db.exec(SCHEMA);
+      if (layout.has('payload')) migrateDigestLayout(this.db);
       this.stmt = {
         version: this.db.prepare('SELECT MAX(version) AS v FROM tot_events WHERE stream_id = ?'),
         byKey: this.db.prepare('SELECT * FROM tot_events WHERE idempotency_key = ?'),

@@ -1,4 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,13 +61,48 @@ describe('SqliteEventStore', () => {
   it('refuses an events table of a layout it does not know, changing nothing', async () => {
     const path = join(dir(), 'other.db');
     const db = new Database(path);
-    db.exec('CREATE TABLE tot_events (global_position INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    db.exec('CREATE TABLE tot_events (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
     db.close();
     const error = await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
-    expect(error.message).toContain('own_event_id');
+    expect(error.message).toContain('layout');
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'tot_events' }]);
     after.close();
+  });
+
+  it('brings a file of the earlier layout (a payload digest per event) up to date, keeping how retries are judged', async () => {
+    // The earlier layout, and two events as it stored them: the digest is of the payload text below.
+    const path = join(dir(), 'earlier.db');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE tot_events (
+      global_position INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
+      version INTEGER NOT NULL CHECK (version >= 0), type TEXT NOT NULL, data TEXT NOT NULL, idempotency_key TEXT NOT NULL UNIQUE,
+      payload TEXT NOT NULL, parent_ids TEXT NOT NULL, clock TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL,
+      UNIQUE (stream_id, version));
+      CREATE TABLE tot_snapshots (stream_id TEXT NOT NULL, version INTEGER NOT NULL, state TEXT NOT NULL, metadata TEXT, saved_at TEXT NOT NULL, PRIMARY KEY (stream_id, version));`);
+    const digest = (streamId: string, eventId: string | null, data: string) => createHash('sha256').update(`${JSON.stringify([streamId, 't', eventId, [], {}])}\n${data}\n{}`).digest('base64');
+    const insert = db.prepare('INSERT INTO tot_events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run('0190a000-0000-7000-8000-000000000001', 's', 0, 't', '{"n":1}', 'k1', digest('s', null, '{"n":1}'), '[]', '{}', '{}', '2026-11-21T00:00:00.000Z');
+    insert.run('mine', 's', 1, 't', '{"n":2}', 'k2', digest('s', 'mine', '{"n":2}'), '[]', '{}', '{}', '2026-11-21T00:00:01.000Z');
+    db.close();
+
+    const store = new SqliteEventStore({ path });
+    expect((await collect(store.readStream('s'))).map((e) => [e.eventId, e.data])).toEqual([
+      ['0190a000-0000-7000-8000-000000000001', { n: 1 }],
+      ['mine', { n: 2 }],
+    ]);
+    expect((await store.append('s', [{ type: 't', data: { n: 1 }, idempotencyKey: 'k1' }], { expectedVersion: 'any' })).deduplicated).toBe(true);
+    expect((await store.append('s', [{ type: 't', data: { n: 2 }, idempotencyKey: 'k2', eventId: 'mine' }], { expectedVersion: 'any' })).deduplicated).toBe(true);
+    await catchTotError(() => store.append('s', [{ type: 't', data: { n: 2 }, idempotencyKey: 'k2' }], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT');
+    expect((await store.append('s', [{ type: 't', data: { n: 3 }, idempotencyKey: 'k3' }], { expectedVersion: 1 })).nextExpectedVersion).toBe(2);
+    await store.close();
+    const after = new Database(path, { readonly: true });
+    expect((after.pragma('table_info(tot_events)') as { name: string }[]).map((c) => c.name)).not.toContain('payload');
+    after.close();
+    // Opening it again finds nothing left to do.
+    const again = new SqliteEventStore({ path });
+    expect(await again.streamVersion('s')).toBe(2);
+    await again.close();
   });
 
   it('validates its options', async () => {
