@@ -162,6 +162,11 @@ const evalOut = outputSchema(['RETURN', 'CALL'] as const);
 const normalise = (goal: string) => goal.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 const goalSchema = z.string().min(1);
+const solveOptionsSchema = z.object({
+  signal: signalSchema,
+  runId: z.string().min(1).optional(),
+  store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function', 'expected an EventStore').optional(),
+});
 
 /**
  * Seed 002's fractal thinking: a recursive think/eval loop over frames `{ goal, parent, todo, done }`.
@@ -202,15 +207,7 @@ export class FractalSolver extends RunEmitter {
    */
   async solve(goal: string, options: FractalSolveOptions = {}): Promise<FractalResult> {
     const g = parseOptions(goalSchema, goal, 'FractalSolver.solve', 'goal');
-    const r = parseOptions(
-      z.object({
-        signal: signalSchema,
-        runId: z.string().min(1).optional(),
-        store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function', 'expected an EventStore').optional(),
-      }),
-      options,
-      'FractalSolver.solve',
-    );
+    const r = parseOptions(solveOptionsSchema, options, 'FractalSolver.solve');
     const o = this.o;
     this.runs += 1;
     const runId = r.runId ?? `fractal-${this.runs}`;
