@@ -99,16 +99,21 @@ class Reader {
     return null;
   }
 
+  /** The next non-blank line without its indentation, if it belongs to the block at `indent`. */
+  private lineOf(indent: number): string | undefined {
+    this.skipBlank();
+    if (this.i >= this.lines.length) return undefined;
+    const line = this.lines[this.i]!;
+    const at = indentOf(line);
+    if (at < indent) return undefined;
+    if (at > indent) throw UNSURE;
+    return line.slice(indent);
+  }
+
   private mapping(indent: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (;;) {
-      this.skipBlank();
-      if (this.i >= this.lines.length) return out;
-      const line = this.lines[this.i]!;
-      const at = indentOf(line);
-      if (at < indent) return out;
-      if (at > indent) throw UNSURE;
-      const m = KEY.exec(line.slice(indent));
+    for (let content = this.lineOf(indent); content !== undefined; content = this.lineOf(indent)) {
+      const m = KEY.exec(content);
       if (!m) throw UNSURE;
       const key = m[1]!;
       if (RESERVED_KEYS.has(key) || Object.hasOwn(out, key)) throw UNSURE;
@@ -116,19 +121,12 @@ class Reader {
       const rest = trimSpaces(m[2] ?? '');
       out[key] = rest === '' ? this.nested(indent, true) : scalar(rest);
     }
+    return out;
   }
 
   private sequence(indent: number): unknown[] {
     const out: unknown[] = [];
-    for (;;) {
-      this.skipBlank();
-      if (this.i >= this.lines.length) return out;
-      const line = this.lines[this.i]!;
-      const at = indentOf(line);
-      if (at < indent) return out;
-      if (at > indent) throw UNSURE;
-      const content = line.slice(indent);
-      if (!isItem(content)) return out;
+    for (let content = this.lineOf(indent); content !== undefined && isItem(content); content = this.lineOf(indent)) {
       const afterDash = content.slice(1);
       const gap = spacesAtStart(afterDash);
       const rest = trimSpaces(afterDash.slice(gap));
@@ -147,6 +145,7 @@ class Reader {
         out.push(scalar(rest));
       }
     }
+    return out;
   }
 }
 
