@@ -251,7 +251,13 @@ export function eventStoreConformanceCases(factory: EventStoreFactory): Conforma
       const metadata = { tag: 'a' };
       const parentIds = ['p'];
       const clock = { a: 1 };
-      const result = await store.append(s, [event(`${s}-1`, data, { metadata, parentIds, clock })], { expectedVersion: 'no_stream' });
+      const plain = { type: 'test.event', data: { n: 1 }, idempotencyKey: `${s}-2` };
+      // Changed before the append settles, too: a store that awaits must have taken its copy first.
+      const pending = store.append(s, [event(`${s}-1`, data, { metadata, parentIds, clock }), plain], { expectedVersion: 'no_stream' });
+      plain.type = 'changed';
+      plain.data.n = 2;
+      plain.idempotencyKey = `${s}-changed`;
+      const result = await pending;
       data.list.push(3);
       data.inner.n = 2;
       metadata.tag = 'b';
@@ -271,8 +277,9 @@ export function eventStoreConformanceCases(factory: EventStoreFactory): Conforma
       change(() => (given.clock.a = 8));
       change(() => (given.metadata.tag = 'c'));
       for (let read = 0; read < 2; read++) {
-        const [stored] = await collect(store.readStream(s));
+        const [stored, second] = await collect(store.readStream(s));
         assert.deepEqual([stored!.data, stored!.metadata, stored!.parentIds, stored!.clock], [{ list: [1, 2], inner: { n: 1 } }, { tag: 'a' }, ['p'], { a: 1 }], `read ${read + 1}`);
+        assert.deepEqual([second!.type, second!.data, second!.idempotencyKey], ['test.event', { n: 1 }, `${s}-2`], `read ${read + 1}`);
         change(() => ((stored!.data as typeof data).inner.n = 5));
       }
     }),

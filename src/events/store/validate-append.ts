@@ -211,7 +211,8 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
   }
   const keys = new Set<string>();
   const prepared = events.map((raw, i): PreparedEvent => {
-    const event = (isPlainEvent(raw) ? raw : parseOptions(newEventSchema, raw, where, `events[${i}]`)) as NewEvent;
+    // zod's output is a copy; a plain event is the caller's object, copied here when the store awaits before using it.
+    const event = (isPlainEvent(raw) ? (json === 'now' ? { type: raw.type, data: raw.data, idempotencyKey: raw.idempotencyKey } : raw) : parseOptions(newEventSchema, raw, where, `events[${i}]`)) as NewEvent;
     const distinct = keys.size;
     keys.add(event.idempotencyKey);
     if (keys.size === distinct) throw new TotError('INVALID_ARGUMENT', `${where}: events[${i}].idempotencyKey: "${event.idempotencyKey}" appears twice in the batch`, { details: { field: `events[${i}].idempotencyKey` } });
