@@ -62,11 +62,11 @@ function isPlainRequest(r: GenerateRequest): boolean {
   }
   const { n, temperature, maxOutputTokens, stop, seed, responseFormat, tags } = r;
   return (
-    (n === undefined || (Number.isInteger(n) && n > 0)) &&
-    (temperature === undefined || (typeof temperature === 'number' && temperature >= 0)) &&
-    (maxOutputTokens === undefined || (Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)) &&
+    (n === undefined || (Number.isSafeInteger(n) && n > 0)) &&
+    (temperature === undefined || (Number.isFinite(temperature) && temperature >= 0)) &&
+    (maxOutputTokens === undefined || (Number.isSafeInteger(maxOutputTokens) && maxOutputTokens > 0)) &&
     stop === undefined &&
-    (seed === undefined || Number.isInteger(seed)) &&
+    (seed === undefined || Number.isSafeInteger(seed)) &&
     (responseFormat === undefined || responseFormat.type === 'text' || (responseFormat.type === 'json' && Object.keys(responseFormat).every((k) => k === 'type' || k === 'schema'))) &&
     (tags === undefined || (typeof tags === 'object' && tags !== null && Object.values(tags).every((v) => typeof v === 'string')))
   );

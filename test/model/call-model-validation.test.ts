@@ -5,30 +5,36 @@ import { generateRequestSchema, generateResultSchema } from '../../src/model/sch
 
 // callModel checks the common shapes inline and leaves the rest to the schemas: whatever the path,
 // the verdict must be the schema's.
-const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
-const count = fc.oneof(fc.nat(), fc.integer({ min: -3, max: -1 }), fc.double({ noDefaultInfinity: false }), fc.constant('3'));
+/** Usually absent or valid, sometimes invalid: every field is wrong in some runs, all are right in many. */
+const field = <T>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<unknown>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: valid, weight: 3 }, { arbitrary: invalid, weight: 1 });
+const count = fc.oneof(fc.nat(), fc.constant(Number.MAX_SAFE_INTEGER));
+const badCount = fc.constantFrom(-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '3');
 
 const result = fc.record(
   {
-    outputs: fc.oneof(fc.array(fc.string(), { minLength: 1, maxLength: 1 }), fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxLength: 2 }), fc.constant('text')),
-    usage: fc.oneof(fc.record({ inputTokens: maybe(count), outputTokens: maybe(count) }, { requiredKeys: [] }), fc.constant(null), fc.constant([])),
-    finishReason: maybe(fc.constantFrom('stop', 'length', 'content-filter', 'error', 'other', 'done', 3)),
-    cacheHit: maybe(fc.constantFrom(true, false, 'yes')),
+    outputs: fc.oneof({ arbitrary: fc.array(fc.string(), { minLength: 1, maxLength: 1 }), weight: 6 }, fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxLength: 2 }), fc.constant('text')),
+    usage: fc.oneof({ arbitrary: fc.record({ inputTokens: field(count, badCount), outputTokens: field(count, badCount) }, { requiredKeys: [] }), weight: 6 }, fc.constant(null), fc.constant([])),
+    finishReason: field(fc.constantFrom('stop', 'length', 'content-filter', 'error', 'other'), fc.constantFrom('done', 3)),
+    cacheHit: field(fc.boolean(), fc.constant('yes')),
   },
   { requiredKeys: ['outputs'] },
 );
 
-const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'tool'), content: fc.oneof(fc.string(), fc.constant(7)) });
+const message = fc.oneof(
+  { arbitrary: fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: fc.string() }), weight: 8 },
+  fc.record({ role: fc.constantFrom('tool', 'user'), content: fc.oneof(fc.string(), fc.constant(7)) }),
+);
 const request = fc.record(
   {
-    messages: fc.oneof(fc.array(message, { maxLength: 3 }), fc.constant('hi')),
-    n: maybe(fc.oneof(fc.integer({ min: -1, max: 3 }), fc.constant(1.5))),
-    temperature: maybe(fc.oneof(fc.double({ min: -1, max: 2, noNaN: true }), fc.constant(Number.NaN))),
-    maxOutputTokens: maybe(count),
-    stop: maybe(fc.oneof(fc.array(fc.string(), { maxLength: 2 }), fc.constant([1]))),
-    seed: maybe(fc.oneof(fc.integer(), fc.constant(0.5))),
-    responseFormat: maybe(fc.oneof(fc.constant({ type: 'text' }), fc.constant({ type: 'json' }), fc.constant({ type: 'json', schema: { type: 'object' } }), fc.constant({ type: 'xml' }), fc.constant({ type: 'json', extra: 1 }))),
-    tags: maybe(fc.oneof(fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }), fc.constant({ a: 1 }), fc.constant(null))),
+    messages: fc.oneof({ arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }), weight: 8 }, fc.constant([]), fc.constant('hi')),
+    n: field(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, -1, 1.5, 2 ** 53)),
+    temperature: field(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(-0.5, Number.NaN, Number.POSITIVE_INFINITY)),
+    maxOutputTokens: field(fc.oneof(fc.integer({ min: 1, max: 4096 }), fc.constant(Number.MAX_SAFE_INTEGER)), fc.constantFrom(0, 2.5, 2 ** 53)),
+    stop: field(fc.constant(undefined), fc.oneof(fc.array(fc.string(), { maxLength: 2 }), fc.constant([1]))),
+    seed: field(fc.oneof(fc.integer(), fc.constant(-Number.MAX_SAFE_INTEGER)), fc.constantFrom(0.5, 2 ** 53, -(2 ** 53))),
+    responseFormat: field(fc.constantFrom({ type: 'text' }, { type: 'json' }, { type: 'json', schema: { type: 'object' } }), fc.constantFrom({ type: 'xml' }, { type: 'json', extra: 1 })),
+    tags: field(fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }), fc.constantFrom({ a: 1 }, null)),
   },
   { requiredKeys: ['messages'] },
 );
