@@ -220,7 +220,7 @@ export class InMemoryEventStore implements EventStore {
       data[i] = e.data;
       if (e.metadata !== undefined) (metadata ??= new Array<unknown>(n).fill({}))[i] = e.metadata;
       if (e.eventId !== undefined || e.parentIds !== undefined || e.clock !== undefined) {
-        (extras ??= new Array<Extra | undefined>(n))[i] = deepFreeze({ eventId: e.eventId, parentIds: [...(e.parentIds ?? [])], clock: { ...e.clock } });
+        (extras ??= new Array<Extra | undefined>(n))[i] = { eventId: e.eventId, parentIds: [...(e.parentIds ?? [])], clock: { ...e.clock } };
       }
     }
     const target = stream ?? { batches: [], length: 0 };
