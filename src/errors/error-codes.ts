@@ -36,6 +36,10 @@ export const TOT_ERROR_CODES = {
   IDEMPOTENCY_CONFLICT: { recoverable: false },
   /** The same sub-goal was attempted repeatedly without progress. */
   LOOP_DETECTED: { recoverable: false },
+  /** A resume's configuration (or the run it replays) differs from the recorded run's; nothing was written. */
+  RESUME_MISMATCH: { recoverable: false },
+  /** Code outside the library's contracts threw (a custom strategy, a user callback): the original error is the cause. */
+  INTERNAL: { recoverable: false },
 } as const satisfies Record<string, { recoverable: boolean }>;
 
 /**

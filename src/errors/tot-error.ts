@@ -1,4 +1,5 @@
 import { TOT_ERROR_CODES, type TotErrorCode } from './error-codes.js';
+import type { TotErrorDetails } from './error-details.js';
 
 const marker = Symbol.for('tot.error');
 
@@ -9,17 +10,17 @@ const marker = Symbol.for('tot.error');
  * ```ts
  * import { TotError, type TotErrorOptions } from '@tot/core';
  *
- * const options: TotErrorOptions = { recoverable: true, details: { attempt: 2 } };
+ * const options: TotErrorOptions<'GENERATION_FAILED'> = { recoverable: true, details: { attempts: 2 } };
  * throw new TotError('GENERATION_FAILED', 'the provider returned 503', options);
  * ```
  */
-export interface TotErrorOptions {
+export interface TotErrorOptions<C extends TotErrorCode = TotErrorCode> {
   /** Overrides the code's default recoverability. */
   recoverable?: boolean;
   /** The underlying error. */
   cause?: unknown;
-  /** Structured, code-specific data (raw model outputs, the offending field, …). */
-  details?: Record<string, unknown>;
+  /** Structured data, typed per code (see {@link TotErrorDetailsMap}). */
+  details?: TotErrorDetails<C>;
 }
 
 /**
@@ -39,7 +40,8 @@ export interface ProtocolErrorObject {
 }
 
 /**
- * The one error type the library throws. Match on `code`, never on the message.
+ * The one error type the library throws. Match on `code`, never on the message; `details` is
+ * typed per code, and `TotError.hasCode(e, code)` narrows it.
  *
  * `TotError.isInstance(e)` works across package copies and realms because it checks a
  * `Symbol.for('tot.error')` marker rather than the prototype chain.
@@ -57,17 +59,17 @@ export interface ProtocolErrorObject {
  * }
  * ```
  */
-export class TotError extends Error {
+export class TotError<C extends TotErrorCode = TotErrorCode> extends Error {
   /** A stable code, safe to branch on. */
-  readonly code: TotErrorCode;
+  readonly code: C;
   /** Whether retrying or trying another branch may succeed. */
   readonly recoverable: boolean;
-  /** Structured, code-specific data. */
-  readonly details: Record<string, unknown> | undefined;
+  /** Structured data, typed per code (see {@link TotErrorDetailsMap}). */
+  readonly details: TotErrorDetails<C> | undefined;
   declare readonly cause: unknown;
   private readonly [marker] = true;
 
-  constructor(code: TotErrorCode, message: string, options: TotErrorOptions = {}) {
+  constructor(code: C, message: string, options: TotErrorOptions<C> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TotError';
     this.code = code;
@@ -100,7 +102,7 @@ export class TotError extends Error {
    * TotError.hasCode(new TotError('ABORTED', 'stopped'), 'ABORTED'); // true
    * ```
    */
-  static hasCode(value: unknown, code: TotErrorCode): value is TotError {
+  static hasCode<C extends TotErrorCode>(value: unknown, code: C): value is TotError<C> {
     return TotError.isInstance(value) && value.code === code;
   }
 
@@ -129,7 +131,7 @@ export class TotError extends Error {
    * JSON.stringify(new TotError('ABORTED', 'stopped'));
    * ```
    */
-  toJSON(): { name: string; code: TotErrorCode; message: string; recoverable: boolean; details?: Record<string, unknown> } {
+  toJSON(): { name: string; code: C; message: string; recoverable: boolean; details?: TotErrorDetails<C> } {
     return {
       name: this.name,
       code: this.code,

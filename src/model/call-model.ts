@@ -100,12 +100,12 @@ async function callOnce(model: LanguageModel, request: GenerateRequest, n: numbe
   const checked = isPlainResult(result) ? undefined : generateResultSchema.safeParse(result);
   if (checked && !checked.success) {
     throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" returned a malformed result: ${checked.error.issues[0]?.message}`, {
-      details: { result, issues: checked.error.issues },
+      details: { modelId: model.modelId, modelResult: result, issues: checked.error.issues },
     });
   }
   if (result.outputs.length !== n) {
     throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" returned ${result.outputs.length} outputs for n=${n}.`, {
-      details: { result },
+      details: { modelId: model.modelId, modelResult: result },
     });
   }
   return result;

@@ -234,7 +234,7 @@ async function vote(o: Parsed, template: PromptTemplate, temperature: number, in
     tally[v.best - 1]! += 1;
     reasons[v.best - 1] ??= v.reasoning;
   }
-  if (valid === 0) throw new TotError('INVALID_FORMAT', `No valid vote among ${votes.length}: every vote named a candidate outside 1–${candidates.length}.`, { details: { votes } });
+  if (valid === 0) throw new TotError('INVALID_FORMAT', `No valid vote among ${votes.length}: every vote named a candidate outside 1–${candidates.length}.`, { details: { value: votes } });
   return candidates.map((c, i) => ({
     nodeId: c.id,
     score: (10 * tally[i]!) / votes.length,

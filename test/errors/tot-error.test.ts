@@ -4,12 +4,12 @@ import { TOT_ERROR_CODES, TotError } from '../../src/index.js';
 describe('TotError', () => {
   it('carries its code, message, details and cause', () => {
     const cause = new Error('socket hang up');
-    const error = new TotError('GENERATION_FAILED', 'provider failed', { cause, details: { attempt: 2 } });
+    const error = new TotError('GENERATION_FAILED', 'provider failed', { cause, details: { attempts: 2 } });
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('TotError');
     expect(error.code).toBe('GENERATION_FAILED');
     expect(error.message).toBe('provider failed');
-    expect(error.details).toEqual({ attempt: 2 });
+    expect(error.details).toEqual({ attempts: 2 });
     expect(error.cause).toBe(cause);
   });
 

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { TotError, type TotErrorCode } from '../../src/index.js';
 
 /** Runs `action` and returns the TotError it throws (or rejects with), failing the test if it is anything else. */
-export async function catchTotError(action: () => unknown, code: TotErrorCode): Promise<TotError> {
+export async function catchTotError<C extends TotErrorCode>(action: () => unknown, code: C): Promise<TotError<C>> {
   let caught: unknown;
   try {
     await action();
@@ -12,7 +12,7 @@ export async function catchTotError(action: () => unknown, code: TotErrorCode): 
   expect(caught, `expected a TotError ${code}`).toBeDefined();
   expect(TotError.isInstance(caught), `expected a TotError, got ${String(caught)}`).toBe(true);
   expect((caught as TotError).code).toBe(code);
-  return caught as TotError;
+  return caught as TotError<C>;
 }
 
 /** A promise that settles after `ms`. */

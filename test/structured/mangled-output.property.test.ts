@@ -53,7 +53,7 @@ describe('generateStructured on random and mangled model outputs', () => {
           parsed++;
         } catch (error) {
           expect(TotError.isInstance(error) && error.code === 'INVALID_FORMAT', `unexpected ${String(error)}`).toBe(true);
-          expect((error as TotError).details?.rawOutputs).toEqual([text]);
+          expect((error as TotError<'INVALID_FORMAT'>).details?.rawOutputs).toEqual([text]);
           rejected++;
         }
       }),
