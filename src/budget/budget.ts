@@ -42,7 +42,10 @@ export interface BudgetOptions {
   maxCost?: number;
   /** Prices per million tokens, used to compute cost. */
   pricing?: { inputPerMillionTokens: number; outputPerMillionTokens: number };
-  /** Wall time allowed from the budget's creation, in milliseconds. */
+  /**
+   * Wall time allowed, in milliseconds, from the budget's start: the start of the run it is given
+   * to, or else its first admitted call (`start()` starts it explicitly).
+   */
   deadlineMs?: number;
   /** Fraction of a limit at which `budget.warning` is emitted once. Default 0.8 (seed 004). */
   warnAt?: number;
@@ -225,7 +228,8 @@ export class Budget extends EventEmitter<BudgetEvents> {
   private readonly limits: Omit<BudgetOptions, 'now' | 'warnAt'>;
   private readonly warnAt: number;
   private readonly now: () => number;
-  private readonly startedAt: number;
+  private readonly options: BudgetOptions;
+  private startedAt: number | undefined;
   private readonly used = zero();
   private readonly reserved = zero();
   private readonly warned = new Set<BudgetLimitName>();
@@ -236,29 +240,79 @@ export class Budget extends EventEmitter<BudgetEvents> {
   constructor(options: BudgetOptions = {}) {
     super();
     const { warnAt, now, ...limits } = parseOptions(optionsSchema, options, 'Budget');
+    this.options = { ...options };
     this.limits = limits;
     this.warnAt = warnAt;
     this.now = now ?? Date.now;
-    this.startedAt = this.now();
   }
 
   /**
-   * Epoch milliseconds at which the deadline passes, if there is one.
+   * Starts the budget's clock, if it has not started yet: the deadline counts from here. A runner
+   * starts the budget it is given when its run starts; a budget used only through
+   * {@link withBudget} starts at its first admitted call. Returns the budget.
    *
    * @example
    * ```ts
    * import { Budget } from '@tot/core';
    *
-   * new Budget({ deadlineMs: 1_000 }).deadline; // Date.now() + 1000
+   * const budget = new Budget({ deadlineMs: 60_000 }).start();
+   * ```
+   */
+  start(): this {
+    this.startedAt ??= this.now();
+    return this;
+  }
+
+  /**
+   * Whether the clock has started (see {@link Budget.start}).
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * new Budget().started; // false
+   * ```
+   */
+  get started(): boolean {
+    return this.startedAt !== undefined;
+  }
+
+  /**
+   * A template that gives each run its own budget with these limits: pass it as a runner's
+   * `budget` in a server, where one module-level budget would be shared (and its deadline spent)
+   * by every request.
+   *
+   * @example
+   * ```ts
+   * import { Budget, Explorer } from '@tot/core';
+   *
+   * const perRequest = new Budget({ maxCalls: 60, deadlineMs: 120_000 }).perRun();
+   * const explorer = new Explorer({ generator, evaluator, budget: perRequest });
+   * // every explorer.run(…) gets a fresh Budget whose deadline starts with that run
+   * ```
+   */
+  perRun(): BudgetTemplate {
+    return new BudgetTemplate(this.options);
+  }
+
+  /**
+   * Epoch milliseconds at which the deadline passes, if there is one and the budget has started.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * new Budget({ deadlineMs: 1_000 }).start().deadline; // Date.now() + 1000
    * ```
    */
   get deadline(): number | undefined {
-    return this.limits.deadlineMs === undefined ? undefined : this.startedAt + this.limits.deadlineMs;
+    return this.limits.deadlineMs === undefined || this.startedAt === undefined ? undefined : this.startedAt + this.limits.deadlineMs;
   }
 
   /**
    * A signal that aborts with `BUDGET_EXCEEDED` when the deadline passes (never, without one).
-   * Model calls under the budget are cancelled by it, so the wall-time limit holds for calls in flight.
+   * Model calls under the budget are cancelled by it, so the wall-time limit holds for calls in
+   * flight. Reading it starts the budget's clock.
    *
    * @example
    * ```ts
@@ -271,6 +325,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
+      this.start();
       const deadline = this.deadline;
       if (deadline !== undefined) {
         const fire = () => this.controller!.abort(this.deadlineError());
@@ -314,6 +369,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
    * ```
    */
   reserve(estimate: BudgetEstimate): BudgetReservation {
+    this.start();
     const amount = this.normalize(estimate);
     const violation = this.firstViolation(amount);
     if (violation) {
@@ -361,7 +417,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
    * ```
    */
   snapshot(): BudgetSnapshot {
-    const elapsedMs = this.now() - this.startedAt;
+    const elapsedMs = this.elapsed();
     const l = this.limits;
     const remaining: BudgetSnapshot['remaining'] = {};
     const committed = (k: keyof BudgetAmounts) => this.used[k] + this.reserved[k];
@@ -422,6 +478,10 @@ export class Budget extends EventEmitter<BudgetEvents> {
     this.timer = undefined;
   }
 
+  private elapsed(): number {
+    return this.startedAt === undefined ? 0 : this.now() - this.startedAt;
+  }
+
   private deadlineError(): TotError {
     return new TotError('BUDGET_EXCEEDED', 'The budget deadline has passed.', {
       details: { limit: 'deadline', max: this.limits.deadlineMs },
@@ -439,8 +499,8 @@ export class Budget extends EventEmitter<BudgetEvents> {
 
   private firstViolation(amount: BudgetAmounts): BudgetExceeded | undefined {
     const l = this.limits;
-    if (l.deadlineMs !== undefined && this.now() - this.startedAt >= l.deadlineMs) {
-      return { type: 'budget.exceeded', limit: 'deadline', committed: this.now() - this.startedAt, requested: 0, max: l.deadlineMs };
+    if (l.deadlineMs !== undefined && this.elapsed() >= l.deadlineMs) {
+      return { type: 'budget.exceeded', limit: 'deadline', committed: this.elapsed(), requested: 0, max: l.deadlineMs };
     }
     const checks: [BudgetLimitName, keyof BudgetAmounts, number | undefined][] = [
       ['calls', 'calls', l.maxCalls],
@@ -466,7 +526,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
       ['outputTokens', this.used.outputTokens, l.maxOutputTokens],
       ['totalTokens', this.used.totalTokens, l.maxTotalTokens],
       ['cost', this.used.cost, l.maxCost],
-      ['deadline', this.now() - this.startedAt, l.deadlineMs],
+      ['deadline', this.elapsed(), l.deadlineMs],
     ];
     for (const [limit, used, max] of pairs) {
       if (max === undefined || max === 0 || this.warned.has(limit)) continue;
@@ -485,4 +545,42 @@ function add(target: BudgetAmounts, amount: BudgetAmounts, sign: 1 | -1): void {
   target.outputTokens += sign * amount.outputTokens;
   target.totalTokens += sign * amount.totalTokens;
   target.cost += sign * amount.cost;
+}
+
+/**
+ * Limits that give each run its own {@link Budget} (see {@link Budget.perRun}). A runner's
+ * `budget` option takes a `Budget` (shared by every run it is given to), a template, or plain
+ * {@link BudgetOptions} (treated as a template).
+ *
+ * @example
+ * ```ts
+ * import { Budget, BudgetTemplate } from '@tot/core';
+ *
+ * const template = new BudgetTemplate({ maxCalls: 20 });
+ * const forThisRun: Budget = template.create();
+ * ```
+ */
+export class BudgetTemplate {
+  /** The options each created budget gets. */
+  readonly options: Readonly<BudgetOptions>;
+
+  constructor(options: BudgetOptions = {}) {
+    // Validated now, so that a bad template fails where it is written, not at the first run.
+    parseOptions(optionsSchema, options, 'BudgetTemplate');
+    this.options = Object.freeze({ ...options });
+  }
+
+  /**
+   * A fresh budget with the template's limits, not started.
+   *
+   * @example
+   * ```ts
+   * import { BudgetTemplate } from '@tot/core';
+   *
+   * const a = new BudgetTemplate({ maxCalls: 5 }).create();
+   * ```
+   */
+  create(): Budget {
+    return new Budget({ ...this.options });
+  }
 }

@@ -29,3 +29,49 @@ export function estimateRequestTokens(request: { messages: readonly { content: s
   for (const message of request.messages) total += estimateTokens(message.content) + 4;
   return total;
 }
+
+/**
+ * The tokens a call is charged: what the model reported, and an estimate (see
+ * {@link estimateTokens}) for a figure it did not report.
+ *
+ * @example
+ * ```ts
+ * import type { ChargedUsage } from '@tot/core';
+ *
+ * const u: ChargedUsage = { inputTokens: 812, outputTokens: 22, estimated: true };
+ * ```
+ */
+export interface ChargedUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Whether either figure is an estimate. */
+  estimated: boolean;
+}
+
+/**
+ * What a completed call is charged, the same way by a {@link Budget}, a `UsageMeter` and a run's
+ * stats: reported usage as is; a missing input figure estimated from the request, a missing
+ * output figure from the outputs.
+ *
+ * @example
+ * ```ts
+ * import { chargedUsage } from '@tot/core';
+ *
+ * chargedUsage({ messages: [{ role: 'user', content: 'hello' }] }, { outputs: ['hi there'], usage: {} });
+ * // { inputTokens: 6, outputTokens: 3, estimated: true }
+ * ```
+ */
+export function chargedUsage(
+  request: { messages: readonly { content: string }[] },
+  result: { outputs: readonly string[]; usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } },
+): ChargedUsage {
+  const { inputTokens, outputTokens } = result.usage;
+  if (inputTokens !== undefined && outputTokens !== undefined) return { inputTokens, outputTokens, estimated: false };
+  let estimatedOutput = 0;
+  if (outputTokens === undefined) for (const output of result.outputs) estimatedOutput += estimateTokens(output);
+  return {
+    inputTokens: inputTokens ?? estimateRequestTokens(request),
+    outputTokens: outputTokens ?? estimatedOutput,
+    estimated: true,
+  };
+}

@@ -1,5 +1,6 @@
 export {
   Budget,
+  BudgetTemplate,
   type BudgetAmounts,
   type BudgetEstimate,
   type BudgetEvents,
@@ -10,4 +11,4 @@ export {
   type BudgetSnapshot,
   type BudgetWarning,
 } from './budget.js';
-export { estimateTokens, estimateRequestTokens } from './estimate-tokens.js';
+export { chargedUsage, estimateTokens, estimateRequestTokens, type ChargedUsage } from './estimate-tokens.js';

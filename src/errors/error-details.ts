@@ -58,6 +58,9 @@ export interface CommonErrorDetails {
   attempts?: number;
   /** Each attempt's error message, in order. */
   errors?: string[];
+  /** A provider's retry-after hint that was longer than `maxRetryAfterMs`, so the call was not retried. */
+  retryAfterMs?: number;
+  maxRetryAfterMs?: number;
 }
 
 /**
@@ -113,9 +116,6 @@ export interface TotErrorDetailsMap {
   };
   GENERATION_FAILED: CommonErrorDetails & {
     modelId?: string;
-    /** A provider's retry-after hint that was longer than `maxRetryAfterMs`. */
-    retryAfterMs?: number;
-    maxRetryAfterMs?: number;
     /** A malformed model result and what was wrong with it. */
     modelResult?: unknown;
     issues?: readonly unknown[];

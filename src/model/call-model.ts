@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { linkedController, raceAbort, throwIfAborted } from '../internal/abort.js';
+import { raceAbort, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
@@ -40,86 +40,57 @@ export async function callModel(model: LanguageModel, request: GenerateRequest, 
       details: { field: 'model' },
     });
   }
-  const valid = isPlainRequest(request) ? request : (parseOptions(generateRequestSchema, request, 'callModel', 'request') as GenerateRequest);
-  const { signal } = options;
-  throwIfAborted(signal, 'model call');
+  const valid = parseOptions(generateRequestSchema, request, 'callModel', 'request') as GenerateRequest;
+  throwIfAborted(options.signal, 'model call');
   const n = valid.n ?? 1;
-  if (n > 1 && model.capabilities?.multipleOutputs !== true) return emulateN(model, valid, n, signal);
-  return callOnce(model, valid, n, signal);
+  if (n > 1 && model.capabilities?.multipleOutputs !== true) return emulateN(model, valid, n, options);
+  return callOnce(model, valid, n, options);
 }
-
-const ROLES = new Set(['system', 'user', 'assistant']);
 
 /**
- * The common request shape, checked inline: every primitive's model calls pass here, and a zod
- * parse per call would cost more than the rest of the call's framework work. Anything unusual
- * goes through the schema, which names the offending field.
+ * The model's result, checked against the result schema and the number of outputs asked for, or
+ * `GENERATION_FAILED` naming what is wrong. Shared by every path that reads a model's result.
  */
-function isPlainRequest(r: GenerateRequest): boolean {
-  if (typeof r !== 'object' || r === null || !Array.isArray(r.messages) || r.messages.length === 0) return false;
-  for (const m of r.messages) {
-    if (typeof m !== 'object' || m === null || typeof m.content !== 'string' || !ROLES.has(m.role)) return false;
+export function checkedResult(modelId: string, result: GenerateResult, n: number): GenerateResult {
+  const checked = generateResultSchema.safeParse(result);
+  if (!checked.success) {
+    throw new TotError('GENERATION_FAILED', `Model "${modelId}" returned a malformed result: ${checked.error.issues[0]?.message}`, {
+      details: { modelId, modelResult: result, issues: checked.error.issues },
+    });
   }
-  const { n, temperature, maxOutputTokens, stop, seed, responseFormat, tags } = r;
-  return (
-    (n === undefined || (Number.isSafeInteger(n) && n > 0)) &&
-    (temperature === undefined || (Number.isFinite(temperature) && temperature >= 0)) &&
-    (maxOutputTokens === undefined || (Number.isSafeInteger(maxOutputTokens) && maxOutputTokens > 0)) &&
-    stop === undefined &&
-    (seed === undefined || Number.isSafeInteger(seed)) &&
-    (responseFormat === undefined || responseFormat.type === 'text' || (responseFormat.type === 'json' && Object.keys(responseFormat).every((k) => k === 'type' || k === 'schema'))) &&
-    (tags === undefined || (typeof tags === 'object' && tags !== null && Object.values(tags).every((v) => typeof v === 'string')))
-  );
+  if (result.outputs.length !== n) {
+    throw new TotError('GENERATION_FAILED', `Model "${modelId}" returned ${result.outputs.length} outputs for n=${n}.`, {
+      details: { modelId, modelResult: result },
+    });
+  }
+  return result;
 }
 
-const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'error', 'other']);
-const isCount = (v: unknown) => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 0);
-
-/** The common, valid result shape checked inline, like {@link isPlainRequest}; the schema names what is wrong otherwise. */
-function isPlainResult(r: GenerateResult): boolean {
-  if (typeof r !== 'object' || r === null || !Array.isArray(r.outputs) || typeof r.usage !== 'object' || r.usage === null || Array.isArray(r.usage)) return false;
-  for (const output of r.outputs) if (typeof output !== 'string') return false;
-  return (
-    isCount(r.usage.inputTokens) &&
-    isCount(r.usage.outputTokens) &&
-    (r.finishReason === undefined || FINISH_REASONS.has(r.finishReason)) &&
-    (r.cacheHit === undefined || typeof r.cacheHit === 'boolean')
-  );
-}
-
-async function callOnce(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
+async function callOnce(model: LanguageModel, request: GenerateRequest, n: number, options: CallOptions): Promise<GenerateResult> {
+  const { signal } = options;
   let result: GenerateResult;
   try {
-    result = await raceAbort(Promise.resolve().then(() => model.generate(request, { signal })), signal, 'model call');
+    result = await raceAbort(Promise.resolve().then(() => model.generate(request, options)), signal, 'model call');
   } catch (error) {
     if (TotError.isInstance(error)) throw error;
     if (signal?.aborted) throw new TotError('ABORTED', 'The model call was aborted.', { cause: error });
     const reason = error instanceof Error ? error.message : String(error);
     throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" failed: ${reason}`, { cause: error });
   }
-  const checked = isPlainResult(result) ? undefined : generateResultSchema.safeParse(result);
-  if (checked && !checked.success) {
-    throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" returned a malformed result: ${checked.error.issues[0]?.message}`, {
-      details: { modelId: model.modelId, modelResult: result, issues: checked.error.issues },
-    });
-  }
-  if (result.outputs.length !== n) {
-    throw new TotError('GENERATION_FAILED', `Model "${model.modelId}" returned ${result.outputs.length} outputs for n=${n}.`, {
-      details: { modelId: model.modelId, modelResult: result },
-    });
-  }
-  return result;
+  return checkedResult(model.modelId, result, n);
 }
 
-async function emulateN(model: LanguageModel, request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
+async function emulateN(model: LanguageModel, request: GenerateRequest, n: number, options: CallOptions): Promise<GenerateResult> {
+  const { signal } = options;
   // One failed sample fails the batch, so the others are cancelled rather than left running.
-  const { controller, release } = linkedController([signal]);
+  const batch = new AbortController();
+  const samples = { ...options, signal: signal === undefined ? batch.signal : AbortSignal.any([signal, batch.signal]) };
   try {
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) =>
-        callOnce(model, { ...request, n: 1, tags: { ...request.tags, [SAMPLE_INDEX_TAG]: String(i) } }, 1, controller.signal).catch(
+        callOnce(model, { ...request, n: 1, tags: { ...request.tags, [SAMPLE_INDEX_TAG]: String(i) } }, 1, samples).catch(
           (error: unknown) => {
-            controller.abort(error);
+            batch.abort(error);
             throw error;
           },
         ),
@@ -129,8 +100,6 @@ async function emulateN(model: LanguageModel, request: GenerateRequest, n: numbe
   } catch (error) {
     if (signal?.aborted) throw TotError.isInstance(error) && error.code === 'ABORTED' ? error : new TotError('ABORTED', 'The model call was aborted.', { cause: error });
     throw error;
-  } finally {
-    release();
   }
 }
 

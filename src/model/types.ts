@@ -90,17 +90,40 @@ export interface GenerateResult {
 }
 
 /**
- * Per-call options of a model.
+ * What {@link withRetry} reports before it retries a failed attempt.
+ *
+ * @example
+ * ```ts
+ * import type { RetryNotice } from '@tot/core';
+ *
+ * const log = (n: RetryNotice) => console.warn(`attempt ${n.attempt} failed, retrying in ${n.delayMs} ms`, n.error);
+ * ```
+ */
+export interface RetryNotice {
+  /** The attempt that failed: 1 for the first. */
+  attempt: number;
+  /** How long the retry waits. */
+  delayMs: number;
+  error: unknown;
+}
+
+/**
+ * Per-call options of a model. Middleware passes them on to the model it wraps.
  *
  * @example
  * ```ts
  * import type { CallOptions } from '@tot/core';
  *
- * const options: CallOptions = { signal: AbortSignal.timeout(30_000) };
+ * const options: CallOptions = { signal: AbortSignal.timeout(30_000), onRetry: (n) => console.warn(n.attempt, n.error) };
  * ```
  */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Called by {@link withRetry} before each retry. Throwing from it ends the call with that error
+   * instead of retrying (a run does this when its budget cannot admit another attempt).
+   */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 /**

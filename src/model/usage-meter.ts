@@ -1,3 +1,4 @@
+import { chargedUsage } from '../budget/estimate-tokens.js';
 import type { GenerateRequest, GenerateResult } from './types.js';
 import { SAMPLE_INDEX_TAG } from './call-model.js';
 
@@ -33,11 +34,14 @@ export interface UsageSnapshot {
   calls: number;
   failedCalls: number;
   cacheHits: number;
-  /** Sum of the reported input tokens (calls that reported none are counted in `callsWithUnknownUsage`). */
+  /**
+   * Input tokens: as reported, or, for a call that did not report them, estimated the way a
+   * `Budget` charges them ({@link chargedUsage}).
+   */
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
-  /** Completed calls whose provider did not report input or output tokens. */
+  /** Completed calls whose provider did not report input or output tokens (their tokens are estimates). */
   callsWithUnknownUsage: number;
   /** Totals per `key=value` request tag, e.g. `byTag['role=evaluator']`. */
   byTag: Record<string, TagUsage>;
@@ -77,11 +81,12 @@ export class UsageMeter {
    */
   record(result: GenerateResult, request?: GenerateRequest): void {
     const s = this.state;
-    const input = result.usage.inputTokens ?? 0;
-    const output = result.usage.outputTokens ?? 0;
+    const charged = chargedUsage(request ?? { messages: [] }, result);
+    const input = charged.inputTokens;
+    const output = charged.outputTokens;
     s.calls += 1;
     if (result.cacheHit === true) s.cacheHits += 1;
-    if (result.usage.inputTokens === undefined || result.usage.outputTokens === undefined) s.callsWithUnknownUsage += 1;
+    if (charged.estimated) s.callsWithUnknownUsage += 1;
     s.inputTokens += input;
     s.outputTokens += output;
     s.totalTokens += input + output;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { Budget } from '../budget/budget.js';
-import { estimateRequestTokens } from '../budget/estimate-tokens.js';
+import { chargedUsage, estimateRequestTokens } from '../budget/estimate-tokens.js';
 import { TotError } from '../errors/index.js';
 import { abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
-import type { GenerateRequest, LanguageModel } from './types.js';
-import { wrapModel } from './wrap-model.js';
+import type { CallOptions, GenerateRequest, LanguageModel } from './types.js';
+import { ADMITTED_BY, ADMITTING_BUDGETS, admittingBudgets, wrapModel } from './wrap-model.js';
 
 /**
  * Options of {@link withBudget}.
@@ -37,12 +37,15 @@ const optionsSchema = z.object({
 
 /**
  * Admits each call through `budget` before it starts (reserving its calls, estimated input tokens
- * and output cap) and settles the reservation with the reported usage afterwards. A call that
- * does not fit is refused with `BUDGET_EXCEEDED` and never reaches the provider; calls in flight
- * when the deadline passes are cancelled with `BUDGET_EXCEEDED`.
+ * and output cap) and settles the reservation afterwards with the reported usage, or for a figure
+ * the model did not report, the same estimate a `UsageMeter` uses ({@link chargedUsage}). A failed
+ * call counts as a call with no tokens. A call that does not fit is refused with
+ * `BUDGET_EXCEEDED` and never reaches the provider; calls in flight when the deadline passes are
+ * cancelled with `BUDGET_EXCEEDED`.
  *
  * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
- * that each real attempt is admitted and cache hits cost nothing.
+ * that each real attempt is admitted and cache hits cost nothing. A runner given the same budget
+ * recognises the model and does not admit its calls a second time.
  *
  * @example
  * ```ts
@@ -59,9 +62,11 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
   const estimate = o.estimateInputTokens ?? estimateRequestTokens;
   const limits = budget.snapshot().limits;
   const boundsOutput = limits.maxOutputTokens !== undefined || limits.maxTotalTokens !== undefined || limits.maxCost !== undefined;
-  return wrapModel(model, async (request, callOptions = {}) => {
+  const wrapped = wrapModel(model, async (request, callOptions: CallOptions = {}) => {
     const userSignal = callOptions.signal;
     throwIfAborted(userSignal, 'model call');
+    // A run that admitted this call through the same budget already holds its reservation.
+    if ((callOptions as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY]?.has(budget)) return model.generate(request, callOptions);
     const n = request.n ?? 1;
     const cap = request.maxOutputTokens ?? (boundsOutput ? o.outputTokensPerCall : undefined);
     const inputTokens = estimate(request);
@@ -71,14 +76,16 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
     const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
     try {
       const result = await raceAbort(Promise.resolve().then(() => model.generate(sent, { ...callOptions, signal })), signal, 'model call');
-      hold.settle({ calls: 1, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      const charged = Array.isArray(result?.outputs) && typeof result.usage === 'object' && result.usage !== null ? chargedUsage(sent, result) : { inputTokens, outputTokens: 0 };
+      hold.settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
       return result;
     } catch (error) {
-      // The provider may have consumed anything up to the reservation: count all of it.
-      hold.settle({ calls: 1 });
+      hold.settle({ calls: 1, inputTokens: 0, outputTokens: 0 });
       if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
       if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
       throw error;
     }
   });
+  Object.defineProperty(wrapped, ADMITTING_BUDGETS, { value: new Set([...admittingBudgets(model), budget]), enumerable: false });
+  return wrapped;
 }

@@ -147,26 +147,33 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
         errors.push(error);
         if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');
         const hint = retryAfterMs(error);
-        const exhausted = attempt >= o.maxRetries || !shouldRetry(error, attempt + 1) || (hint !== undefined && hint > o.maxRetryAfterMs);
-        if (exhausted) throw finalError(model.modelId, error, errors);
+        if (hint !== undefined && hint > o.maxRetryAfterMs) {
+          throw finalError(model.modelId, error, errors, { retryAfterMs: hint, maxRetryAfterMs: o.maxRetryAfterMs });
+        }
+        if (attempt >= o.maxRetries || !shouldRetry(error, attempt + 1)) throw finalError(model.modelId, error, errors);
         const backoff = Math.min(o.maxDelayMs, o.initialDelayMs * o.backoffFactor ** attempt);
         const delay = hint ?? (o.jitter ? random() * backoff : backoff);
+        // The caller may refuse the retry (a run whose budget cannot admit another attempt).
+        callOptions.onRetry?.({ attempt: attempt + 1, delayMs: delay, error });
         await sleep(delay, signal);
       }
     }
   });
 }
 
-function finalError(modelId: string, last: unknown, errors: unknown[]): TotError {
+function finalError(modelId: string, last: unknown, errors: unknown[], hint?: { retryAfterMs: number; maxRetryAfterMs: number }): TotError {
   const base = toTotError(last, 'GENERATION_FAILED', `Model "${modelId}" failed`);
-  if (errors.length === 1) return base;
-  return new TotError(base.code, `${base.message} (after ${errors.length} attempts)`, {
+  if (errors.length === 1 && hint === undefined) return base;
+  const waited = hint === undefined ? '' : `; the provider asked to wait ${hint.retryAfterMs} ms, more than maxRetryAfterMs (${hint.maxRetryAfterMs} ms)`;
+  const attempts = errors.length === 1 ? '' : ` (after ${errors.length} attempts)`;
+  return new TotError(base.code, `${base.message}${attempts}${waited}`, {
     recoverable: base.recoverable,
     cause: last,
     details: {
       ...base.details,
       attempts: errors.length,
       errors: errors.map((e) => (e instanceof Error ? e.message : String(e))),
+      ...(hint === undefined ? {} : hint),
     },
   });
 }

@@ -1,11 +1,31 @@
 import type { LanguageModel } from './types.js';
 
+/**
+ * Budgets that admit every call through a model (set by `withBudget`, carried by every wrapper),
+ * so that a run whose budget the model already admits through does not charge its calls twice.
+ * `Symbol.for`, so that copies of the package agree.
+ */
+export const ADMITTING_BUDGETS: unique symbol = Symbol.for('tot.model.admittingBudgets') as never;
+
+/** On call options: budgets that have already admitted this call. */
+export const ADMITTED_BY: unique symbol = Symbol.for('tot.call.admittedBy') as never;
+
+type WithBudgets = { [ADMITTING_BUDGETS]?: ReadonlySet<object> };
+
+/** The budgets that admit calls through `model` (empty for a model no `withBudget` wraps). */
+export function admittingBudgets(model: LanguageModel): ReadonlySet<object> {
+  return (model as WithBudgets)[ADMITTING_BUDGETS] ?? EMPTY;
+}
+const EMPTY: ReadonlySet<object> = new Set();
+
 /** A model with `inner`'s identity and capabilities and a new `generate`: the shape of every middleware. */
 export function wrapModel<M extends object = object>(inner: LanguageModel, generate: LanguageModel['generate'], extra?: M): LanguageModel & M {
-  const model: LanguageModel = {
+  const model: LanguageModel & WithBudgets = {
     modelId: inner.modelId,
     ...(inner.capabilities === undefined ? {} : { capabilities: inner.capabilities }),
     generate,
   };
+  const budgets = (inner as WithBudgets)[ADMITTING_BUDGETS];
+  if (budgets !== undefined) Object.defineProperty(model, ADMITTING_BUDGETS, { value: budgets, enumerable: false });
   return extra === undefined ? (model as LanguageModel & M) : Object.defineProperties(model, Object.getOwnPropertyDescriptors(extra)) as LanguageModel & M;
 }

@@ -109,40 +109,6 @@ export const optionsSchema = z
     path: ['messages'],
   });
 
-type ParsedOptions = z.output<typeof optionsSchema>;
-const isOptional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v);
-const isFunction = (v: unknown) => typeof v === 'function';
-const isStringRecord = (v: unknown) => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every((x) => typeof x === 'string');
-
-/**
- * The common, valid options (a prompt, no messages) checked inline with the schema's defaults
- * applied: structured calls run once per thought and step, and a zod parse of the options would
- * cost more than the rest of the call's own work. Anything else returns undefined and goes
- * through the schema, which names the offending field. Exported for the tests that hold it to
- * the schema's verdict.
- */
-export function plainOptions(raw: unknown): ParsedOptions | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const o = raw as Record<string, unknown>;
-  const plain =
-    o.schema instanceof z.ZodType &&
-    o.messages === undefined &&
-    typeof o.prompt === 'string' &&
-    isOptional(o.system, (v) => typeof v === 'string') &&
-    isOptional(o.format, (v) => v === 'json' || v === 'yaml') &&
-    isOptional(o.maxRepairs, (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 20) &&
-    isOptional(o.repairPrompt, isFunction) &&
-    isOptional(o.fallback, isFunction) &&
-    isOptional(o.useResponseFormat, (v) => typeof v === 'boolean') &&
-    isOptional(o.temperature, (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v)) &&
-    isOptional(o.maxOutputTokens, (v) => Number.isSafeInteger(v) && (v as number) > 0) &&
-    isOptional(o.seed, Number.isSafeInteger) &&
-    isOptional(o.tags, isStringRecord) &&
-    isOptional(o.signal, (v) => v instanceof AbortSignal);
-  if (!plain) return undefined;
-  return { ...(o as ParsedOptions), format: (o.format as StructuredFormat | undefined) ?? 'json', maxRepairs: (o.maxRepairs as number | undefined) ?? 2, useResponseFormat: (o.useResponseFormat as boolean | undefined) ?? true };
-}
-
 /**
  * The default repair request: names the error and asks for only the corrected value.
  *
@@ -209,7 +175,7 @@ export async function generateStructured<S extends z.ZodType>(
   options: GenerateStructuredOptions<S>,
 ): Promise<GenerateStructuredResult<z.output<S>>> {
   parseOptions(languageModelSchema, model, 'generateStructured', 'model');
-  const o = plainOptions(options) ?? parseOptions(optionsSchema, options, 'generateStructured');
+  const o = parseOptions(optionsSchema, options, 'generateStructured');
   const schema = options.schema;
   const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
   const messages: ChatMessage[] = o.messages
@@ -230,6 +196,7 @@ export async function generateStructured<S extends z.ZodType>(
   const errors: string[] = [];
   let usage: Usage = {};
   let lastIssues: unknown[] = [];
+  let lastReason: 'empty' | 'syntax' | 'schema' = 'syntax';
   for (let attempt = 0; attempt <= o.maxRepairs; attempt++) {
     const result = await callModel(model, { ...request, messages }, { signal: o.signal });
     usage = addUsage(usage, result.usage, attempt === 0);
@@ -244,11 +211,11 @@ export async function generateStructured<S extends z.ZodType>(
     if (parsed.success) return { value: parsed.value, attempts: attempt + 1, rawOutputs, usage };
     errors.push(parsed.error);
     lastIssues = parsed.issues;
+    lastReason = parsed.reason;
     messages.push({ role: 'assistant', content: raw }, { role: 'user', content: repairPrompt({ error: parsed.error, raw, format: o.format, attempt: attempt + 1 }) });
   }
-  throw new TotError(
-    'INVALID_FORMAT',
-    `The model did not produce valid ${o.format.toUpperCase()} after ${rawOutputs.length} attempt(s): ${errors.at(-1)}`,
-    { details: { format: o.format, rawOutputs, errors, issues: lastIssues, usage } },
-  );
+  const what = lastReason === 'schema' ? `a reply matching the schema` : `valid ${o.format.toUpperCase()}`;
+  throw new TotError('INVALID_FORMAT', `The model did not produce ${what} after ${rawOutputs.length} attempt(s): ${errors.at(-1)}`, {
+    details: { format: o.format, rawOutputs, errors, issues: lastIssues, usage, attempts: rawOutputs.length },
+  });
 }

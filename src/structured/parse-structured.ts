@@ -16,7 +16,13 @@ import { parseSimpleYaml } from './simple-yaml.js';
  */
 export type ParseStructuredResult<T> =
   | { success: true; value: T; text: string }
-  | { success: false; error: string; issues: z.core.$ZodIssue[] };
+  | {
+      success: false;
+      error: string;
+      issues: z.core.$ZodIssue[];
+      /** `schema`: a value was read but does not match the schema; `syntax`: no value could be read; `empty`: the reply was empty. */
+      reason: 'empty' | 'syntax' | 'schema';
+    };
 
 /**
  * Options of {@link parseStructured}.
@@ -70,7 +76,7 @@ function parseSyntax(text: string, format: StructuredFormat): { ok: true; value:
  */
 export function parseStructured<S extends z.ZodType>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<z.output<S>> {
   const format = options.format ?? 'json';
-  if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [] };
+  if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [], reason: 'empty' };
   let validationFailure: { error: string; issues: z.core.$ZodIssue[] } | undefined;
   let syntaxError: string | undefined;
   for (const candidate of extractCandidates(text, format)) {
@@ -88,6 +94,6 @@ export function parseStructured<S extends z.ZodType>(text: string, options: Pars
       syntaxError ??= `unparseable ${format.toUpperCase()}: ${(error as Error).message}`;
     }
   }
-  if (validationFailure) return { success: false, ...validationFailure };
-  return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [] };
+  if (validationFailure) return { success: false, ...validationFailure, reason: 'schema' };
+  return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [], reason: 'syntax' };
 }

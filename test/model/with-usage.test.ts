@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callModel, UsageMeter, withCache, withUsage } from '../../src/index.js';
+import { Budget, callModel, UsageMeter, withBudget, withCache, withUsage } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { ask, catchTotError } from '../helpers/expect-tot-error.js';
 
@@ -25,12 +25,22 @@ describe('withUsage', () => {
     expect(Object.keys(meter.snapshot().byTag)).toEqual([]);
   });
 
-  it('counts unknown usage and failures separately', async () => {
+  it('estimates unknown usage from the text, and counts failures without tokens', async () => {
     const meter = new UsageMeter();
-    const model = withUsage(mockModel([{ outputs: ['x'], usage: {} }, new Error('down')]), { meter });
-    await callModel(model, ask('a'));
+    const model = withUsage(mockModel([{ outputs: ['xyz'], usage: {} }, new Error('down')]), { meter });
+    await callModel(model, ask('abcdef'));
     await catchTotError(() => callModel(model, ask('b')), 'GENERATION_FAILED');
-    expect(meter.snapshot()).toMatchObject({ calls: 1, callsWithUnknownUsage: 1, failedCalls: 1, totalTokens: 0 });
+    // 'abcdef': 2 tokens + 4 of framing; 'xyz': 1 token.
+    expect(meter.snapshot()).toMatchObject({ calls: 1, callsWithUnknownUsage: 1, failedCalls: 1, inputTokens: 6, outputTokens: 1, totalTokens: 7 });
+  });
+
+  it('charges a call without reported usage exactly as a Budget does', async () => {
+    const meter = new UsageMeter();
+    const budget = new Budget({ maxTotalTokens: 100_000 });
+    const model = withUsage(withBudget(mockModel({ outputs: ['a reply of some length'], usage: {} }), { budget }), { meter });
+    await callModel(model, ask('a prompt of some length'));
+    expect(meter.snapshot().totalTokens).toBeGreaterThan(0);
+    expect(budget.snapshot().used.totalTokens).toBe(meter.snapshot().totalTokens);
   });
 
   it('counts cache hits when it wraps a cache', async () => {

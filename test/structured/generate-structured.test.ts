@@ -33,6 +33,17 @@ describe('generateStructured', () => {
     expect(model.callCount).toBe(3);
   });
 
+  it('says the reply did not match the schema when it was valid JSON of the wrong shape', async () => {
+    const error = await catchTotError(() => generateStructured(mockModel('{"score": "high"}'), { prompt: 'Rate it', schema: score, maxRepairs: 0 }), 'INVALID_FORMAT');
+    expect(error.message).toContain('did not produce a reply matching the schema after 1 attempt(s)');
+    expect(error.message).not.toContain('valid JSON');
+  });
+
+  it('says the reply was not valid JSON when it could not be read', async () => {
+    const error = await catchTotError(() => generateStructured(mockModel('{"score": '), { prompt: 'Rate it', schema: score, maxRepairs: 0 }), 'INVALID_FORMAT');
+    expect(error.message).toContain('did not produce valid JSON after 1 attempt(s)');
+  });
+
   it('makes exactly one call when maxRepairs is 0', async () => {
     const model = mockModel(['bad', '{"score": 1}']);
     await catchTotError(() => generateStructured(model, { prompt: 'x', schema: score, maxRepairs: 0 }), 'INVALID_FORMAT');

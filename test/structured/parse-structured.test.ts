@@ -64,7 +64,7 @@ describe('parseStructured', () => {
   });
 
   it('reports an empty reply', () => {
-    expect(parseStructured('   ', { schema: score })).toEqual({ success: false, error: 'the reply was empty', issues: [] });
+    expect(parseStructured('   ', { schema: score })).toEqual({ success: false, error: 'the reply was empty', issues: [], reason: 'empty' });
   });
 
   it('survives pathological nesting without throwing', () => {
