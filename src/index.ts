@@ -10,6 +10,7 @@ export * from './structured/index.js';
 export * from './protocol/index.js';
 export * from './tree/index.js';
 export * from './events/index.js';
+export * from './run/index.js';
 export * from './roles/index.js';
 export * from './search/index.js';
 export * from './solve/index.js';

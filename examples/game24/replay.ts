@@ -63,16 +63,16 @@ function segments(step: ReplayStep): Map<string, string[][]> {
 /** Options of the replay roles. */
 export interface ReplayRoleOptions {
   /**
-   * A model to call once per role call (through the run's scheduler), its output ignored: with
-   * `withLatency` it gives the replay a real model call's latency and concurrency.
+   * A model to call once per role call (through the run, as every role's model), its output
+   * ignored: with `withLatency` it gives the replay a real model call's latency and concurrency.
    */
   transport?: LanguageModel;
 }
 
 async function callTransport(transport: LanguageModel | undefined, content: string, tags: Record<string, string>, options: RoleCallOptions = {}): Promise<void> {
   if (!transport) return;
-  const schedule = options.schedule ?? ((task) => task());
-  await schedule(() => callModel(transport, { messages: [{ role: 'user', content: content || '(start)' }], tags }, options.signal ? { signal: options.signal } : {}));
+  const model = options.runModel ? options.runModel(transport) : transport;
+  await callModel(model, { messages: [{ role: 'user', content: content || '(start)' }], tags }, options.signal ? { signal: options.signal } : {});
 }
 
 /** A generator that returns the logged children of each parent state, in logged order. */

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { RunEmitter } from '../events/run-emitter.js';
-import { linkedController, raceAbort } from '../internal/abort.js';
-import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
-import { promptTemplateSchema, renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
+import type { RecordedRun } from '../run/recorded-run.js';
+import { RunEmitter } from '../run/run-emitter.js';
+import { resumeOptionsShape, runnerOptionsShape, runOptionsShape, type ResumeOptions, type RunBudget, type RunOptions } from '../run/run-options.js';
+import type { RunResult, RunStats } from '../run/run-result.js';
+import { resumeRun, startRun, type Run, type RunEnd, type RunProgram, type RunSettings } from '../run/run.js';
+import type { SharedStopReason, StopDetail } from '../run/stop-detail.js';
+import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
 import { generateStructured } from '../structured/generate-structured.js';
+import type { ChainOfThoughtEvent } from './cot-events.js';
 import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
 
 /**
@@ -65,7 +70,9 @@ export interface ChainOfThoughtPrep {
 }
 
 /**
- * Why a chain-of-thought run ended.
+ * Why a chain-of-thought run ended: `completed` (a conclusion), `max_thoughts` (the cap, no
+ * conclusion), and the shared `budget_exceeded`, `timeout`, `error` (a thought could not be had:
+ * see `errors`), `aborted`.
  *
  * @example
  * ```ts
@@ -74,7 +81,21 @@ export interface ChainOfThoughtPrep {
  * const capped = (r: ChainOfThoughtStopReason) => r === 'max_thoughts';
  * ```
  */
-export type ChainOfThoughtStopReason = 'completed' | 'max_thoughts';
+export type ChainOfThoughtStopReason = 'max_thoughts' | SharedStopReason;
+
+/**
+ * Counters of a chain-of-thought run.
+ *
+ * @example
+ * ```ts
+ * import type { ChainOfThoughtStats } from '@tot/core';
+ *
+ * const perThought = (s: ChainOfThoughtStats) => s.llmCalls / Math.max(1, s.thoughts);
+ * ```
+ */
+export interface ChainOfThoughtStats extends RunStats {
+  thoughts: number;
+}
 
 /**
  * What {@link ChainOfThoughtNode.run} returns.
@@ -86,13 +107,12 @@ export type ChainOfThoughtStopReason = 'completed' | 'max_thoughts';
  * const print = (r: ChainOfThoughtResult) => console.log(r.solution ?? '(no conclusion)', r.stopReason);
  * ```
  */
-export interface ChainOfThoughtResult {
-  /** The conclusion, or `null` when the run hit `maxThoughts` first. */
+export interface ChainOfThoughtResult extends RunResult<ChainOfThoughtStopReason, ChainOfThoughtStats> {
+  /** The conclusion, or `null` when the run stopped before one. */
   solution: string | null;
   thoughts: Thought[];
   /** The last plan. */
   plan: PlanStep[];
-  stopReason: ChainOfThoughtStopReason;
 }
 
 /**
@@ -117,7 +137,13 @@ export interface ChainOfThoughtOptions {
   prompt?: PromptTemplate;
   /** Default 0.3. */
   temperature?: number;
-  /** Clock for event timestamps. Default `Date.now`. */
+  /** Limits on the run's model calls (a `Budget`, `budget.perRun()` or plain limits: see `RunBudget`). */
+  budget?: RunBudget;
+  /** Wall time of a run, in milliseconds: it then stops with `timeout` and the thoughts so far. */
+  timeoutMs?: number;
+  /** Reject the run when a thought fails, with its error (for tests). Default false: the run resolves with `error`. */
+  strict?: boolean;
+  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
   now?: () => number;
 }
 
@@ -128,7 +154,7 @@ const optionsSchema = z.object({
   maxRepairs: z.number().int().min(0).max(10).default(2),
   prompt: promptTemplateSchema.optional(),
   temperature: z.number().min(0).default(0.3),
-  now: fnSchema<() => number>().optional(),
+  ...runnerOptionsShape,
 });
 
 const thoughtSchema = z.object({
@@ -206,7 +232,65 @@ function formatThought(t: Thought): string {
 }
 
 const problemSchema = z.string().min(1);
-const runOptionsSchema = z.object({ signal: signalSchema, runId: z.string().min(1).optional() });
+const runOptionsSchema = z.object(runOptionsShape);
+const resumeOptionsSchema = z.object(resumeOptionsShape);
+const stepOptionsSchema = z.object({ signal: signalSchema, runModel: z.custom<(model: LanguageModel) => LanguageModel>((v) => typeof v === 'function').optional() });
+
+/**
+ * Options of {@link ChainOfThoughtNode.step} and {@link ChainOfThoughtNode.exec}.
+ *
+ * @example
+ * ```ts
+ * import type { ChainOfThoughtStepOptions } from '@tot/core';
+ *
+ * const options: ChainOfThoughtStepOptions = { signal: AbortSignal.timeout(30_000) };
+ * ```
+ */
+export interface ChainOfThoughtStepOptions {
+  signal?: AbortSignal;
+  /** The model as the host's run sees it (see `RoleCallOptions.runModel`). Default: the node's model as is. */
+  runModel?: (model: LanguageModel) => LanguageModel;
+}
+
+/** The thoughts of a chain-of-thought run folded from its events. */
+function thoughtsOf(events: readonly { type: string }[]): Thought[] {
+  const thoughts: Thought[] = [];
+  for (const e of events) {
+    if (e.type !== 'thought.completed') continue;
+    const t = e as Extract<ChainOfThoughtEvent, { type: 'thought.completed' }>;
+    thoughts.push({ thoughtNumber: t.thoughtNumber, currentThinking: t.currentThinking, planning: copyPlan(t.planning), nextThoughtNeeded: t.nextThoughtNeeded });
+  }
+  return thoughts;
+}
+
+/**
+ * Folds a chain-of-thought run's events into its thoughts and conclusion (the log of
+ * `node.run(problem, { store })`, or events kept in memory).
+ *
+ * @example
+ * ```ts
+ * import { foldChainOfThoughtEvents, readRecordedRun } from '@tot/core';
+ *
+ * const { thoughts, solution } = foldChainOfThoughtEvents((await readRecordedRun(store, 'cot-1')).events);
+ * ```
+ */
+export function foldChainOfThoughtEvents(events: readonly { type: string }[]): { thoughts: Thought[]; solution: string | null; plan: PlanStep[] } {
+  const thoughts = thoughtsOf(events);
+  const last = thoughts.at(-1);
+  return { thoughts, solution: last && !last.nextThoughtNeeded ? last.currentThinking.trim() : null, plan: last?.planning ?? [] };
+}
+
+function resultFromLog(log: RecordedRun): ChainOfThoughtResult {
+  const finished = log.finished!;
+  return {
+    runId: log.runId,
+    ...foldChainOfThoughtEvents(log.events),
+    stopReason: finished.stopReason as ChainOfThoughtStopReason,
+    ...(finished.detail ? { detail: finished.detail } : {}),
+    errors: finished.errors.map((e) => ({ code: e.code as ChainOfThoughtResult['errors'][number]['code'], message: e.message, ...(e.where ? { where: e.where } : {}) })),
+    stats: finished.stats as unknown as ChainOfThoughtStats,
+  };
+}
 
 /**
  * Seed 003's self-looping chain-of-thought node: each thought evaluates the previous one,
@@ -214,8 +298,10 @@ const runOptionsSchema = z.object({ signal: signalSchema, runId: z.string().min(
  * thought is needed. Replies are YAML (the seed's format; unquoted colons are repaired) or JSON,
  * validated with zod down to every sub-step, with a repair loop, and a hard `maxThoughts` cap.
  *
- * Use `run(problem)` on its own, or `step(state)` inside a host's flow. Every thought is a
- * `thought.completed` event.
+ * Use `run(problem)` on its own (a run like every runner's: events, budget, recording, resume),
+ * or `step(state)` inside a host's flow. Every thought of a run is a `thought.completed` event. A
+ * thought that cannot be had (its reply stays invalid after the repairs, its model fails) ends the
+ * run with `stopReason: 'error'` and the error in `errors`; with `strict: true` it rejects.
  *
  * @example
  * ```ts
@@ -226,14 +312,70 @@ const runOptionsSchema = z.object({ signal: signalSchema, runId: z.string().min(
  * const { solution, stopReason } = await node.run('A farmer has 17 sheep; all but 9 run away. How many are left?');
  * ```
  */
-export class ChainOfThoughtNode extends RunEmitter {
+export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
   private readonly o: z.output<typeof optionsSchema>;
-  private runs = 0;
 
   constructor(options: ChainOfThoughtOptions) {
-    const o = parseOptions(optionsSchema, options, 'ChainOfThoughtNode');
-    super(o.now ? { now: o.now } : {});
-    this.o = o;
+    super();
+    this.o = parseOptions(optionsSchema, options, 'ChainOfThoughtNode');
+  }
+
+  private settings(): RunSettings<ChainOfThoughtEvent> {
+    const o = this.o;
+    return {
+      runner: 'chain-of-thought',
+      what: 'chain of thought',
+      emitter: this,
+      budget: o.budget,
+      timeoutMs: o.timeoutMs,
+      strict: o.strict,
+      concurrency: Number.POSITIVE_INFINITY,
+      now: o.now ?? Date.now,
+      config: { modelId: o.model.modelId, format: o.format, maxThoughts: o.maxThoughts, maxRepairs: o.maxRepairs, prompt: describePrompt(o.prompt ?? DEFAULT_CHAIN_OF_THOUGHT_PROMPT), temperature: o.temperature },
+    };
+  }
+
+  private program(run: Run<ChainOfThoughtEvent>, problem: string): RunProgram<ChainOfThoughtResult> {
+    const state = ChainOfThoughtNode.initialState(problem);
+    const options: ChainOfThoughtStepOptions = { signal: run.signal, runModel: (m) => run.runModel(m) };
+    let failed = false;
+    return {
+      main: async () => {
+        while (state.solution === null && state.currentThoughtNumber < this.o.maxThoughts) {
+          const prepared = this.prep(state);
+          let thought: Thought;
+          try {
+            thought = await run.guard(() => this.exec(prepared, options), 'chain of thought');
+          } catch (error) {
+            if (run.stopping) return;
+            failed = true;
+            run.recordError(error, { kind: 'thought', thoughtNumber: prepared.thoughtNumber }, 'INVALID_FORMAT');
+            return;
+          }
+          this.post(state, thought);
+          run.emit({ type: 'thought.completed', ...thought, planning: copyPlan(thought.planning) });
+        }
+      },
+      result: (end: RunEnd): ChainOfThoughtResult => {
+        const stopReason: ChainOfThoughtStopReason = end.halted?.reason ?? (state.solution !== null ? 'completed' : failed ? 'error' : 'max_thoughts');
+        let detail: StopDetail | undefined = end.halted?.detail;
+        if (stopReason === 'max_thoughts') detail = { kind: 'thoughts', limit: this.o.maxThoughts };
+        if (stopReason === 'error' && detail === undefined) {
+          const e = end.errors.at(-1);
+          detail = { kind: 'error', code: e?.code ?? 'INTERNAL', message: e?.message ?? 'a thought failed' };
+        }
+        return {
+          runId: end.runId,
+          solution: state.solution,
+          thoughts: state.thoughts,
+          plan: state.thoughts.at(-1)?.planning ?? [],
+          stopReason,
+          ...(detail ? { detail } : {}),
+          errors: end.errors,
+          stats: { ...end.stats, thoughts: state.thoughts.length },
+        };
+      },
+    };
   }
 
   /**
@@ -282,7 +424,7 @@ export class ChainOfThoughtNode extends RunEmitter {
    * const thought = await node.exec(node.prep(state));
    * ```
    */
-  async exec(prepared: ChainOfThoughtPrep, options: { signal?: AbortSignal } = {}): Promise<Thought> {
+  async exec(prepared: ChainOfThoughtPrep, options: ChainOfThoughtStepOptions = {}): Promise<Thought> {
     const prompt = renderPrompt(this.o.prompt ?? DEFAULT_CHAIN_OF_THOUGHT_PROMPT, {
       problem: prepared.problem,
       history: prepared.history,
@@ -291,7 +433,8 @@ export class ChainOfThoughtNode extends RunEmitter {
       instructions: CHAIN_OF_THOUGHT_INSTRUCTIONS,
       format: FORMAT[this.o.format],
     });
-    const { value } = await generateStructured(this.o.model, {
+    const model = options.runModel ? options.runModel(this.o.model) : this.o.model;
+    const { value } = await generateStructured(model, {
       prompt,
       schema: thoughtSchema,
       format: this.o.format,
@@ -322,7 +465,9 @@ export class ChainOfThoughtNode extends RunEmitter {
   }
 
   /**
-   * One thought: prep → exec → post. Returns `'end'` also when `maxThoughts` is reached.
+   * One thought: prep → exec → post, for a host that drives the node in its own flow. Returns
+   * `'end'` also when `maxThoughts` is reached. It emits nothing (a host's flow has its own
+   * events); `run` emits a `thought.completed` event per thought.
    *
    * @example
    * ```ts
@@ -332,41 +477,61 @@ export class ChainOfThoughtNode extends RunEmitter {
    * while ((await node.step(state)) === 'continue') {}
    * ```
    */
-  async step(state: ChainOfThoughtState, options: { signal?: AbortSignal; runId?: string } = {}): Promise<'continue' | 'end'> {
+  async step(state: ChainOfThoughtState, options: ChainOfThoughtStepOptions = {}): Promise<'continue' | 'end'> {
+    const o = parseOptions(stepOptionsSchema, options, 'ChainOfThoughtNode.step');
     if (state.solution !== null) return 'end';
     if (state.currentThoughtNumber >= this.o.maxThoughts) return 'end';
-    const thought = await this.exec(this.prep(state), options);
+    const thought = await this.exec(this.prep(state), o);
     const action = this.post(state, thought);
-    this.emitEvent({ type: 'thought.completed', runId: options.runId ?? 'chain-of-thought', ...thought, planning: copyPlan(thought.planning) });
     return action === 'continue' && state.currentThoughtNumber >= this.o.maxThoughts ? 'end' : action;
   }
 
   /**
-   * Thinks until the conclusion or `maxThoughts`. An abort rejects with `ABORTED`.
+   * Thinks until the conclusion or `maxThoughts`. An abort rejects with `ABORTED`; a thought that
+   * fails ends the run with `error` (or rejects, with `strict`).
    *
    * @example
    * ```ts
    * const { solution, thoughts, plan, stopReason } = await node.run('Plan a 3-day trip to Kyoto on a budget.', { signal });
    * ```
    */
-  async run(problem: string, options: { signal?: AbortSignal; runId?: string } = {}): Promise<ChainOfThoughtResult> {
+  run(problem: string, options: RunOptions<ChainOfThoughtEvent> = {}): Promise<ChainOfThoughtResult> {
     const p = parseOptions(problemSchema, problem, 'ChainOfThoughtNode.run', 'problem');
     const r = parseOptions(runOptionsSchema, options, 'ChainOfThoughtNode.run');
-    this.runs += 1;
-    const runId = r.runId ?? `cot-${this.runs}`;
-    const { controller, release } = linkedController([r.signal]);
-    const state = ChainOfThoughtNode.initialState(p);
-    this.emitEvent({ type: 'run.started', runId, problem: p, config: { maxThoughts: this.o.maxThoughts, format: this.o.format } });
-    try {
-      while ((await raceAbort(this.step(state, { signal: controller.signal, runId }), controller.signal, 'chain of thought')) === 'continue');
-    } catch (error) {
-      this.emitEvent({ type: 'run.finished', runId, stopReason: TotError.hasCode(error, 'ABORTED') ? 'aborted' : 'error', ...(TotError.isInstance(error) ? { error: error.toProtocolError() } : {}) });
-      throw error;
-    } finally {
-      release();
-    }
-    const stopReason: ChainOfThoughtStopReason = state.solution === null ? 'max_thoughts' : 'completed';
-    this.emitEvent({ type: 'run.finished', runId, stopReason, stats: { thoughts: state.thoughts.length } });
-    return { solution: state.solution, thoughts: state.thoughts, plan: state.thoughts.at(-1)?.planning ?? [], stopReason };
+    return startRun<ChainOfThoughtEvent, ChainOfThoughtResult>(this.settings(), r, { problem: p }, (run) => this.program(run, p));
+  }
+
+  /**
+   * Continues a run recorded with `run(problem, { store, runId })` that was interrupted: every
+   * recorded model call is served from the log, so the thoughts so far cost nothing. The node
+   * must be configured as it was (`RESUME_MISMATCH`, nothing written, otherwise); a finished run
+   * is returned as it was.
+   *
+   * @example
+   * ```ts
+   * const result = await node.resume({ store, runId: 'cot-1' });
+   * ```
+   */
+  resume(options: ResumeOptions<ChainOfThoughtEvent>): Promise<ChainOfThoughtResult> {
+    const r = parseOptions(resumeOptionsSchema, options, 'ChainOfThoughtNode.resume');
+    return resumeRun<ChainOfThoughtEvent, ChainOfThoughtResult>(this.settings(), r, {
+      fromLog: resultFromLog,
+      program: (run, log) => this.program(run, log.started.problem),
+    });
+  }
+
+  /**
+   * Builds a node from `options` and resumes a recorded run with it (see {@link ChainOfThoughtNode.resume}).
+   *
+   * @example
+   * ```ts
+   * import { ChainOfThoughtNode } from '@tot/core';
+   *
+   * const result = await ChainOfThoughtNode.resume({ store, runId: 'cot-1', model });
+   * ```
+   */
+  static resume(options: ChainOfThoughtOptions & ResumeOptions<ChainOfThoughtEvent>): Promise<ChainOfThoughtResult> {
+    const { store, runId, signal, onEvent, ...nodeOptions } = options;
+    return new ChainOfThoughtNode(nodeOptions).resume({ store, runId, ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}) });
   }
 }

@@ -3,10 +3,14 @@ export {
   ChainOfThoughtNode,
   CHAIN_OF_THOUGHT_INSTRUCTIONS,
   DEFAULT_CHAIN_OF_THOUGHT_PROMPT,
+  foldChainOfThoughtEvents,
   type ChainOfThoughtOptions,
+  type ChainOfThoughtStats,
+  type ChainOfThoughtStepOptions,
   type ChainOfThoughtPrep,
   type ChainOfThoughtResult,
   type ChainOfThoughtState,
   type ChainOfThoughtStopReason,
   type Thought,
 } from './chain-of-thought-node.js';
+export type { ChainOfThoughtEvent } from './cot-events.js';

@@ -17,7 +17,8 @@ export type ErrorLocation =
   | { kind: 'phase'; phase: 'decompose' | 'synthesize' | 'verify' }
   | { kind: 'strategy'; name: string }
   | { kind: 'model'; callId: string; modelId: string }
-  | { kind: 'recording'; runId: string };
+  | { kind: 'recording'; runId: string }
+  | { kind: 'listener'; event: string };
 
 /**
  * The result fields every runner's result shares, as carried by an error that stops a run

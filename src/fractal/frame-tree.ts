@@ -1,6 +1,8 @@
 import { TotError } from '../errors/index.js';
-import type { RunEvent } from '../events/run-event.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
+import { readRecordedRun } from '../run/recorded-run.js';
+import type { RunEventBase } from '../run/run-event.js';
+import type { FractalEvent } from './fractal-events.js';
 import type { Frame } from './types.js';
 
 /**
@@ -8,7 +10,7 @@ import type { Frame } from './types.js';
  *
  * @example
  * ```ts
- * const { root } = await solver.solve('Write an essay');
+ * const { root } = await solver.run('Write an essay');
  * root.get('f0')?.done; // the root's archived results
  * console.log(root.toMermaid());
  * ```
@@ -129,7 +131,7 @@ export class FrameTree {
  * tree.get('f0')?.done;
  * ```
  */
-export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): FrameTree {
+export function foldFractalEvents(events: Iterable<RunEventBase | StoredEvent>): FrameTree {
   const tree = new FrameTree();
   const frame = (id: string) => {
     const f = tree.get(id);
@@ -137,7 +139,7 @@ export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): Fra
     return f;
   };
   for (const raw of events) {
-    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as RunEvent;
+    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as FractalEvent;
     switch (e.type) {
       case 'frame.created':
         tree.add({ id: e.frameId, goal: e.goal, parentId: e.parentId, todo: '', done: [], depth: e.depth, status: 'open', toolCalls: [] });
@@ -152,15 +154,16 @@ export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): Fra
         const f = frame(e.frameId);
         f.status = 'returned';
         f.result = e.result;
-        if (e.forced) f.reason = e.forced;
-        if (f.parentId && !e.forced?.startsWith('the step limit') && !e.forced?.includes('time limit') && !e.forced?.includes('budget')) frame(f.parentId).done.push(e.result);
+        if (e.forced) f.forced = e.forced;
+        // Only the root returns when the run stops; every other return is archived by its parent.
+        if (f.parentId) frame(f.parentId).done.push(e.result);
         break;
       }
       case 'frame.failed': {
         const f = frame(e.frameId);
         f.status = 'failed';
-        f.reason = `${e.error.code}: ${e.error.message}`;
-        if (f.parentId) frame(f.parentId).done.push(`FAILED (${e.error.code}): ${e.error.message}`);
+        f.error = { ...e.error };
+        if (f.parentId) frame(f.parentId).done.push(failedResult(e.error));
         break;
       }
       default:
@@ -171,7 +174,7 @@ export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): Fra
 }
 
 /**
- * Reads a recorded FractalSolver run (`solve(goal, { store, runId })`) back into its frames.
+ * Reads a recorded FractalSolver run (`run(goal, { store, runId })`) back into its frames.
  *
  * @example
  * ```ts
@@ -182,8 +185,10 @@ export function foldFractalEvents(events: Iterable<RunEvent | StoredEvent>): Fra
  * ```
  */
 export async function replayFractalRun(store: EventStore, runId: string): Promise<FrameTree> {
-  const events: StoredEvent[] = [];
-  for await (const e of store.readStream(runId)) events.push(e);
-  if (events.length === 0) throw new TotError('INVALID_ARGUMENT', `replayFractalRun: no run "${runId}" in the store`, { details: { field: 'runId' } });
-  return foldFractalEvents(events);
+  return foldFractalEvents((await readRecordedRun(store, runId)).events);
+}
+
+/** What a parent archives for a child that failed. */
+export function failedResult(error: { code: string; message: string }): string {
+  return `FAILED (${error.code}): ${error.message}`;
 }

@@ -1,4 +1,14 @@
 export type { EvalFunction, EvalOutput, FractalTool, Frame, FrameContext, ThinkFunction, ThinkOutput, ToolCall } from './types.js';
-export { FractalSolver, type FractalResult, type FractalSolveOptions, type FractalSolverOptions, type FractalStats, type FractalStatus } from './fractal-solver.js';
+export type { FractalEvent } from './fractal-events.js';
+export {
+  FractalSolver,
+  type FractalResult,
+  type FractalRunOptions,
+  type FractalSolveOptions,
+  type FractalSolverOptions,
+  type FractalStats,
+  type FractalStatus,
+  type FractalStopReason,
+} from './fractal-solver.js';
 export { FrameTree, foldFractalEvents, replayFractalRun } from './frame-tree.js';
 export { DEFAULT_EVAL_PROMPT, DEFAULT_THINK_PROMPT } from './llm-operators.js';

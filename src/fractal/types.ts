@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import type { ProtocolErrorObject } from '../errors/index.js';
+import type { LanguageModel } from '../model/types.js';
+import type { StopDetail } from '../run/stop-detail.js';
 
 /**
  * A frame of seed 002's recursion: `S = { goal, parent, todo, done }`, plus what the solver records.
@@ -21,8 +24,10 @@ export interface Frame {
   depth: number;
   status: 'open' | 'returned' | 'failed';
   result?: string;
-  /** Why a frame failed, or why its return was forced by a limit. */
-  reason?: string;
+  /** The limit that forced the frame to return its state (the depth limit, or the run's limits for the root). */
+  forced?: StopDetail;
+  /** Why the frame failed. */
+  error?: ProtocolErrorObject;
   toolCalls: ToolCall[];
 }
 
@@ -113,6 +118,11 @@ export interface FrameContext {
   /** Calls a tool (think only): validated, run and recorded in the frame. */
   callTool(name: string, input: unknown): Promise<unknown>;
   signal?: AbortSignal;
+  /**
+   * The model as the run sees it: a function think or eval that calls a model should call it
+   * through this, so that the call is admitted by the run's budget, logged, recorded and resumable.
+   */
+  runModel?: (model: LanguageModel) => LanguageModel;
 }
 
 /**

@@ -5,7 +5,7 @@ import { TotError } from '../errors/index.js';
 import { abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
-import type { CallOptions, GenerateRequest, LanguageModel } from './types.js';
+import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
 import { ADMITTED_BY, ADMITTING_BUDGETS, admittingBudgets, wrapModel } from './wrap-model.js';
 
 /**
@@ -29,10 +29,12 @@ export interface BudgetModelOptions {
   outputTokensPerCall?: number;
 }
 
+const DEFAULT_OUTPUT_TOKENS_PER_CALL = 1024;
+
 const optionsSchema = z.object({
   budget: z.instanceof(Budget, { message: 'expected a Budget' }),
   estimateInputTokens: fnSchema<(request: GenerateRequest) => number>().optional(),
-  outputTokensPerCall: z.number().int().positive().default(1024),
+  outputTokensPerCall: z.number().int().positive().default(DEFAULT_OUTPUT_TOKENS_PER_CALL),
 });
 
 /**
@@ -55,32 +57,53 @@ const optionsSchema = z.object({
  * const model = withRetry(withBudget(provider, { budget }));
  * ```
  */
+/** A call admitted by a budget: the request to send (with its output cap) and how to settle it. */
+export interface Admission {
+  request: GenerateRequest;
+  /** Charges the call: its result's usage (estimated where it is not reported), or a call with no tokens for a failure. */
+  settle(result: GenerateResult | undefined): void;
+}
+
+/**
+ * Admits one call through `budget` (the one admission mechanism: `withBudget` and a run both use
+ * it): reserves a call, the estimated input tokens and the output cap, or throws `BUDGET_EXCEEDED`.
+ */
+export function admitCall(budget: Budget, request: GenerateRequest, o: { estimateInputTokens?: ((request: GenerateRequest) => number) | undefined; outputTokensPerCall?: number | undefined } = {}): Admission {
+  const limits = budget.snapshot().limits;
+  const boundsOutput = limits.maxOutputTokens !== undefined || limits.maxTotalTokens !== undefined || limits.maxCost !== undefined;
+  const n = request.n ?? 1;
+  const cap = request.maxOutputTokens ?? (boundsOutput ? (o.outputTokensPerCall ?? DEFAULT_OUTPUT_TOKENS_PER_CALL) : undefined);
+  const inputTokens = (o.estimateInputTokens ?? estimateRequestTokens)(request);
+  const hold = budget.reserve({ calls: 1, inputTokens, outputTokens: (cap ?? 0) * n });
+  const sent = cap === undefined || cap === request.maxOutputTokens ? request : { ...request, maxOutputTokens: cap };
+  return {
+    request: sent,
+    settle(result) {
+      const wellFormed = result !== undefined && Array.isArray(result.outputs) && typeof result.usage === 'object' && result.usage !== null;
+      const charged = wellFormed ? chargedUsage(sent, result) : { inputTokens: 0, outputTokens: 0 };
+      hold.settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
+    },
+  };
+}
+
 export function withBudget(model: LanguageModel, options: BudgetModelOptions): LanguageModel {
   parseOptions(languageModelSchema, model, 'withBudget', 'model');
   const o = parseOptions(optionsSchema, options, 'withBudget');
   const { budget } = o;
-  const estimate = o.estimateInputTokens ?? estimateRequestTokens;
-  const limits = budget.snapshot().limits;
-  const boundsOutput = limits.maxOutputTokens !== undefined || limits.maxTotalTokens !== undefined || limits.maxCost !== undefined;
   const wrapped = wrapModel(model, async (request, callOptions: CallOptions = {}) => {
     const userSignal = callOptions.signal;
     throwIfAborted(userSignal, 'model call');
     // A run that admitted this call through the same budget already holds its reservation.
     if ((callOptions as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY]?.has(budget)) return model.generate(request, callOptions);
-    const n = request.n ?? 1;
-    const cap = request.maxOutputTokens ?? (boundsOutput ? o.outputTokensPerCall : undefined);
-    const inputTokens = estimate(request);
-    const hold = budget.reserve({ calls: 1, inputTokens, outputTokens: (cap ?? 0) * n });
-    const sent = cap === undefined || cap === request.maxOutputTokens ? request : { ...request, maxOutputTokens: cap };
+    const admission = admitCall(budget, request, o);
     const deadline = budget.deadline === undefined ? undefined : budget.signal;
     const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
     try {
-      const result = await raceAbort(Promise.resolve().then(() => model.generate(sent, { ...callOptions, signal })), signal, 'model call');
-      const charged = Array.isArray(result?.outputs) && typeof result.usage === 'object' && result.usage !== null ? chargedUsage(sent, result) : { inputTokens, outputTokens: 0 };
-      hold.settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
+      const result = await raceAbort(Promise.resolve().then(() => model.generate(admission.request, { ...callOptions, signal })), signal, 'model call');
+      admission.settle(result);
       return result;
     } catch (error) {
-      hold.settle({ calls: 1, inputTokens: 0, outputTokens: 0 });
+      admission.settle(undefined);
       if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
       if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
       throw error;

@@ -3,7 +3,7 @@ import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
-import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import { taskPreset } from './task-presets.js';
 import type { Decomposer, Decomposition } from './types.js';
@@ -75,24 +75,23 @@ const optionsSchema = z.object({
 export function createDecomposer(options: DecomposerOptions): Decomposer {
   const o = parseOptions(optionsSchema, options, 'createDecomposer');
   return {
+    config: { kind: 'llm-decomposer', modelId: o.model.modelId, prompt: describePrompt(o.prompt ?? DEFAULT_DECOMPOSER_PROMPT), system: o.system, maxRepairs: o.maxRepairs },
     async decompose(input, callOptions = {}): Promise<Decomposition> {
-      const { model, schedule } = roleModel(o.model, callOptions);
+      const model = roleModel(o.model, callOptions);
       const prompt = renderPrompt(o.prompt ?? DEFAULT_DECOMPOSER_PROMPT, {
         problem: input.problem,
         taskType: input.taskType,
         granularity: taskPreset(input.taskType)?.granularity ?? 'step',
       });
-      const { value } = await schedule(() =>
-        generateStructured(model, {
-          prompt,
-          schema: decompositionSchema,
-          ...(o.system === undefined ? {} : { system: o.system }),
-          maxRepairs: o.maxRepairs,
-          temperature: 0,
-          tags: { role: 'decomposer' },
-          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        }),
-      );
+      const { value } = await generateStructured(model, {
+        prompt,
+        schema: decompositionSchema,
+        ...(o.system === undefined ? {} : { system: o.system }),
+        maxRepairs: o.maxRepairs,
+        temperature: 0,
+        tags: { role: 'decomposer' },
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        });
       return {
         thoughtGranularity: value.thought_granularity,
         intermediateSteps: value.intermediate_steps,

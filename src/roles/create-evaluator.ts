@@ -7,7 +7,7 @@ import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
 import type { ThoughtNode } from '../tree/types.js';
-import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
 import { roleModel } from './role-model.js';
 import type { EvaluateThoughtsInput, EvaluationBatch, NodeEvaluation, RoleCallOptions, ThoughtEvaluator } from './types.js';
@@ -122,8 +122,8 @@ export function rankEvaluations(evaluations: NodeEvaluation[], pruningThreshold?
 
 /**
  * An LLM-backed {@link ThoughtEvaluator} (seed 000's evaluation strategies). Replies are parsed
- * with structured output (repairs included); model calls go through the run's scheduler, budget
- * and meter.
+ * with structured output (repairs included); model calls go through the run (its
+ * budget, concurrency and log).
  *
  * @example
  * ```ts
@@ -137,6 +137,7 @@ export function createEvaluator(options: EvaluatorOptions): ThoughtEvaluator {
   const template = o.prompt ?? DEFAULT_EVALUATOR_PROMPTS[o.strategy];
   const temperature = o.temperature ?? (o.samples > 1 ? 0.7 : 0);
   return {
+    config: { kind: 'llm-evaluator', modelId: o.model.modelId, strategy: o.strategy, samples: o.samples, criteria: o.criteria, prompt: describePrompt(template), system: o.system, temperature, maxRepairs: o.maxRepairs },
     async evaluate(input, callOptions = {}) {
       const evaluations = o.strategy === 'independent_scoring' ? await scoreEach(o, template, temperature, input, callOptions) : await vote(o, template, temperature, input, callOptions);
       return rankEvaluations(evaluations, input.context.pruningThreshold);
@@ -153,11 +154,11 @@ async function sample<S extends z.ZodType>(
   tags: Record<string, string>,
   callOptions: RoleCallOptions,
 ): Promise<z.output<S>[]> {
-  const { model, schedule } = roleModel(o.model, callOptions);
+  const model = roleModel(o.model, callOptions);
   const signal = callOptions.signal ? { signal: callOptions.signal } : {};
   if (o.samples > 1 && o.model.capabilities?.multipleOutputs === true) {
     const messages = [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user' as const, content: prompt }];
-    const result = await schedule(() => callModel(model, { messages, n: o.samples, temperature, tags }, signal));
+    const result = await callModel(model, { messages, n: o.samples, temperature, tags }, signal);
     const values = result.outputs.flatMap((text) => {
       const parsed = parseStructured(text, { schema });
       return parsed.success ? [parsed.value] : [];
@@ -167,17 +168,15 @@ async function sample<S extends z.ZodType>(
   }
   return Promise.all(
     Array.from({ length: o.samples }, (_, i) =>
-      schedule(() =>
-        generateStructured(model, {
-          prompt,
-          schema,
-          ...(o.system === undefined ? {} : { system: o.system }),
-          temperature,
-          maxRepairs: o.maxRepairs,
-          tags: o.samples > 1 ? { ...tags, [SAMPLE_INDEX_TAG]: String(i) } : tags,
-          ...signal,
-        }).then((r) => r.value),
-      ),
+      generateStructured(model, {
+        prompt,
+        schema,
+        ...(o.system === undefined ? {} : { system: o.system }),
+        temperature,
+        maxRepairs: o.maxRepairs,
+        tags: o.samples > 1 ? { ...tags, [SAMPLE_INDEX_TAG]: String(i) } : tags,
+        ...signal,
+      }).then((r) => r.value),
     ),
   );
 }

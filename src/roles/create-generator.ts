@@ -6,7 +6,7 @@ import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
-import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
 import { roleModel } from './role-model.js';
 import type { Candidate, ThoughtGenerator } from './types.js';
@@ -91,8 +91,8 @@ const optionsSchema = z.object({
 
 /**
  * An LLM-backed {@link ThoughtGenerator} (seed 000's generation strategies). Replies are parsed
- * with {@link generateStructured} (repairs included); model calls go through the run's scheduler,
- * budget and meter.
+ * with {@link generateStructured} (repairs included); model calls go through the run
+ * (its budget, concurrency and log).
  *
  * @example
  * ```ts
@@ -106,8 +106,9 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
   const template = o.prompt ?? DEFAULT_GENERATOR_PROMPTS[o.strategy];
   const tags = { role: 'generator', strategy: o.strategy };
   return {
+    config: { kind: 'llm-generator', modelId: o.model.modelId, strategy: o.strategy, prompt: describePrompt(template), system: o.system, temperature: o.temperature, maxRepairs: o.maxRepairs },
     async generate(input, callOptions = {}) {
-      const { model, schedule } = roleModel(o.model, callOptions);
+      const model = roleModel(o.model, callOptions);
       const prompt = renderPrompt(template, {
         ...contextVariables(input.context),
         path: pathVariable(input.tree, input.parent),
@@ -123,13 +124,11 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
       };
       if (o.strategy === 'sequential_proposal') {
-        const { value } = await schedule(() => generateStructured(model, { ...common, schema: proposalSchema }));
+        const { value } = await generateStructured(model, { ...common, schema: proposalSchema });
         return value.candidates.slice(0, input.k) as Candidate[];
       }
       if (o.model.capabilities?.multipleOutputs === true) {
-        const result = await schedule(() =>
-          callModel(model, { messages: [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user', content: prompt }], n: input.k, temperature: o.temperature, tags }, { signal: callOptions.signal }),
-        );
+        const result = await callModel(model, { messages: [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user', content: prompt }], n: input.k, temperature: o.temperature, tags }, { signal: callOptions.signal });
         const parsed = result.outputs.map((text) => parseStructured(text, { schema: candidateSchema }));
         const candidates = parsed.flatMap((p) => (p.success ? [p.value as Candidate] : []));
         if (candidates.length === 0 && input.k > 0) {
@@ -140,7 +139,7 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
       const samples = await Promise.all(
         // Distinct sample tags keep caches and cassettes from collapsing the k samples into one.
         Array.from({ length: input.k }, (_, i) =>
-          schedule(() => generateStructured(model, { ...common, tags: { ...tags, [SAMPLE_INDEX_TAG]: String(i) }, schema: candidateSchema })),
+          generateStructured(model, { ...common, tags: { ...tags, [SAMPLE_INDEX_TAG]: String(i) }, schema: candidateSchema }),
         ),
       );
       return samples.map((s) => s.value as Candidate);

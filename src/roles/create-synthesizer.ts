@@ -3,7 +3,7 @@ import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateStructured } from '../structured/generate-structured.js';
-import { promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
+import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import type { FinalSolution, SynthesizeInput, Synthesizer } from './types.js';
 
@@ -114,25 +114,24 @@ export async function runVerifier(verify: SolutionVerifier, answer: string, inpu
 export function createSynthesizer(options: SynthesizerOptions): Synthesizer {
   const o = parseOptions(optionsSchema, options, 'createSynthesizer');
   return {
+    config: { kind: 'llm-synthesizer', modelId: o.model.modelId, prompt: describePrompt(o.prompt ?? DEFAULT_SYNTHESIZER_PROMPT), system: o.system, maxRepairs: o.maxRepairs, verify: o.verify === undefined ? undefined : 'function' },
     async synthesize(input, callOptions = {}): Promise<FinalSolution> {
-      const { model, schedule } = roleModel(o.model, callOptions);
+      const model = roleModel(o.model, callOptions);
       const steps = input.bestPath.slice(1);
       const prompt = renderPrompt(o.prompt ?? DEFAULT_SYNTHESIZER_PROMPT, {
         problem: input.problem,
         taskType: input.taskType,
         path: steps.length === 0 ? '(no steps)' : steps.map((n, i) => `${i + 1}. ${n.content}`).join('\n'),
       });
-      const { value } = await schedule(() =>
-        generateStructured(model, {
-          prompt,
-          schema: solutionSchema,
-          ...(o.system === undefined ? {} : { system: o.system }),
-          maxRepairs: o.maxRepairs,
-          temperature: 0,
-          tags: { role: 'synthesizer' },
-          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        }),
-      );
+      const { value } = await generateStructured(model, {
+        prompt,
+        schema: solutionSchema,
+        ...(o.system === undefined ? {} : { system: o.system }),
+        maxRepairs: o.maxRepairs,
+        temperature: 0,
+        tags: { role: 'synthesizer' },
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        });
       const verification = o.verify
         ? await runVerifier(o.verify, value.answer, input)
         : {

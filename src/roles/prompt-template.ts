@@ -40,3 +40,8 @@ export function renderPrompt(template: PromptTemplate, variables: Record<string,
 
 /** A zod schema for a {@link PromptTemplate} option. */
 export const promptTemplateSchema = z.union([z.string().min(1), z.custom<(variables: Record<string, string>) => string>((v) => typeof v === 'function', 'expected a string or a function')]);
+
+/** A prompt in a run's configuration: its text, or that it is a function. */
+export function describePrompt(template: PromptTemplate | undefined): string | undefined {
+  return typeof template === 'function' ? 'function' : template;
+}

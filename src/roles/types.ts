@@ -1,71 +1,43 @@
-import type { Budget } from '../budget/budget.js';
-import type { GenerateRequest, GenerateResult } from '../model/types.js';
-import type { UsageMeter } from '../model/usage-meter.js';
+import type { LanguageModel } from '../model/types.js';
 import type { ThoughtNode } from '../tree/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
 
 /**
- * Runs one model call (or any unit of work) under the run's concurrency limit. The explorer hands
- * one to every role call; LLM-backed roles pass each model call through it, so a whole run never
- * has more than `concurrency` calls in flight.
+ * Per-call options of every role. A runner passes them to each role call; a role that calls a
+ * model should call it through `runModel`, so that the call is admitted by the run's budget,
+ * limited by its concurrency, logged (`llm.*` events), recorded and served on resume.
  *
  * @example
  * ```ts
- * import type { Scheduler } from '@tot/core';
+ * import { callModel, type RoleCallOptions, type ThoughtGenerator } from '@tot/core';
  *
- * const unlimited: Scheduler = (task) => task();
- * ```
- */
-export type Scheduler = <T>(task: () => Promise<T>) => Promise<T>;
-
-/**
- * Per-call options of every role.
- *
- * @example
- * ```ts
- * import type { RoleCallOptions } from '@tot/core';
- *
- * const options: RoleCallOptions = { signal: AbortSignal.timeout(30_000) };
+ * const generator: ThoughtGenerator = {
+ *   async generate({ parent, k }, options: RoleCallOptions = {}) {
+ *     const model = options.runModel?.(myModel) ?? myModel;
+ *     const { outputs } = await callModel(model, { messages: [{ role: 'user', content: parent.content }], n: k }, { signal: options.signal });
+ *     return outputs.map((content) => ({ content }));
+ *   },
+ * };
  * ```
  */
 export interface RoleCallOptions {
   signal?: AbortSignal;
-  /** Run model calls through this to respect the run's concurrency. Default: run directly. */
-  schedule?: Scheduler;
-  /** The run's budget: LLM-backed roles admit each model call through it. */
-  budget?: Budget;
-  /** The run's meter: LLM-backed roles count each model call in it. */
-  meter?: UsageMeter;
-  /** The run's model-call log: LLM-backed roles record each call in it, and a resumed run serves recorded calls from it. */
-  modelCalls?: ModelCallLog;
+  /** The model as the run sees it. Absent outside a run: use the model as it is. */
+  runModel?: (model: LanguageModel) => LanguageModel;
 }
 
 /**
- * Where a run records its model calls, so that a resumed run never makes a completed call again.
- * LLM-backed roles use it through the options the explorer passes them.
+ * What a role reports about itself for a run's configuration (JSON): a resume with a role whose
+ * description differs (another model, prompt or strategy) is refused with `RESUME_MISMATCH`.
  *
  * @example
  * ```ts
- * import type { ModelCallLog } from '@tot/core';
+ * import type { RoleDescription } from '@tot/core';
  *
- * const noLog: ModelCallLog = {
- *   recorded: () => undefined,
- *   started: () => 'call-1',
- *   completed: async () => {},
- *   failed: () => {},
- * };
+ * const d: RoleDescription = { kind: 'llm-generator', modelId: 'gpt-4o', strategy: 'sequential_proposal' };
  * ```
  */
-export interface ModelCallLog {
-  /** The recorded result of this request from before a resume, if there is one left. */
-  recorded(modelId: string, request: GenerateRequest): GenerateResult | undefined;
-  /** A live call starts; returns its call id. */
-  started(modelId: string, request: GenerateRequest): string;
-  /** A live call completed; resolves once the result is durably recorded. */
-  completed(callId: string, result: GenerateResult, durationMs: number): Promise<void>;
-  /** A live call failed. */
-  failed(callId: string, error: unknown): void;
-}
+export type RoleDescription = Readonly<Record<string, unknown>>;
 
 /**
  * What roles know about the task (seed 000's `context`).
@@ -183,6 +155,8 @@ export interface GenerateThoughtsInput {
  * ```
  */
 export interface ThoughtGenerator {
+  /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
+  readonly config?: RoleDescription;
   /** Up to `k` candidates that follow from `parent`. May return fewer (none is a dead end). */
   generate(input: GenerateThoughtsInput, options?: RoleCallOptions): Promise<Candidate[]>;
 }
@@ -220,6 +194,8 @@ export interface EvaluateThoughtsInput {
  * ```
  */
 export interface ThoughtEvaluator {
+  /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
+  readonly config?: RoleDescription;
   /** One evaluation per candidate, by `nodeId` (score 0–10, confidence 0–1). */
   evaluate(input: EvaluateThoughtsInput, options?: RoleCallOptions): Promise<EvaluationBatch>;
 }
@@ -263,6 +239,8 @@ export interface Decomposition {
  * ```
  */
 export interface Decomposer {
+  /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
+  readonly config?: RoleDescription;
   /** Seed 000's decomposition_result for the problem. */
   decompose(input: { problem: string; taskType: string }, options?: RoleCallOptions): Promise<Decomposition>;
 }
@@ -325,6 +303,8 @@ export interface SynthesizeInput {
  * ```
  */
 export interface Synthesizer {
+  /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
+  readonly config?: RoleDescription;
   /** Seed 000's final_solution from the best path. */
   synthesize(input: SynthesizeInput, options?: RoleCallOptions): Promise<FinalSolution>;
 }

@@ -11,7 +11,9 @@ export type {
   SelectOptions,
   StopReason,
 } from './types.js';
+export type { SearchEvent } from './search-events.js';
 export { Explorer } from './explorer.js';
+export { foldSearchEvents, replayRun, type ReplayedRun } from './replay-search.js';
 export { bfs, type BfsOptions } from './strategies/bfs.js';
 export { dfs, type DfsOptions } from './strategies/dfs.js';
 export { bestFirst, type BestFirstOptions } from './strategies/best-first.js';

@@ -1,49 +1,25 @@
-import pLimit from 'p-limit';
-import { z } from 'zod';
-import type { Budget } from '../budget/budget.js';
 import { TotError } from '../errors/index.js';
-import type { RunEvent, RunEventInput } from '../events/run-event.js';
-import { abortedError, raceAbort } from '../internal/abort.js';
-import { UsageMeter } from '../model/usage-meter.js';
-import { requestKey } from '../model/request-key.js';
-import type { GenerateRequest, GenerateResult } from '../model/types.js';
-import type { Candidate, EvaluationBatch, ModelCallLog, RoleCallOptions, Scheduler, TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
+import type { LanguageModel } from '../model/types.js';
+import type { Run } from '../run/run.js';
+import type { RunEventInput } from '../run/run-event.js';
+import type { Candidate, EvaluationBatch, RoleCallOptions, TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
 import type { Evaluation, ThoughtNode } from '../tree/types.js';
+import type { SearchEvent } from './search-events.js';
 import { selectGreedy, selectSample } from './selection.js';
-import type { DistributiveOmit, SearchContext, SearchLimits, SearchStats, SelectOptions, StopReason } from './types.js';
+import type { SearchContext, SearchLimits, SearchStats, SelectOptions, StopReason } from './types.js';
 
 export interface SearchRunInit {
+  run: Run<SearchEvent>;
   tree: ThoughtTree;
-  runId: string;
   context: TaskContext;
   limits: SearchLimits;
   generator: ThoughtGenerator;
   evaluator: ThoughtEvaluator;
-  signal: AbortSignal;
-  budget: Budget | undefined;
   random: () => number;
   stateKey: ((node: ThoughtNode, tree: ThoughtTree) => string) | undefined;
   isSolution: ((node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>) | undefined;
-  emit: (event: RunEventInput<RunEvent>) => void;
-  /** Model results recorded before a resume, by request key. */
-  served?: Map<string, GenerateResult[]>;
-  /** Resolves once every event so far is stored (recorded runs). */
-  durable?: () => Promise<void>;
 }
-
-const candidateSchema = z.object({
-  content: z.string(),
-  actionType: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
-
-const evaluationSchema = z.object({
-  score: z.number().min(0).max(10),
-  confidence: z.number().min(0).max(1),
-  reasoning: z.string(),
-  dimensionScores: z.record(z.string(), z.number()).optional(),
-});
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -55,234 +31,198 @@ export function snapshot(node: ThoughtNode): ThoughtNode {
   return { ...node, childrenIds: [...node.childrenIds] };
 }
 
-export function emptyStats(): SearchStats {
-  return {
-    totalNodes: 0,
-    totalBacktracks: 0,
-    llmCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheHits: 0,
-    dedupedStates: 0,
-    duplicateCandidates: 0,
-    invalidCandidates: 0,
-    generatorCalls: 0,
-    evaluatorCalls: 0,
-    expandedNodes: 0,
-    prunedNodes: 0,
-    errors: 0,
-    resumedCalls: 0,
-    wallMs: 0,
-  };
-}
+export type SearchCounters = Omit<SearchStats, keyof import('../run/run-result.js').RunStats | 'totalNodes'>;
 
-/** One run's state behind the {@link SearchContext} that strategies see. */
-export class SearchRun implements SearchContext, ModelCallLog {
+const emptyCounters = (): SearchCounters => ({
+  totalBacktracks: 0,
+  dedupedStates: 0,
+  duplicateCandidates: 0,
+  invalidCandidates: 0,
+  generatorCalls: 0,
+  evaluatorCalls: 0,
+  expandedNodes: 0,
+  prunedNodes: 0,
+});
+
+/** One search's state behind the {@link SearchContext} that strategies see; its run does the rest. */
+export class SearchRun implements SearchContext {
   readonly tree: ThoughtTree;
   readonly runId: string;
   readonly context: TaskContext;
   readonly limits: SearchLimits;
-  readonly signal: AbortSignal;
-  readonly budget: Budget | undefined;
   readonly random: () => number;
-  readonly meter = new UsageMeter();
-  readonly counters = emptyStats();
+  readonly counters = emptyCounters();
   readonly found: ThoughtNode[] = [];
   chosenPath: ThoughtNode[] | undefined;
+  /** Role calls that returned and that threw: a search whose every role call failed stops with `error`. */
+  roleCalls = { succeeded: 0, failed: 0 };
   private stopReason: StopReason | undefined;
   private readonly evaluations = new Map<string, Evaluation>();
-  private readonly schedule: Scheduler;
   private readonly init: SearchRunInit;
-  private callIds = 0;
+  private readonly run: Run<SearchEvent>;
+  private readonly roleOptions: RoleCallOptions;
 
   constructor(init: SearchRunInit) {
     this.init = init;
+    this.run = init.run;
     this.tree = init.tree;
-    this.runId = init.runId;
+    this.runId = init.run.runId;
     this.context = init.context;
     this.limits = init.limits;
-    this.signal = init.signal;
-    this.budget = init.budget;
     this.random = init.random;
-    const gate = pLimit(init.limits.concurrency);
-    // A queued call whose run has been aborted must never start.
-    this.schedule = <T>(task: () => Promise<T>): Promise<T> =>
-      raceAbort(
-        gate(() => {
-          if (this.signal.aborted) return Promise.reject(abortedError(this.signal, 'model call'));
-          return task();
-        }),
-        this.signal,
-        'model call',
-      );
+    const run = init.run;
+    this.roleOptions = { signal: run.signal, runModel: (model) => run.runModel(model) };
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+
+  get budget() {
+    return this.run.budget;
   }
 
   get stopped(): StopReason | undefined {
-    return this.stopReason;
+    if (this.stopReason !== undefined) return this.stopReason;
+    if (!this.run.stopping) return undefined;
+    return this.run.halted?.reason ?? 'aborted';
   }
 
   get stats(): Readonly<SearchStats> {
-    return this.counters;
+    return { ...this.run.stats, ...this.counters, totalNodes: this.tree.size };
   }
 
   get solutions(): readonly ThoughtNode[] {
     return this.found;
   }
 
-  private callOptions(): RoleCallOptions {
-    return { signal: this.signal, schedule: this.schedule, meter: this.meter, modelCalls: this, ...(this.budget ? { budget: this.budget } : {}) };
-  }
-
-  recorded(modelId: string, request: GenerateRequest): GenerateResult | undefined {
-    const list = this.init.served?.get(requestKey(modelId, request));
-    const result = list?.shift();
-    if (result) this.counters.resumedCalls += 1;
-    return result;
-  }
-
-  started(modelId: string, request: GenerateRequest): string {
-    const callId = `call-${++this.callIds}`;
-    this.emit({ type: 'llm.requested', callId, modelId, requestKey: requestKey(modelId, request), n: request.n ?? 1, ...(request.tags ? { tags: { ...request.tags } } : {}) });
-    return callId;
-  }
-
-  async completed(callId: string, result: GenerateResult, durationMs: number): Promise<void> {
-    this.emit({
-      type: 'llm.completed',
-      callId,
-      outputs: [...result.outputs],
-      usage: { ...result.usage },
-      ...(result.finishReason ? { finishReason: result.finishReason } : {}),
-      ...(result.cacheHit ? { cacheHit: true } : {}),
-      durationMs,
-    });
-    await this.init.durable?.();
-  }
-
-  failed(callId: string, error: unknown): void {
-    const e = TotError.isInstance(error) ? error.toProtocolError() : { code: 'GENERATION_FAILED', message: message(error), recoverable: true };
-    this.emit({ type: 'llm.failed', callId, error: e });
+  runModel(model: LanguageModel): LanguageModel {
+    return this.run.runModel(model);
   }
 
   stop(reason: StopReason): void {
     this.stopReason ??= reason;
   }
 
-  /** Stops the run if `error` is an abort or a budget refusal; returns whether it did. */
-  private stopsRun(error: unknown): boolean {
+  emit(event: RunEventInput<SearchEvent>): void {
+    this.run.emit(event);
+  }
+
+  /** Whether `error` is the run stopping rather than a finding about this node. */
+  private stopping(error: unknown): boolean {
+    if (this.run.stopping) return true;
     if (TotError.hasCode(error, 'BUDGET_EXCEEDED')) {
-      this.stop('budget_exceeded');
-      return true;
-    }
-    if (this.signal.aborted || TotError.hasCode(error, 'ABORTED')) {
-      this.stop(TotError.hasCode(this.signal.reason, 'BUDGET_EXCEEDED') ? 'budget_exceeded' : 'aborted');
+      // A budget the run does not know (a role's own model): it still ends the search.
+      this.run.halt('budget_exceeded', { kind: 'budget', limit: error.details?.limit ?? 'calls' }, error);
       return true;
     }
     return false;
   }
 
-  private fail(node: ThoughtNode, reason: string): void {
-    this.counters.errors += 1;
-    if (node.status === 'pruned') return;
+  /** Records a failure where it happened (on the node, pruned, and in the run's errors). */
+  private fail(node: ThoughtNode, role: 'generator' | 'evaluator' | 'isSolution' | 'stateKey', reason: string, error: unknown): void {
+    this.run.recordError(error, { kind: 'node', nodeId: node.id, role }, role === 'evaluator' ? 'INVALID_FORMAT' : 'GENERATION_FAILED');
+    if (this.tree.node(node.id).status === 'pruned') return;
     this.updateMetadata(node, { error: reason });
     this.prune(node, reason);
   }
 
-  emit(event: DistributiveOmit<RunEventInput<RunEvent>, 'runId'>): void {
-    this.init.emit({ ...event, runId: this.runId } as RunEventInput<RunEvent>);
-  }
-
   async expand(parents: readonly ThoughtNode[]): Promise<ThoughtNode[]> {
-    if (this.stopReason) return [];
-    if (this.budget?.snapshot().exhausted) {
-      this.stop('budget_exceeded');
+    if (this.stopped) return [];
+    if (this.run.budget?.snapshot().exhausted) {
+      this.run.halt('budget_exceeded', { kind: 'budget', limit: 'calls' });
       return [];
     }
     const eligible = parents.filter((p) => this.tree.node(p.id).status === 'pending' && p.depth < this.limits.maxDepth);
     const k = this.limits.branchingFactor;
     this.counters.generatorCalls += eligible.length;
+    const { generator } = this.init;
     const results = await Promise.allSettled(
-      eligible.map((parent) =>
-        Promise.resolve().then(() => this.init.generator.generate({ tree: this.tree, parent, k, context: this.context }, this.callOptions())),
-      ),
+      eligible.map((parent) => this.run.guard(() => generator.generate({ tree: this.tree, parent, k, context: this.context }, this.roleOptions), 'generator')),
     );
     const children: ThoughtNode[] = [];
     eligible.forEach((parent, i) => {
       const result = results[i]!;
       if (result.status === 'rejected') {
-        if (!this.stopsRun(result.reason)) this.fail(parent, `generation failed: ${message(result.reason)}`);
+        if (this.stopping(result.reason)) return;
+        this.roleCalls.failed += 1;
+        this.fail(parent, 'generator', `generation failed: ${message(result.reason)}`, result.reason);
         return;
       }
-      const candidates = this.validCandidates(result.value, parent, k);
-      if (candidates === undefined) return;
-      const added = this.addCandidates(parent, candidates);
-      children.push(...added);
+      if (!Array.isArray(result.value)) {
+        this.roleCalls.failed += 1;
+        const got = result.value === null ? 'null' : typeof result.value;
+        this.fail(parent, 'generator', `generation failed: the generator returned ${got}, not an array of candidates`, new TotError('INVALID_FORMAT', `The generator returned ${got}, not an array of candidates.`, { details: { nodeId: parent.id, value: result.value } }));
+        return;
+      }
+      this.roleCalls.succeeded += 1;
+      children.push(...this.addCandidates(parent, result.value as unknown[], k));
     });
     return children;
   }
 
-  private validCandidates(value: unknown, parent: ThoughtNode, k: number): Candidate[] | undefined {
-    if (!Array.isArray(value)) {
-      this.fail(parent, `generation failed: the generator returned ${value === null ? 'null' : typeof value}, not an array of candidates`);
-      return undefined;
-    }
-    const valid: Candidate[] = [];
-    for (const item of value) {
-      const parsed = candidateSchema.safeParse(item);
-      if (parsed.success) valid.push(parsed.data as Candidate);
-      else this.counters.invalidCandidates += 1;
-    }
-    return valid.slice(0, k);
-  }
-
-  private addCandidates(parent: ThoughtNode, candidates: Candidate[]): ThoughtNode[] {
+  /** Adds up to `k` valid candidates (the tree checks each one); a duplicate of an earlier sibling is kept, marked. */
+  private addCandidates(parent: ThoughtNode, candidates: readonly unknown[], k: number): ThoughtNode[] {
     this.counters.expandedNodes += 1;
-    if (candidates.length === 0) {
-      // A parent with no valid candidates is a dead end: expanded, with no children.
-      this.tree.setStatus(parent.id, 'expanded');
-      this.emit({ type: 'node.expanded', nodeId: parent.id, childIds: [] });
-      return [];
-    }
+    const added: ThoughtNode[] = [];
     const firstByText = new Map<string, string>();
-    const added = candidates.map((candidate) => {
+    for (const item of candidates) {
+      if (added.length >= k) break;
+      const candidate = item as Candidate;
+      if (typeof candidate !== 'object' || candidate === null || typeof candidate.content !== 'string') {
+        this.counters.invalidCandidates += 1;
+        continue;
+      }
       const identity = `${candidate.actionType ?? ''}\u0000${candidate.content}`;
       const original = firstByText.get(identity);
       const metadata = original === undefined ? candidate.metadata : { ...candidate.metadata, duplicateOf: original };
-      const node = this.tree.addChild(parent.id, {
-        content: candidate.content,
-        ...(candidate.actionType === undefined ? {} : { actionType: candidate.actionType }),
-        ...(metadata === undefined ? {} : { metadata }),
-      });
+      let node: ThoughtNode;
+      try {
+        node = this.tree.addChild(parent.id, {
+          content: candidate.content,
+          ...(candidate.actionType === undefined ? {} : { actionType: candidate.actionType }),
+          ...(metadata === undefined ? {} : { metadata }),
+        });
+      } catch (error) {
+        if (!TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
+        this.counters.invalidCandidates += 1;
+        continue;
+      }
       if (original === undefined) firstByText.set(identity, node.id);
       else this.counters.duplicateCandidates += 1;
       this.emit({ type: 'node.created', node: snapshot(node) });
-      return node;
-    });
+      added.push(node);
+    }
+    if (added.length === 0) {
+      // A parent with no valid candidates is a dead end: expanded, with no children.
+      this.tree.setStatus(parent.id, 'expanded');
+    }
     this.emit({ type: 'node.expanded', nodeId: parent.id, childIds: added.map((n) => n.id) });
     return added;
   }
 
   async evaluate(nodes: readonly ThoughtNode[]): Promise<ThoughtNode[]> {
-    if (this.stopReason) return [];
+    if (this.stopped) return [];
     const fresh = nodes.filter((n) => n.status === 'pending' && n.evaluation === null);
     const toEvaluate: ThoughtNode[] = [];
     const copies: { node: ThoughtNode; from: string; key?: string }[] = [];
     const keyOwner = new Map<string, string>();
+    const { stateKey } = this.init;
     for (const node of fresh) {
       const duplicateOf = node.metadata.duplicateOf;
       if (typeof duplicateOf === 'string') {
         this.apply(node, { score: 0, confidence: 1, reasoning: `duplicate of ${duplicateOf}` });
         continue;
       }
-      if (!this.init.stateKey) {
+      if (!stateKey) {
         toEvaluate.push(node);
         continue;
       }
       let key: string;
       try {
-        key = this.init.stateKey(node, this.tree);
+        key = stateKey(node, this.tree);
       } catch (error) {
-        this.fail(node, `stateKey failed: ${message(error)}`);
+        this.fail(node, 'stateKey', `stateKey failed: ${message(error)}`, error);
         continue;
       }
       const cached = this.evaluations.get(key);
@@ -302,27 +242,31 @@ export class SearchRun implements SearchContext, ModelCallLog {
     if (toEvaluate.length > 0) await this.callEvaluator(toEvaluate, keyOwner);
     for (const { node, from, key } of copies) {
       const source = this.tree.node(from).evaluation;
-      if (source === null || this.stopReason) {
-        if (!this.stopReason) this.fail(node, `the evaluation of equal state ${from} failed`);
+      if (source === null || this.stopped) {
+        if (!this.stopped) this.fail(node, 'evaluator', `the evaluation of equal state ${from} failed`, new TotError('INVALID_FORMAT', `The evaluation of equal state ${from} failed.`, { details: { nodeId: node.id } }));
         continue;
       }
       this.counters.dedupedStates += 1;
       this.updateMetadata(node, { dedupedState: key });
       this.apply(node, source);
     }
-    if (!this.stopReason) await this.settle(fresh);
+    if (!this.stopped) await this.settle(fresh);
     return nodes.map((n) => this.tree.node(n.id));
   }
 
   private async callEvaluator(candidates: ThoughtNode[], keyOwner: Map<string, string>): Promise<void> {
     this.counters.evaluatorCalls += 1;
+    const { evaluator } = this.init;
     let batch: EvaluationBatch;
     try {
-      batch = await Promise.resolve().then(() => this.init.evaluator.evaluate({ tree: this.tree, candidates, context: this.context }, this.callOptions()));
+      batch = await this.run.guard(() => evaluator.evaluate({ tree: this.tree, candidates, context: this.context }, this.roleOptions), 'evaluator');
     } catch (error) {
-      if (!this.stopsRun(error)) for (const node of candidates) this.fail(node, `evaluation failed: ${message(error)}`);
+      if (this.stopping(error)) return;
+      this.roleCalls.failed += 1;
+      for (const node of candidates) this.fail(node, 'evaluator', `evaluation failed: ${message(error)}`, error);
       return;
     }
+    this.roleCalls.succeeded += 1;
     const byId = new Map<string, unknown>();
     const list: unknown = (batch as { evaluations?: unknown } | null)?.evaluations;
     if (Array.isArray(list)) {
@@ -331,22 +275,28 @@ export class SearchRun implements SearchContext, ModelCallLog {
         if (typeof id === 'string' && !byId.has(id)) byId.set(id, e);
       }
     }
-    const keys = new Map([...keyOwner].map(([key, id]) => [id, key]));
+    const keys = keyOwner.size === 0 ? undefined : new Map([...keyOwner].map(([key, id]) => [id, key]));
     for (const node of candidates) {
       const raw = byId.get(node.id);
       if (raw === undefined) {
-        this.fail(node, 'evaluation missing: the evaluator returned no evaluation for this node');
+        this.fail(node, 'evaluator', 'evaluation missing: the evaluator returned no evaluation for this node', new TotError('INVALID_FORMAT', `The evaluator returned no evaluation for ${node.id}.`, { details: { nodeId: node.id, value: batch } }));
         continue;
       }
-      const parsed = evaluationSchema.safeParse(raw);
-      if (!parsed.success) {
-        this.fail(node, `invalid evaluation: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      // The tree checks the evaluation against its schema: one source of truth.
+      let evaluated: ThoughtNode;
+      try {
+        evaluated = this.tree.evaluate(node.id, raw as Evaluation);
+      } catch (error) {
+        if (!TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
+        const issues = (error.details?.issues ?? []) as { path: PropertyKey[]; message: string }[];
+        const reason = `invalid evaluation: ${issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ')}`;
+        this.fail(node, 'evaluator', reason, new TotError('INVALID_FORMAT', `The evaluation of ${node.id} is invalid: ${issues[0]?.message ?? error.message}`, { details: { nodeId: node.id, value: raw, issues } }));
         continue;
       }
-      const evaluation = parsed.data as Evaluation;
-      const key = keys.get(node.id);
+      const evaluation = evaluated.evaluation as Evaluation;
+      const key = keys?.get(node.id);
       if (key !== undefined) this.evaluations.set(key, evaluation);
-      this.apply(node, evaluation);
+      this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: { ...evaluation } });
     }
   }
 
@@ -364,22 +314,24 @@ export class SearchRun implements SearchContext, ModelCallLog {
   /** Marks solutions terminal and prunes what scores under the threshold, in node order. */
   private async settle(nodes: readonly ThoughtNode[]): Promise<void> {
     const scored = nodes.filter((n) => n.status === 'pending' && n.evaluation !== null);
-    const verdicts = this.init.isSolution
+    const { isSolution } = this.init;
+    const verdicts = isSolution
       ? await Promise.all(
           scored.map((n) =>
-            Promise.resolve()
-              .then(() => this.init.isSolution!(n, this.tree))
-              .then(
-                (v) => ({ ok: true as const, solution: v === true }),
-                (error: unknown) => ({ ok: false as const, error }),
-              ),
+            this.run.guard(() => isSolution(n, this.tree), 'isSolution').then(
+              (v) => ({ ok: true as const, solution: v === true }),
+              (error: unknown) => ({ ok: false as const, error }),
+            ),
           ),
         )
-      : scored.map(() => ({ ok: true as const, solution: false }));
+      : undefined;
     scored.forEach((node, i) => {
-      const verdict = verdicts[i]!;
-      if (!verdict.ok) return this.fail(node, `isSolution failed: ${message(verdict.error)}`);
-      if (verdict.solution) {
+      const verdict = verdicts?.[i];
+      if (verdict && !verdict.ok) {
+        if (!this.stopping(verdict.error)) this.fail(node, 'isSolution', `isSolution failed: ${message(verdict.error)}`, verdict.error);
+        return;
+      }
+      if (verdict?.solution) {
         this.markTerminal(node, { solution: true });
         if (this.limits.stopOnSolution) this.stop('solution_found');
         return;

@@ -1,9 +1,13 @@
 import type { Budget } from '../budget/budget.js';
-import type { EventStore } from '../events/store/types.js';
-import type { RunEvent, RunEventInput } from '../events/run-event.js';
+import type { LanguageModel } from '../model/types.js';
+import type { RunEventInput } from '../run/run-event.js';
+import type { ResumeOptions, RunBudget, RunOptions } from '../run/run-options.js';
+import type { RunResult, RunStats } from '../run/run-result.js';
+import type { SharedStopReason } from '../run/stop-detail.js';
 import type { TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
 import type { ThoughtNode } from '../tree/types.js';
+import type { SearchEvent } from './search-events.js';
 
 /**
  * Why a search stopped.
@@ -11,10 +15,11 @@ import type { ThoughtNode } from '../tree/types.js';
  * - `solution_found`: `isSolution` accepted a node (and `stopOnSolution` is on).
  * - `max_depth`: the search reached `maxDepth` (BFS, ToT style).
  * - `search_exhausted`: nothing is left to expand (seed 000's `SEARCH_EXHAUSTED`).
- * - `budget_exceeded`: the budget refused a call or its deadline passed.
  * - `max_states`: the strategy's state limit was reached.
  * - `iterations`: MCTS ran all its iterations.
- * - `aborted`: the caller's signal fired.
+ * - and the shared reasons: `completed` (a strategy that stopped without a reason),
+ *   `budget_exceeded`, `timeout`, `aborted` (the run rejects with `ABORTED`), `error` (every
+ *   model call, or every role call, failed: see `errors`).
  *
  * @example
  * ```ts
@@ -23,11 +28,11 @@ import type { ThoughtNode } from '../tree/types.js';
  * const ok = (r: StopReason) => r === 'solution_found' || r === 'max_depth';
  * ```
  */
-export type StopReason = 'solution_found' | 'max_depth' | 'search_exhausted' | 'budget_exceeded' | 'max_states' | 'iterations' | 'aborted';
+export type StopReason = 'solution_found' | 'max_depth' | 'search_exhausted' | 'max_states' | 'iterations' | SharedStopReason;
 
 /**
- * Counters of one run. `totalNodes`, `totalBacktracks` and `llmCalls` are seed 000's
- * `total_nodes`, `total_backtracks` and `llm_calls`.
+ * Counters of one search: the shared {@link RunStats} plus the search's own. `totalNodes`,
+ * `totalBacktracks` and `llmCalls` are seed 000's `total_nodes`, `total_backtracks` and `llm_calls`.
  *
  * @example
  * ```ts
@@ -36,14 +41,9 @@ export type StopReason = 'solution_found' | 'max_depth' | 'search_exhausted' | '
  * const summary = (s: SearchStats) => `${s.totalNodes} nodes, ${s.llmCalls} calls, ${s.wallMs} ms`;
  * ```
  */
-export interface SearchStats {
+export interface SearchStats extends RunStats {
   totalNodes: number;
   totalBacktracks: number;
-  /** Model calls made by LLM-backed roles (cache hits included). */
-  llmCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheHits: number;
   /** Nodes whose evaluation was reused from an equal state (`stateKey`). */
   dedupedStates: number;
   /** Candidates equal to an earlier sibling: kept, scored 0, never sent to the evaluator. */
@@ -54,11 +54,6 @@ export interface SearchStats {
   evaluatorCalls: number;
   expandedNodes: number;
   prunedNodes: number;
-  /** Role failures recorded on nodes (a failed generation, a missing or invalid evaluation, a throwing verifier). */
-  errors: number;
-  /** Model calls a resumed run served from its log instead of making them again (counted in `llmCalls` too). */
-  resumedCalls: number;
-  wallMs: number;
 }
 
 /**
@@ -119,7 +114,7 @@ export interface SearchContext {
   readonly runId: string;
   readonly context: TaskContext;
   readonly limits: Readonly<SearchLimits>;
-  /** Aborts when the caller aborts or the budget's deadline passes. */
+  /** Aborts when the search stops (its own stop, the caller's abort, the budget, the run's time limit). */
   readonly signal: AbortSignal;
   readonly budget: Budget | undefined;
   /** Seeded random source in [0, 1). */
@@ -150,10 +145,12 @@ export interface SearchContext {
   backtrack(): void;
   /** Sets the path the result reports (default: `tree.bestPath()`). */
   setBestPath(nodes: readonly ThoughtNode[]): void;
-  /** Stops the run: no new calls start. The first reason wins. */
+  /** Stops the search: no new calls start, calls in flight are cancelled. The first reason wins. */
   stop(reason: StopReason): void;
-  /** Emits a run event (the run id and sequence are filled in). */
-  emit(event: DistributiveOmit<RunEventInput<RunEvent>, 'runId'>): void;
+  /** Emits an event of the run (the run id, sequence and time are filled in). */
+  emit(event: RunEventInput<SearchEvent>): void;
+  /** A model as the run sees it: admitted by its budget, limited by its concurrency, logged, resumable. */
+  runModel(model: LanguageModel): LanguageModel;
 }
 
 /**
@@ -186,6 +183,8 @@ export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omi
 export interface SearchStrategy {
   /** Recorded in the tree's search config. */
   readonly name: string;
+  /** The strategy's settings (JSON), recorded with a run: a resume with other settings is refused. */
+  readonly options?: Readonly<Record<string, unknown>>;
   /** Drives the search; resolves when it is done (call `ctx.stop` with the reason). */
   run(ctx: SearchContext): Promise<void>;
 }
@@ -219,8 +218,15 @@ export interface ExplorerOptions {
   isSolution?: (node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>;
   /** Stop at the first solution. Default true. */
   stopOnSolution?: boolean;
-  /** Shared limits for the run's model calls. */
-  budget?: Budget;
+  /**
+   * Limits on the run's model calls: a `Budget` (shared by every run of this explorer), or
+   * `budget.perRun()` / plain limits (each run gets its own, its deadline starting with the run).
+   */
+  budget?: RunBudget;
+  /** Wall time of a run, in milliseconds: it then stops with `timeout` and its partial result. */
+  timeoutMs?: number;
+  /** Reject the run at the first role error, with that error (for tests). Default false: errors are recorded on nodes and in `errors`. */
+  strict?: boolean;
   /** Task fields passed to the roles. */
   taskType?: string;
   goal?: string;
@@ -228,7 +234,7 @@ export interface ExplorerOptions {
   granularity?: string;
   /** Seed of the random source used by sampling selection and strategies. Default 0. */
   seed?: number;
-  /** Clock for event timestamps. Default `Date.now`. */
+  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
   now?: () => number;
 }
 
@@ -242,16 +248,11 @@ export interface ExplorerOptions {
  * const options: ExplorerRunOptions = { signal: AbortSignal.timeout(60_000), runId: 'g24-900', taskId: 'g24-900' };
  * ```
  */
-export interface ExplorerRunOptions {
-  signal?: AbortSignal;
-  /** Default `run-<n>` (per explorer). */
-  runId?: string;
+export interface ExplorerRunOptions extends RunOptions<SearchEvent> {
   /** Task id of a new tree. Default: the run id. */
   taskId?: string;
-  /** Extra data for the roles' {@link TaskContext}. */
+  /** Extra data for the roles' {@link TaskContext} (JSON, when the run is recorded). */
   data?: Record<string, unknown>;
-  /** Record the run's events (model calls included) to this store, in the stream `runId`. */
-  store?: EventStore;
   /** Refuse to record a thought longer than this (seed 004 caps thoughts at 400 characters). */
   maxContentChars?: number;
 }
@@ -266,11 +267,7 @@ export interface ExplorerRunOptions {
  * const options: ExplorerResumeOptions = { store, runId: 'run-42' };
  * ```
  */
-export interface ExplorerResumeOptions {
-  store: EventStore;
-  runId: string;
-  signal?: AbortSignal;
-  data?: Record<string, unknown>;
+export interface ExplorerResumeOptions extends ResumeOptions<SearchEvent> {
   maxContentChars?: number;
 }
 
@@ -284,12 +281,9 @@ export interface ExplorerResumeOptions {
  * const answer = (r: ExplorationResult) => r.bestPath.at(-1)?.content;
  * ```
  */
-export interface ExplorationResult {
-  runId: string;
+export interface ExplorationResult extends RunResult<StopReason, SearchStats> {
   tree: ThoughtTree;
   /** Root first. */
   bestPath: ThoughtNode[];
   solutions: ThoughtNode[];
-  stopReason: StopReason;
-  stats: SearchStats;
 }

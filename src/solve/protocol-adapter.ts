@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import { Budget, BudgetTemplate } from '../budget/budget.js';
 import { TOT_ERROR_CODES, TotError, type TotErrorCode } from '../errors/index.js';
+import { raceAbort, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
+import type { LanguageModel } from '../model/types.js';
+import { withBudget } from '../model/with-budget.js';
+import { budgetForRun } from '../run/run-options.js';
 import type { ProtocolMessage, ProtocolMessageType, ProtocolPayload } from '../protocol/messages.js';
 import { parseProtocolMessage } from '../protocol/parse-message.js';
 import type { ProtocolThoughtNode } from '../protocol/thought-node.js';
@@ -129,7 +134,9 @@ export function createProtocolHandler(options: ProtocolHandlerOptions): Protocol
       }
       const [from, type] = REPLY[message.type as Request];
       const signal = handleOptions.signal;
-      const callOptions: RoleCallOptions = { ...(signal ? { signal } : {}), ...(options.budget ? { budget: options.budget } : {}) };
+      // A single role call is no run: its model is admitted by the budget directly.
+      const budget = options.budget === undefined ? undefined : budgetForRun(options.budget instanceof Budget || options.budget instanceof BudgetTemplate ? options.budget : new BudgetTemplate(options.budget));
+      const callOptions: RoleCallOptions = { ...(signal ? { signal } : {}), ...(budget ? { runModel: (m: LanguageModel) => withBudget(m, { budget }) } : {}) };
       const reply = (payload: unknown, error?: TotError): ProtocolMessage =>
         parseProtocolMessage({ from, to: message.from, task_id: message.task_id, type, payload, ...(error ? { error: error.toProtocolError() } : {}) });
       const problemOf = () => ('problem' in message.payload ? message.payload.problem : 'context' in message.payload ? message.payload.context.problem : '');
@@ -300,7 +307,9 @@ function replyError(reply: ProtocolMessage, role: string): TotError | undefined 
 }
 
 async function exchange<T extends ProtocolMessageType>(send: ProtocolTransport, message: ProtocolMessage, expected: T, signal?: AbortSignal): Promise<Extract<ProtocolMessage, { type: T }>> {
-  const reply = parseProtocolMessage(await send(message, signal ? { signal } : {}));
+  throwIfAborted(signal, `remote ${message.to}`);
+  // A transport that ignores its signal must not hold the run: the exchange settles on abort.
+  const reply = parseProtocolMessage(await raceAbort(Promise.resolve().then(() => send(message, signal ? { signal } : {})), signal, `remote ${message.to}`));
   const error = replyError(reply, message.to);
   if (error) throw error;
   if (reply.type !== expected) throw new TotError('INVALID_FORMAT', `remote ${message.to} answered ${reply.type}, expected ${expected}`, { details: { reply } });
@@ -324,6 +333,7 @@ export function protocolGenerator(options: RemoteRoleOptions): ThoughtGenerator 
   const o = parseOptions(remoteSchema, options, 'protocolGenerator');
   const strategy = (o.strategy ?? 'sequential_proposal') as 'independent_sampling' | 'sequential_proposal';
   return {
+    config: { kind: 'protocol-generator', taskId: o.taskId, strategy },
     async generate(input, callOptions = {}) {
       const payload: ProtocolPayload<'generate_thoughts'> = {
         parent_node: nodeToProtocol(input.parent),
@@ -353,6 +363,7 @@ export function protocolEvaluator(options: RemoteRoleOptions): ThoughtEvaluator 
   const o = parseOptions(remoteSchema, options, 'protocolEvaluator');
   const strategy = (o.strategy ?? 'independent_scoring') as 'independent_scoring' | 'comparative_voting';
   return {
+    config: { kind: 'protocol-evaluator', taskId: o.taskId, strategy, criteria: o.criteria },
     async evaluate(input, callOptions = {}) {
       const payload: ProtocolPayload<'evaluate_thoughts'> = {
         candidates: input.candidates.map(nodeToProtocol),

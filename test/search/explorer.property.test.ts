@@ -74,7 +74,11 @@ describe('Explorer with random, misbehaving roles (property)', () => {
           explorer.on('search.step', (e) => beams.push(e.frontier.length));
           const result = await explorer.run('random problem');
 
-          expect(['solution_found', 'max_depth', 'search_exhausted', 'budget_exceeded', 'max_states', 'iterations']).toContain(result.stopReason);
+          expect(['solution_found', 'max_depth', 'search_exhausted', 'budget_exceeded', 'max_states', 'iterations', 'error']).toContain(result.stopReason);
+          // `error` only when the search could not work: every model call, or every role call, failed.
+          if (result.stopReason === 'error') expect(result.errors.length).toBeGreaterThan(0);
+          // Every call that reached the model is counted, whatever became of it.
+          expect(result.stats.llmCalls).toBe(chaos.calls());
           for (const node of result.tree.all()) expect(node.depth).toBeLessThanOrEqual(p.maxDepth);
           if (p.strategy === 'bfs') for (const width of beams) expect(width).toBeLessThanOrEqual(p.beamWidth);
           expect(chaos.calls()).toBeLessThanOrEqual(p.maxCalls);

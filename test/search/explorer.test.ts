@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Budget, bfs, createEvaluator, createGenerator, dfs, Explorer, ThoughtTree, TotError, type ExplorationResult, type RunEvent, type ThoughtEvaluator, type ThoughtGenerator } from '../../src/index.js';
+import { Budget, bfs, createEvaluator, createGenerator, dfs, Explorer, ThoughtTree, TotError, type ExplorationResult, type SearchContext, type SearchEvent, type ThoughtEvaluator, type ThoughtGenerator } from '../../src/index.js';
 import { mockModel, scriptedModel, withLatency } from '../../src/testing/index.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from './fixtures.js';
@@ -92,13 +92,13 @@ describe('Explorer: stops', () => {
     const model = withLatency(mockModel((r) => (r.tags?.role === 'generator' ? '{"candidates": [{"content": "a"}]}' : '{"score": 6, "confidence": 1, "reasoning": ""}')), 30);
     const controller = new AbortController();
     const explorer = new Explorer({ generator: createGenerator({ model }), evaluator: createEvaluator({ model }), maxDepth: 10, branchingFactor: 1 });
-    const finished: RunEvent[] = [];
+    const finished: SearchEvent[] = [];
     explorer.on('run.finished', (e) => finished.push(e));
     const pending = explorer.run('R', { signal: controller.signal });
     await delay(45);
     controller.abort();
     const error = await catchTotError(() => pending, 'ABORTED');
-    const result = error.details?.result as ExplorationResult;
+    const result = error.details?.result as unknown as ExplorationResult;
     expect(result.stopReason).toBe('aborted');
     expect(result.tree.size).toBeGreaterThanOrEqual(1);
     expect(finished).toHaveLength(1);
@@ -123,25 +123,26 @@ describe('Explorer: stops', () => {
 });
 
 describe('Explorer: bad input from roles', () => {
-  const cases: [string, ThoughtGenerator | undefined, ThoughtEvaluator | undefined, RegExp][] = [
-    ['a generator that throws', { generate: async () => { throw new Error('provider down'); } }, undefined, /generation failed: provider down/],
-    ['a generator that returns garbage', { generate: async () => 'not a list' as never }, undefined, /not an array/],
-    ['an evaluator that throws', undefined, { evaluate: async () => { throw new Error('judge down'); } }, /evaluation failed: judge down/],
-    ['an evaluator with a score out of range', undefined, evaluateAll(11), /invalid evaluation: score/],
-    ['an evaluator with NaN scores', undefined, evaluateAll(Number.NaN), /invalid evaluation: score/],
-    ['an evaluator that leaves nodes out', undefined, { evaluate: async () => ({ evaluations: [], ranking: [], pruningSuggestions: [] }) }, /evaluation missing/],
-    ['an evaluator that returns nothing', undefined, { evaluate: async () => undefined as never }, /evaluation missing/],
+  // A generator that always fails leaves the search nothing to work with: `error`, not an unsolvable problem.
+  const cases: [string, ThoughtGenerator | undefined, ThoughtEvaluator | undefined, RegExp, 'generator' | 'evaluator', string][] = [
+    ['a generator that throws', { generate: async () => { throw new Error('provider down'); } }, undefined, /generation failed: provider down/, 'generator', 'error'],
+    ['a generator that returns garbage', { generate: async () => 'not a list' as never }, undefined, /not an array/, 'generator', 'error'],
+    ['an evaluator that throws', undefined, { evaluate: async () => { throw new Error('judge down'); } }, /evaluation failed: judge down/, 'evaluator', 'search_exhausted'],
+    ['an evaluator with a score out of range', undefined, evaluateAll(11), /invalid evaluation: score/, 'evaluator', 'search_exhausted'],
+    ['an evaluator with NaN scores', undefined, evaluateAll(Number.NaN), /invalid evaluation: score/, 'evaluator', 'search_exhausted'],
+    ['an evaluator that leaves nodes out', undefined, { evaluate: async () => ({ evaluations: [], ranking: [], pruningSuggestions: [] }) }, /evaluation missing/, 'evaluator', 'search_exhausted'],
+    ['an evaluator that returns nothing', undefined, { evaluate: async () => undefined as never }, /evaluation missing/, 'evaluator', 'search_exhausted'],
   ];
-  for (const [name, generator, evaluator, error] of cases) {
-    it(`records ${name} on the node, prunes it and ends the run with a stop reason`, async () => {
+  for (const [name, generator, evaluator, error, role, stopReason] of cases) {
+    it(`records ${name} on the node and in the result's errors, prunes the node and ends with ${stopReason}`, async () => {
       const roles = scriptedRoles();
       const result = await new Explorer({ generator: generator ?? roles.generator, evaluator: evaluator ?? roles.evaluator, maxDepth: 2 }).run('R');
       const failed = [...result.tree.all()].filter((n) => typeof n.metadata.error === 'string');
       expect(failed.length).toBeGreaterThan(0);
       expect(String(failed[0]!.metadata.error)).toMatch(error);
       expect(failed.every((n) => n.status === 'pruned')).toBe(true);
-      expect(result.stats.errors).toBe(failed.length);
-      expect(result.stopReason).toBe('search_exhausted');
+      expect(result.errors.map((e) => e.where)).toEqual(failed.map((n) => ({ kind: 'node', nodeId: n.id, role })));
+      expect(result.stopReason).toBe(stopReason);
     });
   }
 
@@ -197,6 +198,7 @@ describe('Explorer: events and determinism', () => {
     await reading;
     expect(streamed).toEqual([
       'run.started',
+      'search.started',
       'node.created',
       'node.created',
       'node.created',
@@ -217,7 +219,7 @@ describe('Explorer: events and determinism', () => {
   it('gives the same tree, ids and events for the same inputs', async () => {
     const once = async () => {
       const explorer = new Explorer({ ...scriptedRoles(), strategy: dfs(), maxDepth: 2, now: () => 0 });
-      const events: RunEvent[] = [];
+      const events: SearchEvent[] = [];
       explorer.on('event', (e) => events.push(e));
       const result = await explorer.run('R', { runId: 'same' });
       return { tree: result.tree.toJSON(), events };
@@ -225,8 +227,21 @@ describe('Explorer: events and determinism', () => {
     expect(await once()).toEqual(await once());
   });
 
-  it('wraps nothing: a TotError from a strategy bug propagates as it is', async () => {
+  it('rejects a run whose strategy throws a TotError with that code, naming the strategy and carrying the partial result', async () => {
     const strategy = { name: 'broken', run: async () => { throw new TotError('ILLEGAL_STATE', 'bug'); } };
-    await catchTotError(() => new Explorer({ ...scriptedRoles(), strategy }).run('R'), 'ILLEGAL_STATE');
+    const error = await catchTotError(() => new Explorer({ ...scriptedRoles(), strategy }).run('R'), 'ILLEGAL_STATE');
+    expect(error.message).toBe('Search strategy "broken" failed: bug');
+    expect(error.details?.result).toMatchObject({ stopReason: 'error', stats: { totalNodes: 1 } });
+  });
+
+  it('rejects a run whose custom strategy throws a plain error with INTERNAL, the cause and the partial result', async () => {
+    const cause = new TypeError("Cannot read properties of undefined (reading 'id')");
+    const strategy = { name: 'buggy', run: async (ctx: SearchContext) => { await ctx.evaluate(await ctx.expand([ctx.tree.root])); throw cause; } };
+    const error = await catchTotError(() => new Explorer({ ...scriptedRoles(), strategy }).run('R'), 'INTERNAL');
+    expect(error.message).toContain('Search strategy "buggy" failed');
+    expect(error.cause).toBe(cause);
+    const partial = error.details?.result as unknown as ExplorationResult;
+    expect(partial.tree.size).toBe(4);
+    expect(partial.stopReason).toBe('error');
   });
 });

@@ -35,6 +35,7 @@ export function bestFirst(options: BestFirstOptions = {}): SearchStrategy {
   const { maxStates } = parseOptions(optionsSchema, options, 'bestFirst');
   return {
     name: 'best-first',
+    options: { maxStates },
     async run(ctx) {
       // Creation order breaks ties, so the queue keeps a sequence number next to each node.
       const queue: { node: ThoughtNode; seq: number }[] = [];

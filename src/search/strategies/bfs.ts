@@ -41,6 +41,7 @@ export function bfs(options: BfsOptions = {}): SearchStrategy {
   const { beamWidth, selection } = parseOptions(optionsSchema, options, 'bfs');
   return {
     name: 'bfs',
+    options: { beamWidth, selection },
     async run(ctx) {
       let beam: ThoughtNode[] = ctx.tree.frontier().filter((n) => n.depth < ctx.limits.maxDepth);
       if (beam.length === 0) return ctx.stop('search_exhausted');

@@ -37,6 +37,7 @@ export function dfs(options: DfsOptions = {}): SearchStrategy {
   const { maxStates } = parseOptions(optionsSchema, options, 'dfs');
   return {
     name: 'dfs',
+    options: { maxStates },
     async run(ctx) {
       const roots = ctx.tree.frontier();
       if (roots.length === 0) return ctx.stop('search_exhausted');

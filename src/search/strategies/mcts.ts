@@ -47,6 +47,7 @@ export function mcts(options: MctsOptions = {}): SearchStrategy {
   const o = parseOptions(optionsSchema, options, 'mcts');
   return {
     name: 'mcts',
+    options: { ...o },
     async run(ctx) {
       const schedulers = new Map<string, UCBScheduler>();
       const schedulerOf = (id: string) => {

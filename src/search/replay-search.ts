@@ -1,22 +1,10 @@
 import { TotError } from '../errors/index.js';
+import type { EventStore, StoredEvent } from '../events/store/types.js';
+import { readRecordedRun } from '../run/recorded-run.js';
+import type { RunEventBase, RunStartedEvent } from '../run/run-event.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { NodeStatus, SearchState, ThoughtNode, ThoughtTreeJSON } from '../tree/types.js';
-import type { RunEvent } from './run-event.js';
-import type { EventStore, StoredEvent } from './store/types.js';
-
-/**
- * The events that change a run's tree, as opposed to model calls, budget warnings and resumes.
- *
- * @example
- * ```ts
- * import { isTreeEvent } from '@tot/core';
- *
- * isTreeEvent({ type: 'llm.completed' }); // false
- * ```
- */
-export function isTreeEvent(event: { type: string }): boolean {
-  return !event.type.startsWith('llm.') && event.type !== 'budget.warning' && event.type !== 'run.resumed';
-}
+import type { SearchEvent } from './search-events.js';
 
 /**
  * What {@link replayRun} rebuilds.
@@ -40,19 +28,21 @@ export interface ReplayedRun {
 
 type Mutable = { -readonly [K in keyof ThoughtNode]: ThoughtNode[K] } & { childrenIds: string[] };
 
+
 /**
- * Folds a run's events into its tree: the same nodes, ids, evaluations, statuses, metadata and
- * search state as the tree the run built, byte for byte.
+ * Folds a search's events into its tree: the same nodes, ids, evaluations, statuses, metadata
+ * and search state as the tree the run built, byte for byte.
  *
  * @example
  * ```ts
- * import { foldRunEvents } from '@tot/core';
+ * import { foldSearchEvents } from '@tot/core';
  *
- * const { tree } = foldRunEvents(events);
+ * const { tree } = foldSearchEvents(events);
  * ```
  */
-export function foldRunEvents(events: Iterable<RunEvent | StoredEvent>): ReplayedRun {
-  let header: { problem: string; config: Record<string, unknown> } | undefined;
+export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): ReplayedRun {
+  let problem: string | undefined;
+  let header: Extract<SearchEvent, { type: 'search.started' }> | undefined;
   const nodes = new Map<string, Mutable>();
   let rootId: string | undefined;
   let searchState: SearchState | undefined;
@@ -66,10 +56,13 @@ export function foldRunEvents(events: Iterable<RunEvent | StoredEvent>): Replaye
   };
   for (const raw of events) {
     count += 1;
-    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as RunEvent;
+    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as SearchEvent;
     switch (e.type) {
       case 'run.started':
-        header ??= { problem: e.problem, config: e.config ?? {} };
+        problem ??= (e as RunStartedEvent).problem;
+        break;
+      case 'search.started':
+        header ??= e;
         break;
       case 'node.created': {
         const n = e.node;
@@ -111,14 +104,15 @@ export function foldRunEvents(events: Iterable<RunEvent | StoredEvent>): Replaye
         break;
     }
   }
-  if (!header || rootId === undefined) throw new TotError('INVALID_FORMAT', 'Run log has no run.started or no root node.', { details: { events: count } });
-  const c = header.config;
+  if (problem === undefined || header === undefined || rootId === undefined) {
+    throw new TotError('INVALID_FORMAT', 'Run log has no run.started, no search.started or no root node: it is not the log of a search.', { details: { events: count } });
+  }
   const json: ThoughtTreeJSON = {
     version: 1,
-    taskId: String(c.taskId ?? 'task'),
-    problem: header.problem,
-    taskType: String(c.taskType ?? 'general'),
-    searchConfig: (c.searchConfig ?? { strategy: 'bfs', maxDepth: 3, branchingFactor: 5, pruningThreshold: 3 }) as ThoughtTreeJSON['searchConfig'],
+    taskId: header.taskId,
+    problem,
+    taskType: header.taskType,
+    searchConfig: header.searchConfig,
     rootId,
     nodes: Object.fromEntries(nodes),
     searchState: searchState ?? { currentDepth: 0, frontier: [], bestPath: [] },
@@ -127,8 +121,9 @@ export function foldRunEvents(events: Iterable<RunEvent | StoredEvent>): Replaye
 }
 
 /**
- * Rebuilds a recorded run's tree from an event store (see `Explorer.run` with `store`). Works on
- * an interrupted run too: the tree is then the one the run had when its last event was stored.
+ * Rebuilds a recorded search's tree from an event store (`explorer.run(problem, { store })`, or
+ * `solve({ …, store })`). Works on an interrupted run too: the tree is then the one the run had
+ * when its last event was stored.
  *
  * @example
  * ```ts
@@ -139,8 +134,6 @@ export function foldRunEvents(events: Iterable<RunEvent | StoredEvent>): Replaye
  * ```
  */
 export async function replayRun(store: EventStore, runId: string): Promise<ReplayedRun> {
-  const events: StoredEvent[] = [];
-  for await (const e of store.readStream(runId)) events.push(e);
-  if (events.length === 0) throw new TotError('INVALID_ARGUMENT', `replayRun: no run "${runId}" in the store`, { details: { field: 'runId' } });
-  return foldRunEvents(events);
+  const log = await readRecordedRun(store, runId);
+  return foldSearchEvents(log.events);
 }

@@ -1,0 +1,92 @@
+import { TotError } from '../errors/index.js';
+import type { EventStore, StoredEvent } from '../events/store/types.js';
+import type { GenerateResult } from '../model/types.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
+
+/**
+ * A run read back from its stream: what a resume replays and what a runner's `replay…` folds.
+ *
+ * @example
+ * ```ts
+ * import { readRecordedRun } from '@tot/core';
+ *
+ * const log = await readRecordedRun(store, 'run-42');
+ * log.finished?.stopReason; // undefined for an interrupted run
+ * ```
+ */
+export interface RecordedRun {
+  runId: string;
+  /** Every event, in order. */
+  events: RunEventBase[];
+  started: RunStartedEvent;
+  finished: RunFinishedEvent | undefined;
+  /** The store version of the last event. */
+  lastVersion: number;
+  /** The `seq` of the last event. */
+  lastSeq: number;
+  /** Model calls started in the log (`llm.requested`), so that new call ids continue after them. */
+  requestedCalls: number;
+  /** Completed model results by request key, in the order they completed. */
+  modelResults: Map<string, { result: GenerateResult; charged: LlmCompletedEvent['charged'] }[]>;
+  /** The runner's own events (everything but the shared ones), in order: what a deterministic re-run emits again. */
+  runnerEvents: RunEventBase[];
+}
+
+/**
+ * Reads a recorded run's stream. `INVALID_ARGUMENT` when the store holds no such run,
+ * `INVALID_FORMAT` when the stream is not a run log.
+ *
+ * @example
+ * ```ts
+ * import { readRecordedRun } from '@tot/core';
+ *
+ * const { events, finished } = await readRecordedRun(store, 'run-42');
+ * ```
+ */
+export async function readRecordedRun(store: EventStore, runId: string, options: { signal?: AbortSignal } = {}): Promise<RecordedRun> {
+  const stored: StoredEvent[] = [];
+  for await (const e of store.readStream(runId)) {
+    if (options.signal?.aborted) break;
+    stored.push(e);
+  }
+  if (stored.length === 0) throw new TotError('INVALID_ARGUMENT', `No recorded run "${runId}" in the store.`, { details: { field: 'runId' } });
+  return foldLog(runId, stored.map((e) => e.data as RunEventBase), stored.at(-1)!.version);
+}
+
+/** Indexes a run's events (as read from a store, or kept in memory). */
+export function foldLog(runId: string, events: RunEventBase[], lastVersion = events.length - 1): RecordedRun {
+  const started = events[0] as RunStartedEvent | undefined;
+  if (started?.type !== 'run.started' || typeof started.runner !== 'string') {
+    throw new TotError('INVALID_FORMAT', `Stream "${runId}" is not a run log: it does not begin with run.started.`, { details: { events: events.length } });
+  }
+  const keys = new Map<string, string>();
+  const modelResults: RecordedRun['modelResults'] = new Map();
+  const runnerEvents: RunEventBase[] = [];
+  let finished: RunFinishedEvent | undefined;
+  let requestedCalls = 0;
+  for (const e of events) {
+    switch (e.type) {
+      case 'llm.requested': {
+        const r = e as LlmRequestedEvent;
+        requestedCalls += 1;
+        keys.set(r.callId, r.requestKey);
+        break;
+      }
+      case 'llm.completed': {
+        const c = e as LlmCompletedEvent;
+        const key = keys.get(c.callId);
+        if (key === undefined) break;
+        const list = modelResults.get(key) ?? [];
+        list.push({ result: { outputs: c.outputs, usage: c.usage, ...(c.finishReason ? { finishReason: c.finishReason } : {}) }, charged: c.charged });
+        modelResults.set(key, list);
+        break;
+      }
+      case 'run.finished':
+        finished = e as RunFinishedEvent;
+        break;
+      default:
+        if (!isSharedRunEvent(e)) runnerEvents.push(e);
+    }
+  }
+  return { runId, events, started, finished, lastVersion, lastSeq: events.at(-1)!.seq, requestedCalls, modelResults, runnerEvents };
+}

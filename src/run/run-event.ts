@@ -1,0 +1,284 @@
+import type { BudgetLimitName } from '../budget/budget.js';
+import type { ErrorLocation, ProtocolErrorObject } from '../errors/index.js';
+import type { ChatMessage, FinishReason, GenerateRequest, Usage } from '../model/types.js';
+import type { StopDetail } from './stop-detail.js';
+
+/**
+ * The envelope every run event carries.
+ *
+ * @example
+ * ```ts
+ * import type { RunEventBase } from '@tot/core';
+ *
+ * const base: RunEventBase = { type: 'run.started', runId: 'run-1', seq: 0, at: 1_732_000_000_000 };
+ * ```
+ */
+export interface RunEventBase {
+  type: string;
+  /** The run this event belongs to (one event stream per run). */
+  runId: string;
+  /** 0, 1, 2, … within the run, without gaps (also across a resume). */
+  seq: number;
+  /** Epoch milliseconds, from the runner's clock. */
+  at: number;
+}
+
+/**
+ * The first event of every run: which runner, the problem, and the configuration that a resume
+ * must match (`RESUME_MISMATCH` otherwise).
+ *
+ * @example
+ * ```ts
+ * import type { RunStartedEvent } from '@tot/core';
+ *
+ * const strategyOf = (e: RunStartedEvent) => (e.config.strategy as { name: string }).name;
+ * ```
+ */
+export interface RunStartedEvent extends RunEventBase {
+  type: 'run.started';
+  /** `search`, `solve`, `fractal` or `chain-of-thought`. */
+  runner: string;
+  problem: string;
+  /** The runner's options that decide what the run does (strategy, limits, prompts, model ids). */
+  config: Record<string, unknown>;
+  /** Runner-specific starting data that a resume reads from the log (e.g. the tree's header). */
+  input?: Record<string, unknown>;
+}
+
+/**
+ * A worker claimed an interrupted run and continues it (recorded runs only).
+ *
+ * @example
+ * ```ts
+ * import type { RunResumedEvent } from '@tot/core';
+ *
+ * const from = (e: RunResumedEvent) => e.fromSeq;
+ * ```
+ */
+export interface RunResumedEvent extends RunEventBase {
+  type: 'run.resumed';
+  /** The store version of the log's last event when the run was claimed. */
+  fromVersion: number;
+  /** The `seq` of the log's last event. */
+  fromSeq: number;
+}
+
+/**
+ * The request of a model call as recorded: everything that was sent, and its `tags`.
+ *
+ * @example
+ * ```ts
+ * import type { RecordedRequest } from '@tot/core';
+ *
+ * const prompt = (r: RecordedRequest) => r.messages.at(-1)?.content;
+ * ```
+ */
+export type RecordedRequest = Omit<GenerateRequest, 'messages'> & { messages: readonly ChatMessage[] };
+
+/**
+ * A model call of the run starts (after its budget admission).
+ *
+ * @example
+ * ```ts
+ * import type { LlmRequestedEvent } from '@tot/core';
+ *
+ * const role = (e: LlmRequestedEvent) => e.request.tags?.role;
+ * ```
+ */
+export interface LlmRequestedEvent extends RunEventBase {
+  type: 'llm.requested';
+  /** Unique within the run: `c1`, `c2`, … */
+  callId: string;
+  modelId: string;
+  /** A digest of the model id and the canonical request: equal requests have equal keys. */
+  requestKey: string;
+  request: RecordedRequest;
+}
+
+/**
+ * A model call of the run completed.
+ *
+ * @example
+ * ```ts
+ * import type { LlmCompletedEvent } from '@tot/core';
+ *
+ * const tokens = (e: LlmCompletedEvent) => (e.usage.inputTokens ?? 0) + (e.usage.outputTokens ?? 0);
+ * ```
+ */
+export interface LlmCompletedEvent extends RunEventBase {
+  type: 'llm.completed';
+  callId: string;
+  outputs: string[];
+  /** As reported by the model (a field is absent when it was not reported). */
+  usage: Usage;
+  /** The usage charged for the call: the reported figures, or estimates where a figure was missing. */
+  charged: { inputTokens: number; outputTokens: number; estimated: boolean };
+  finishReason?: FinishReason;
+  cacheHit?: boolean;
+  durationMs: number;
+}
+
+/**
+ * A model call of the run failed (or was cancelled because the run stopped).
+ *
+ * @example
+ * ```ts
+ * import type { LlmFailedEvent } from '@tot/core';
+ *
+ * const rateLimited = (e: LlmFailedEvent) => e.error.code === 'GENERATION_FAILED' && e.status === 429;
+ * ```
+ */
+export interface LlmFailedEvent extends RunEventBase {
+  type: 'llm.failed';
+  callId: string;
+  error: ProtocolErrorObject;
+  /** The provider's HTTP status, when its error carried one. */
+  status?: number;
+  durationMs: number;
+}
+
+/**
+ * An attempt of a model call failed and `withRetry` tries again after `delayMs`.
+ *
+ * @example
+ * ```ts
+ * import type { LlmRetriedEvent } from '@tot/core';
+ *
+ * const waited = (e: LlmRetriedEvent) => e.delayMs;
+ * ```
+ */
+export interface LlmRetriedEvent extends RunEventBase {
+  type: 'llm.retried';
+  callId: string;
+  /** The attempt that failed: 1 for the first. */
+  attempt: number;
+  delayMs: number;
+  error: ProtocolErrorObject;
+  status?: number;
+}
+
+/**
+ * A limit of the run's budget reached its warning ratio (80% by default).
+ *
+ * @example
+ * ```ts
+ * import type { BudgetWarningEvent } from '@tot/core';
+ *
+ * const percent = (e: BudgetWarningEvent) => Math.round(e.ratio * 100);
+ * ```
+ */
+export interface BudgetWarningEvent extends RunEventBase {
+  type: 'budget.warning';
+  limit: BudgetLimitName;
+  used: number;
+  max: number;
+  ratio: number;
+}
+
+/**
+ * An error recorded during a run, as written to its log.
+ *
+ * @example
+ * ```ts
+ * import type { RecordedRunError } from '@tot/core';
+ *
+ * const e: RecordedRunError = { code: 'INVALID_FORMAT', message: 'not JSON', recoverable: true, where: { kind: 'node', nodeId: 'node_1_1', role: 'evaluator' } };
+ * ```
+ */
+export interface RecordedRunError extends ProtocolErrorObject {
+  where?: ErrorLocation;
+}
+
+/**
+ * The last event of every run.
+ *
+ * @example
+ * ```ts
+ * import type { RunFinishedEvent } from '@tot/core';
+ *
+ * const ok = (e: RunFinishedEvent) => e.error === undefined;
+ * ```
+ */
+export interface RunFinishedEvent extends RunEventBase {
+  type: 'run.finished';
+  /** The result's `stopReason`. */
+  stopReason: string;
+  /** Why, as data (the limit that stopped the run, …). */
+  detail?: StopDetail;
+  stats: Record<string, unknown>;
+  errors: RecordedRunError[];
+  /** Set when the run rejected (a failure that is not a stop): the error it rejected with. */
+  error?: ProtocolErrorObject;
+}
+
+/**
+ * The events every runner emits, whatever it does in between.
+ *
+ * @example
+ * ```ts
+ * import type { RunEvent } from '@tot/core';
+ *
+ * function describe(e: RunEvent): string {
+ *   switch (e.type) {
+ *     case 'llm.completed': return `call ${e.callId} took ${e.durationMs} ms`;
+ *     case 'run.finished': return `done: ${e.stopReason}`;
+ *     default: return e.type;
+ *   }
+ * }
+ * ```
+ */
+export type RunEvent = RunStartedEvent | RunResumedEvent | LlmRequestedEvent | LlmCompletedEvent | LlmFailedEvent | LlmRetriedEvent | BudgetWarningEvent | RunFinishedEvent;
+
+/**
+ * The `type` of an event.
+ *
+ * @example
+ * ```ts
+ * import type { RunEventType } from '@tot/core';
+ *
+ * const t: RunEventType = 'llm.retried';
+ * ```
+ */
+export type RunEventType = RunEvent['type'];
+
+/**
+ * An event as a runner writes it: the kernel stamps `runId`, `seq` and `at`.
+ *
+ * @example
+ * ```ts
+ * import type { RunEvent, RunEventInput } from '@tot/core';
+ *
+ * const input: RunEventInput<RunEvent> = { type: 'budget.warning', limit: 'calls', used: 8, max: 10, ratio: 0.8 };
+ * ```
+ */
+export type RunEventInput<E extends RunEventBase> = E extends unknown ? Omit<E, 'runId' | 'seq' | 'at'> : never;
+
+/**
+ * The listener map of a runner: one entry per event type, plus `event` for every event.
+ *
+ * @example
+ * ```ts
+ * import type { RunEvent, RunEventMap } from '@tot/core';
+ *
+ * type OnFinished = RunEventMap<RunEvent>['run.finished']; // [event]
+ * ```
+ */
+export type RunEventMap<E extends RunEventBase> = { [K in E['type']]: [Extract<E, { type: K }>] } & { event: [E] };
+
+const SHARED = new Set<string>(['run.started', 'run.resumed', 'llm.requested', 'llm.completed', 'llm.failed', 'llm.retried', 'budget.warning', 'run.finished']);
+
+/**
+ * Whether an event is one of the shared events every runner emits (as opposed to a runner's own
+ * events: a node created, a frame returned, a thought completed).
+ *
+ * @example
+ * ```ts
+ * import { isSharedRunEvent } from '@tot/core';
+ *
+ * isSharedRunEvent({ type: 'llm.completed' }); // true
+ * isSharedRunEvent({ type: 'node.created' }); // false
+ * ```
+ */
+export function isSharedRunEvent(event: { type: string }): boolean {
+  return SHARED.has(event.type);
+}

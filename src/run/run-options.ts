@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { Budget, BudgetTemplate, type BudgetOptions } from '../budget/budget.js';
+import type { EventStore } from '../events/store/types.js';
+import { fnSchema, signalSchema } from '../internal/validate.js';
+import type { RunEventBase } from './run-event.js';
+
+/**
+ * What a runner's `budget` option takes: a {@link Budget} (used as is, shared by every run it is
+ * given to), a {@link BudgetTemplate} from `budget.perRun()`, or plain limits (each run gets a
+ * budget with them).
+ *
+ * @example
+ * ```ts
+ * import type { RunBudget } from '@tot/core';
+ *
+ * const perRun: RunBudget = { maxCalls: 50, deadlineMs: 120_000 };
+ * ```
+ */
+export type RunBudget = Budget | BudgetTemplate | BudgetOptions;
+
+/**
+ * Per-run options every runner's `run` takes.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryEventStore, type RunOptions } from '@tot/core';
+ *
+ * const options: RunOptions = { runId: 'essay-1', store: new InMemoryEventStore(), signal: AbortSignal.timeout(60_000) };
+ * ```
+ */
+export interface RunOptions<E extends RunEventBase = RunEventBase> {
+  signal?: AbortSignal;
+  /** Default: a new time-ordered id (`run_…`). Give one to record or resume by a known id. */
+  runId?: string;
+  /** Record every event of the run, in order, to this store (the stream `runId`). */
+  store?: EventStore;
+  /** Called with every event of this run, in order. */
+  onEvent?: (event: E) => void;
+}
+
+/**
+ * What every runner's `resume` takes, besides the runner's own options (which must be the ones
+ * the run was recorded with).
+ *
+ * @example
+ * ```ts
+ * import type { ResumeOptions } from '@tot/core';
+ *
+ * const options: ResumeOptions = { store, runId: 'essay-1' };
+ * ```
+ */
+export interface ResumeOptions<E extends RunEventBase = RunEventBase> {
+  store: EventStore;
+  runId: string;
+  signal?: AbortSignal;
+  onEvent?: (event: E) => void;
+}
+
+export const storeSchema = z.custom<EventStore>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function' && typeof (v as EventStore).readStream === 'function',
+  'expected an EventStore',
+);
+
+export const runOptionsShape = {
+  signal: signalSchema,
+  runId: z.string().min(1).max(200).optional(),
+  store: storeSchema.optional(),
+  // Typed for the widest event: each runner's options type narrows what users pass.
+  onEvent: fnSchema<(event: RunEventBase) => void>().optional(),
+};
+
+export const resumeOptionsShape = {
+  store: storeSchema,
+  runId: z.string().min(1).max(200),
+  signal: signalSchema,
+  onEvent: fnSchema<(event: RunEventBase) => void>().optional(),
+};
+
+/** The `budget` option of a runner. */
+export const runBudgetSchema = z.union([
+  z.instanceof(Budget),
+  z.instanceof(BudgetTemplate),
+  z
+    .object({
+      maxCalls: z.number().optional(),
+      maxInputTokens: z.number().optional(),
+      maxOutputTokens: z.number().optional(),
+      maxTotalTokens: z.number().optional(),
+      maxCost: z.number().optional(),
+      pricing: z.unknown().optional(),
+      deadlineMs: z.number().optional(),
+      warnAt: z.number().optional(),
+      now: fnSchema<() => number>().optional(),
+    })
+    .strict()
+    // Plain limits are checked by the Budget itself, once, here: a typo fails where it is written.
+    .transform((limits, ctx) => {
+      try {
+        return new BudgetTemplate(limits as BudgetOptions);
+      } catch (error) {
+        ctx.issues.push({ code: 'custom', message: (error as Error).message.replace(/^BudgetTemplate: options\.?/, ''), input: limits });
+        return z.NEVER;
+      }
+    }),
+], { message: 'expected a Budget, budget.perRun(), or budget limits' });
+
+/** The budget of one run: a shared `Budget` as is, a fresh one from a template. */
+export function budgetForRun(option: Budget | BudgetTemplate | undefined): Budget | undefined {
+  if (option === undefined) return undefined;
+  return option instanceof BudgetTemplate ? option.create() : option;
+}
+
+/** Runner-level options every runner takes. */
+export const runnerOptionsShape = {
+  budget: runBudgetSchema.optional(),
+  timeoutMs: z.number().positive().max(2_147_483_647).optional(),
+  strict: z.boolean().default(false),
+  now: fnSchema<() => number>().optional(),
+};

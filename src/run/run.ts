@@ -1,0 +1,631 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { Budget, type BudgetTemplate, type BudgetWarning } from '../budget/budget.js';
+import { chargedUsage } from '../budget/estimate-tokens.js';
+import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
+import type { EventStore } from '../events/store/types.js';
+import { abortedError, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
+import { canonicalJson } from '../internal/canonical-json.js';
+import { checkedResult } from '../model/call-model.js';
+import { requestDigest } from '../model/request-key.js';
+import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, RetryNotice } from '../model/types.js';
+import { admitCall, type Admission } from '../model/with-budget.js';
+import { ADMITTED_BY, admittingBudgets, wrapModel } from '../model/wrap-model.js';
+import { configDifferences } from './config-diff.js';
+import { foldLog, readRecordedRun, type RecordedRun } from './recorded-run.js';
+import { publishEvent, type RunEmitter } from './run-emitter.js';
+import { isSharedRunEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { createRunId } from './run-id.js';
+import { budgetForRun } from './run-options.js';
+import { RunRecorder } from './run-recorder.js';
+import type { RunError, RunResult, RunStats } from './run-result.js';
+import type { SharedStopReason, StopDetail } from './stop-detail.js';
+
+/** How a runner runs: fixed for the runner, the same for every run. */
+export interface RunSettings<E extends RunEventBase> {
+  /** Recorded in `run.started` (`search`, `solve`, `fractal`, `chain-of-thought`); a resume must match it. */
+  runner: string;
+  /** For messages: `The <what> was aborted`. */
+  what: string;
+  emitter: RunEmitter<E>;
+  budget: Budget | BudgetTemplate | undefined;
+  timeoutMs: number | undefined;
+  strict: boolean;
+  /** Model calls in flight at once; `Infinity` for no limit. */
+  concurrency: number;
+  now: () => number;
+  /** What the run does: recorded in `run.started`, compared by a resume. */
+  config: Record<string, unknown>;
+  /** An event the recording must refuse (e.g. a thought over a length cap). */
+  checkEvent?: (event: E) => TotError | undefined;
+}
+
+/** Per-run options, validated by the runner. */
+export interface RunInvocation<E extends RunEventBase> {
+  signal?: AbortSignal | undefined;
+  runId?: string | undefined;
+  store?: EventStore | undefined;
+  onEvent?: ((event: E) => void) | undefined;
+}
+
+/** How a run ended, for the runner's result. */
+export interface RunEnd {
+  runId: string;
+  /** Set when the kernel decides the stop reason (budget, timeout, abort, error); else the runner's own applies. */
+  halted: { reason: SharedStopReason; detail?: StopDetail } | undefined;
+  errors: RunError[];
+  stats: RunStats;
+}
+
+/** A runner's program: the work, and its result as things stand when the work ends (however it ends). */
+export interface RunProgram<R extends RunResult> {
+  main(): Promise<void>;
+  result(end: RunEnd): R;
+}
+
+/** The same answer for a served call as for the live one: a copy, so that callers can never change the log. */
+type Served = { result: GenerateResult; charged: { inputTokens: number; outputTokens: number; estimated: boolean } };
+
+const emptyStats = (): RunStats => ({ llmCalls: 0, failedCalls: 0, retries: 0, resumedCalls: 0, inputTokens: 0, outputTokens: 0, estimatedCalls: 0, cacheHits: 0, wallMs: 0 });
+
+function protocolError(error: unknown): ProtocolErrorObject {
+  return TotError.isInstance(error) ? error.toProtocolError() : { code: 'GENERATION_FAILED', message: error instanceof Error ? error.message : String(error), recoverable: true };
+}
+
+function statusOf(error: unknown): number | undefined {
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const status = (e as { status?: unknown; statusCode?: unknown }).status ?? (e as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number') return status;
+  }
+  return undefined;
+}
+
+function reasonText(reason: unknown): string {
+  if (reason === undefined) return '';
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : JSON.stringify(reason) ?? String(reason);
+}
+
+/** Where an error happened, in words, for the message of a strict run's rejection. */
+export function describeLocation(where: ErrorLocation | undefined): string {
+  if (!where) return 'run';
+  switch (where.kind) {
+    case 'node':
+      return `${where.role} at ${where.nodeId}`;
+    case 'frame':
+      return `${where.operator} of frame ${where.frameId}`;
+    case 'thought':
+      return `thought ${where.thoughtNumber}`;
+    case 'phase':
+      return where.phase;
+    case 'strategy':
+      return `strategy "${where.name}"`;
+    case 'model':
+      return `model call ${where.callId} (${where.modelId})`;
+    case 'recording':
+      return `recording of run ${where.runId}`;
+    case 'listener':
+      return `a listener of ${where.event}`;
+  }
+}
+
+/**
+ * One run of any runner: its id, clock and signal; its budget; its model calls, logged, admitted
+ * and served from the log on resume; its events, published, streamed and recorded; its errors.
+ * A runner is a small program on top of it (see DESIGN §3.12).
+ */
+export class Run<E extends RunEventBase = RunEventBase> {
+  readonly runId: string;
+  readonly budget: Budget | undefined;
+  readonly strict: boolean;
+  readonly now: () => number;
+  readonly errors: RunError[] = [];
+  readonly stats: RunStats = emptyStats();
+
+  private readonly settings: RunSettings<E>;
+  private readonly controller = new AbortController();
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly onEvent: ((event: E) => void) | undefined;
+  private readonly gate: LimitFunction | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly models = new WeakMap<LanguageModel, LanguageModel>();
+  private readonly cleanups: (() => void)[] = [];
+  private readonly ownsBudget: boolean;
+  private readonly admittedBy: ReadonlySet<object>;
+  private recorder: RunRecorder | undefined;
+  private haltedWith: { reason: SharedStopReason; detail?: StopDetail } | undefined;
+  private failure: TotError | undefined;
+  private nextSeq = 0;
+  private calls = 0;
+  private succeededCalls = 0;
+  private lastCallError: unknown;
+  private closed = false;
+  private closing = false;
+  // Resume: the log's runner events the re-run must emit again, its served calls, and the claim.
+  private replay: { events: RunEventBase[]; index: number } | undefined;
+  private served: Map<string, Served[]> | undefined;
+  private resumeFrom: { version: number; seq: number } | undefined;
+  private claim: Promise<void> | undefined;
+
+  constructor(settings: RunSettings<E>, invocation: RunInvocation<E>, runId: string) {
+    this.settings = settings;
+    this.runId = runId;
+    this.strict = settings.strict;
+    this.now = settings.now;
+    this.callerSignal = invocation.signal;
+    this.onEvent = invocation.onEvent;
+    this.budget = budgetForRun(settings.budget);
+    this.ownsBudget = this.budget !== undefined && !(settings.budget instanceof Budget);
+    this.admittedBy = new Set(this.budget ? [this.budget] : []);
+    if (Number.isFinite(settings.concurrency)) this.gate = pLimit(settings.concurrency);
+  }
+
+  /** Aborts when the caller aborts, when the run halts (budget, timeout, failure) and when it ends. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the kernel stopped the run, if it did. */
+  get halted(): { reason: SharedStopReason; detail?: StopDetail } | undefined {
+    return this.haltedWith;
+  }
+
+  /** Whether the run is stopping (halted, aborted, failed or over): errors from here on are consequences, not findings. */
+  get stopping(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Stamps and publishes an event of the run (and records it, when the run is recorded). */
+  emit(input: RunEventInput<E>): void {
+    if (this.closed) return;
+    const event = input as unknown as E;
+    if (this.replay !== undefined && !isSharedRunEvent(event)) {
+      if (this.replayed(event)) return;
+    }
+    this.claimIfResuming();
+    this.stamp(event);
+    this.publish(event, true);
+  }
+
+  /**
+   * The model as the run sees it: each call is admitted by the run's budget (unless the model
+   * already admits through it), limited by the run's concurrency, logged as `llm.*` events,
+   * made durable before its result is used when the run is recorded, served from the log when
+   * the run resumes, and cancelled when the run stops.
+   */
+  runModel(model: LanguageModel): LanguageModel {
+    let wrapped = this.models.get(model);
+    if (wrapped === undefined) {
+      wrapped = this.wrap(model);
+      this.models.set(model, wrapped);
+    }
+    return wrapped;
+  }
+
+  /** Runs user code (a role, a callback) so that the run never waits on it past an abort. */
+  guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
+    const promise = Promise.resolve().then(work);
+    return raceAbort(promise, this.controller.signal, what);
+  }
+
+  /**
+   * Records an error where it happened. With `strict`, the first one fails the run, which then
+   * rejects with it (its cause chain intact). Returns the recorded error.
+   */
+  recordError(error: unknown, where: ErrorLocation | undefined, code: TotErrorCode = 'INTERNAL'): RunError {
+    const typed = TotError.isInstance(error) ? error : new TotError(code, error instanceof Error ? error.message : String(error), { cause: error });
+    const entry: RunError = { code: typed.code, message: typed.message, ...(where ? { where } : {}), cause: error };
+    this.errors.push(entry);
+    if (this.strict) {
+      this.fail(new TotError(typed.code, `${describeLocation(where)}: ${typed.message}`, { recoverable: typed.recoverable, cause: error, details: { ...typed.details, ...(where ? { where } : {}) } }));
+    }
+    return entry;
+  }
+
+  /** Stops the run for a shared reason (budget, timeout): calls in flight are cancelled; the first reason wins. */
+  halt(reason: SharedStopReason, detail?: StopDetail, error?: TotError): void {
+    if (this.haltedWith !== undefined || this.closing) return;
+    this.haltedWith = detail === undefined ? { reason } : { reason, detail };
+    this.controller.abort(error ?? new TotError('ABORTED', `The ${this.settings.what} stopped: ${reason}.`));
+  }
+
+  /** Fails the run: it stops and rejects with `error` (the first failure wins). */
+  fail(error: TotError): void {
+    if (this.failure !== undefined || this.closing) return;
+    this.failure = error;
+    this.halt('error', { kind: 'error', code: error.code, message: error.message }, error);
+  }
+
+  // ── events ────────────────────────────────────────────────────────────────────────────────
+
+  private stamp(event: E): void {
+    const e = event as { runId: string; seq: number; at: number };
+    e.runId = this.runId;
+    e.seq = this.nextSeq++;
+    e.at = this.now();
+  }
+
+  private publish(event: E, record: boolean): void {
+    const failures = this.settings.emitter[publishEvent](event);
+    if (failures) for (const f of failures) this.recordError(f, { kind: 'listener', event: event.type });
+    if (this.onEvent) {
+      try {
+        this.onEvent(event);
+      } catch (error) {
+        this.recordError(error, { kind: 'listener', event: event.type });
+      }
+    }
+    if (record && this.recorder) {
+      const refused = this.settings.checkEvent?.(event);
+      if (refused) this.recorder.refuse(refused);
+      else this.recorder.record(event);
+    }
+  }
+
+  /**
+   * A resumed run claims its log before its first new event or live call: `run.resumed`,
+   * appended at the log's last version, so that of two resumers exactly one proceeds.
+   */
+  private claimIfResuming(): void {
+    const from = this.resumeFrom;
+    if (from === undefined || this.claim !== undefined || !this.recorder) return;
+    this.claim = Promise.resolve();
+    const resumed = { type: 'run.resumed', fromVersion: from.version, fromSeq: from.seq } as unknown as E;
+    this.stamp(resumed);
+    this.publish(resumed, true);
+    this.claim = this.recorder.durable();
+    this.claim.catch(() => undefined);
+  }
+
+  /** During a resume, a runner event the log holds is swallowed; one that differs fails the run. */
+  private replayed(event: E): boolean {
+    const replay = this.replay!;
+    const expected = replay.events[replay.index];
+    if (expected === undefined) {
+      this.replay = undefined;
+      return false;
+    }
+    const strip = ({ runId: _r, seq: _s, at: _a, ...rest }: RunEventBase) => canonicalJson(rest);
+    if (strip(expected) !== strip(event)) {
+      this.replay = undefined;
+      this.fail(
+        new TotError('RESUME_MISMATCH', `Resuming run "${this.runId}": the run no longer does what its log says: at seq ${expected.seq} the log has ${expected.type}, the run produced ${event.type}${this.claim === undefined ? '; nothing was written' : ''}.`, {
+          details: { runId: this.runId, differences: [], seq: expected.seq },
+        }),
+      );
+      return true;
+    }
+    replay.index += 1;
+    if (replay.index === replay.events.length) this.replay = undefined;
+    return true;
+  }
+
+  // ── model calls ───────────────────────────────────────────────────────────────────────────
+
+  private wrap(model: LanguageModel): LanguageModel {
+    const budget = this.budget;
+    // One admission per call: the run admits only through a model that does not already admit through its budget.
+    const admits = budget !== undefined && !admittingBudgets(model).has(budget);
+    return wrapModel(model, (request, callOptions = {}) => {
+      const signal = callOptions.signal === undefined || callOptions.signal === this.controller.signal ? this.controller.signal : AbortSignal.any([this.controller.signal, callOptions.signal]);
+      throwIfAborted(signal, 'model call');
+      if (this.served) {
+        const key = requestDigest(model.modelId, request);
+        const hit = this.served.get(key)?.shift();
+        if (hit) return Promise.resolve(this.serve(hit));
+      }
+      const call = () => this.liveCall(model, request, callOptions, signal, admits);
+      const promise = this.gate
+        ? raceAbort(
+            this.gate(() => {
+              // A queued call whose run has stopped never starts.
+              throwIfAborted(signal, 'model call');
+              return call();
+            }),
+            signal,
+            'model call',
+          )
+        : call();
+      this.inFlight.add(promise);
+      const forget = () => this.inFlight.delete(promise);
+      promise.then(forget, forget);
+      return promise;
+    });
+  }
+
+  private serve(hit: Served): GenerateResult {
+    const s = this.stats;
+    s.llmCalls += 1;
+    s.resumedCalls += 1;
+    s.inputTokens += hit.charged.inputTokens;
+    s.outputTokens += hit.charged.outputTokens;
+    if (hit.charged.estimated) s.estimatedCalls += 1;
+    return { ...hit.result, outputs: [...hit.result.outputs], usage: { ...hit.result.usage } };
+  }
+
+  private async liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean): Promise<GenerateResult> {
+    if (this.resumeFrom !== undefined) {
+      // A resumed run makes no live call before it holds the log: of two resumers, the loser calls nothing.
+      this.claimIfResuming();
+      await raceAbort(this.claim ?? Promise.resolve(), signal, 'model call');
+    }
+    let admission: Admission | undefined;
+    if (admits) {
+      try {
+        admission = admitCall(this.budget!, asked);
+      } catch (error) {
+        // A refused call never happened: no call event, and the run stops on its budget.
+        if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+        throw error;
+      }
+    }
+    const request = admission?.request ?? asked;
+    const callId = `c${++this.calls}`;
+    let key: string | undefined;
+    const modelId = model.modelId;
+    this.emit({
+      type: 'llm.requested',
+      callId,
+      modelId,
+      // Computed when something reads it (a store, a resume): a digest per call costs microseconds.
+      get requestKey() {
+        return (key ??= requestDigest(modelId, request));
+      },
+      request: { ...request, messages: request.messages.slice() },
+    } as unknown as RunEventInput<E>);
+    this.stats.llmCalls += 1;
+    const started = this.now();
+    const options: CallOptions = {
+      ...callOptions,
+      // A withBudget of the same budget further in (behind a wrapper that hid it) must not charge the call again.
+      ...(admission ? { [ADMITTED_BY]: this.admittedBy } : {}),
+      signal,
+      onRetry: (notice: RetryNotice) => {
+        callOptions.onRetry?.(notice);
+        this.retried(callId, notice, admits);
+      },
+    };
+    try {
+      let raw: GenerateResult;
+      try {
+        raw = await raceAbort(Promise.resolve().then(() => model.generate(request, options)), signal, 'model call');
+      } catch (error) {
+        admission?.settle(undefined);
+        throw error;
+      }
+      admission?.settle(raw);
+      const result = checkedResult(modelId, raw, request.n ?? 1);
+      const charged = chargedUsage(request, result);
+      const s = this.stats;
+      s.inputTokens += charged.inputTokens;
+      s.outputTokens += charged.outputTokens;
+      if (charged.estimated) s.estimatedCalls += 1;
+      if (result.cacheHit === true) s.cacheHits += 1;
+      this.succeededCalls += 1;
+      this.emit({
+        type: 'llm.completed',
+        callId,
+        outputs: result.outputs.slice(),
+        usage: { ...result.usage },
+        charged,
+        ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
+        ...(result.cacheHit === undefined ? {} : { cacheHit: result.cacheHit }),
+        durationMs: this.now() - started,
+      } as unknown as RunEventInput<E>);
+      // The result is used only once it is stored: a crash can never lose a call that was made.
+      if (this.recorder) await raceAbort(this.recorder.durable(), signal, 'model call');
+      return result;
+    } catch (error) {
+      this.stats.failedCalls += 1;
+      if (!this.stopping) this.lastCallError = error;
+      const status = statusOf(error);
+      this.emit({ type: 'llm.failed', callId, error: protocolError(error), ...(status === undefined ? {} : { status }), durationMs: this.now() - started } as unknown as RunEventInput<E>);
+      if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+      throw error;
+    }
+  }
+
+  private retried(callId: string, notice: RetryNotice, admits: boolean): void {
+    this.stats.retries += 1;
+    const status = statusOf(notice.error);
+    this.emit({ type: 'llm.retried', callId, attempt: notice.attempt, delayMs: notice.delayMs, error: protocolError(notice.error), ...(status === undefined ? {} : { status }) } as unknown as RunEventInput<E>);
+    // Each further attempt is a call the budget must admit (a refusal ends the retries).
+    if (admits && this.budget) {
+      try {
+        this.budget.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: 0, outputTokens: 0 });
+      } catch (error) {
+        if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+        throw error;
+      }
+    }
+  }
+
+  // ── lifecycle (used by startRun / resumeRun) ──────────────────────────────────────────────
+
+  /** @internal */
+  begin(store: EventStore | undefined, log: RecordedRun | undefined): void {
+    const caller = this.callerSignal;
+    if (caller) {
+      if (caller.aborted) this.controller.abort(abortedError(caller, this.settings.what));
+      else this.cleanups.push(whenAborted(caller, () => this.controller.abort(abortedError(caller, this.settings.what))));
+    }
+    const { timeoutMs } = this.settings;
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => this.halt('timeout', { kind: 'time', limitMs: timeoutMs }, new TotError('ABORTED', `The ${this.settings.what} reached its time limit of ${timeoutMs} ms.`)), timeoutMs);
+      this.cleanups.push(() => clearTimeout(timer));
+    }
+    const budget = this.budget;
+    if (budget) {
+      budget.start();
+      const onWarning = (w: BudgetWarning) => this.emit({ type: 'budget.warning', limit: w.limit, used: w.used, max: w.max, ratio: w.ratio } as unknown as RunEventInput<E>);
+      budget.on('budget.warning', onWarning);
+      this.cleanups.push(() => budget.off('budget.warning', onWarning));
+      if (budget.deadline !== undefined) {
+        const deadline = budget.signal;
+        this.cleanups.push(whenAborted(deadline, () => this.halt('budget_exceeded', { kind: 'budget', limit: 'deadline' }, deadline.reason as TotError)));
+      }
+      if (this.ownsBudget) this.cleanups.push(() => budget.dispose());
+    }
+    if (store) {
+      this.recorder = new RunRecorder(store, this.runId, log ? log.lastVersion : -1);
+      // A lost claim or a refused event stops the run at once.
+      this.recorder.onFailure((error) => this.fail(error));
+    }
+    if (log) {
+      this.resumeFrom = { version: log.lastVersion, seq: log.lastSeq };
+      this.nextSeq = log.lastSeq + 1;
+      this.calls = log.requestedCalls;
+      this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
+      if (log.runnerEvents.length > 0) this.replay = { events: log.runnerEvents, index: 0 };
+      // The stream of a resumed run is its whole log, then what the run adds.
+      for (const event of log.events) this.publish(event as E, false);
+    }
+  }
+
+  /** @internal Ends the run's work: stragglers are cancelled and awaited. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (!this.controller.signal.aborted) this.controller.abort(new TotError('ABORTED', `The ${this.settings.what} is over.`));
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** @internal */
+  end(wallMs: number): RunEnd {
+    const s = this.stats;
+    s.wallMs = Math.round(wallMs * 1000) / 1000;
+    const pricing = this.budget?.snapshot().limits.pricing;
+    if (pricing) s.costUsd = (s.inputTokens * pricing.inputPerMillionTokens + s.outputTokens * pricing.outputPerMillionTokens) / 1e6;
+    let halted = this.haltedWith;
+    if (this.callerSignal?.aborted) halted = { reason: 'aborted', detail: { kind: 'aborted', reason: reasonText(this.callerSignal.reason) } };
+    else if (halted === undefined && this.succeededCalls === 0 && s.resumedCalls === 0 && this.lastCallError !== undefined) {
+      // A run whose every call failed did not find the problem unsolvable: it could not work.
+      const e = protocolError(this.lastCallError);
+      halted = { reason: 'error', detail: { kind: 'error', code: e.code, message: e.message } };
+    }
+    return { runId: this.runId, halted, errors: this.errors, stats: s };
+  }
+
+  /** @internal Emits `run.finished` and settles the recording; returns the error the run must reject with, if any. */
+  async finish<R extends RunResult>(result: R, what: string): Promise<TotError | undefined> {
+    const caller = this.callerSignal;
+    const aborted = caller?.aborted === true;
+    const failure = aborted ? undefined : this.failure;
+    const errors: RecordedRunError[] = this.errors.map((e) => ({ code: e.code, message: e.message, recoverable: TotError.isInstance(e.cause) ? e.cause.recoverable : false, ...(e.where ? { where: e.where } : {}) }));
+    const finished = {
+      type: 'run.finished',
+      stopReason: result.stopReason,
+      ...(result.detail === undefined ? {} : { detail: result.detail }),
+      stats: { ...result.stats },
+      errors,
+      ...(failure ? { error: failure.toProtocolError() } : {}),
+    } as unknown as RunFinishedEvent;
+    // run.finished is the one event after the run's work: publish it past the closed gate.
+    this.claimIfResuming();
+    this.stamp(finished as unknown as E);
+    this.publish(finished as unknown as E, true);
+    this.closed = true;
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    const partial = { result: result as never };
+    if (aborted) {
+      // An abort settles at once: the store gets run.finished when it can, nobody waits for it.
+      this.recorder?.durable().catch(() => undefined);
+      const reason = reasonText(caller!.reason);
+      return new TotError('ABORTED', `The ${what} was aborted${reason ? `: ${reason}` : ''}.`, { cause: caller!.reason, details: partial });
+    }
+    const recordingFailed = failure !== undefined && failure === this.recorder?.failure;
+    if (this.recorder && !recordingFailed) {
+      try {
+        await this.recorder.durable();
+      } catch (error) {
+        if (!failure) return withResult(error as TotError, partial.result);
+      }
+    }
+    return failure ? withResult(failure, partial.result) : undefined;
+  }
+}
+
+const noop = () => undefined;
+
+function withResult(error: TotError, result: unknown): TotError {
+  return new TotError(error.code, error.message, { recoverable: error.recoverable, cause: error.cause ?? error, details: { ...error.details, result: result as never } });
+}
+
+/** How long a stopping run waits for its program to unwind before it settles without it. */
+const UNWIND_GRACE_MS = 500;
+
+async function execute<E extends RunEventBase, R extends RunResult>(run: Run<E>, settings: RunSettings<E>, program: RunProgram<R>, started: number): Promise<R> {
+  const main = Promise.resolve().then(() => program.main());
+  try {
+    await raceAbort(main, run.signal, settings.what);
+  } catch (error) {
+    // Once the run is stopping, the program's rejection is a consequence; before that, it failed.
+    if (!run.stopping) {
+      run.fail(
+        TotError.isInstance(error)
+          ? error
+          : new TotError('INTERNAL', `The ${settings.what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
+      );
+    }
+  }
+  if (run.stopping) {
+    // Our programs unwind at once on abort; user code that ignores its signal gets a bounded wait.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([main.then(noop, noop), new Promise<void>((resolve) => (timer = setTimeout(resolve, UNWIND_GRACE_MS)))]);
+    clearTimeout(timer);
+  }
+  await run.close();
+  const result = program.result(run.end(run.now() - started));
+  const failure = await run.finish(result, settings.what);
+  if (failure) throw failure;
+  return result;
+}
+
+/** Starts a new run of a runner's program. */
+export async function startRun<E extends RunEventBase, R extends RunResult>(
+  settings: RunSettings<E>,
+  invocation: RunInvocation<E>,
+  start: { problem: string; input?: Record<string, unknown> },
+  program: (run: Run<E>) => RunProgram<R>,
+): Promise<R> {
+  const run = new Run(settings, invocation, invocation.runId ?? createRunId());
+  const started = run.now();
+  run.begin(invocation.store, undefined);
+  run.emit({ type: 'run.started', runner: settings.runner, problem: start.problem, config: settings.config, ...(start.input ? { input: start.input } : {}) } as unknown as RunEventInput<E>);
+  return execute(run, settings, program(run), started);
+}
+
+/**
+ * Continues a recorded run. The configuration must equal the recorded one (`RESUME_MISMATCH`,
+ * nothing written, otherwise); a finished run is rebuilt from its log with `fromLog`.
+ */
+export async function resumeRun<E extends RunEventBase, R extends RunResult>(
+  settings: RunSettings<E>,
+  invocation: RunInvocation<E> & { store: EventStore; runId: string },
+  restore: { fromLog(log: RecordedRun): R; program(run: Run<E>, log: RecordedRun): RunProgram<R> },
+): Promise<R> {
+  throwIfAborted(invocation.signal, settings.what);
+  const log = await raceAbort(readRecordedRun(invocation.store, invocation.runId, invocation.signal ? { signal: invocation.signal } : {}), invocation.signal, settings.what);
+  checkResumable(settings, log);
+  if (log.finished) return restore.fromLog(log);
+  const run = new Run(settings, invocation, invocation.runId);
+  const started = run.now();
+  run.begin(invocation.store, log);
+  return execute(run, settings, restore.program(run, log), started);
+}
+
+/** The log of `runId` folded for a runner, or a `RESUME_MISMATCH` naming what differs. */
+export function checkResumable(settings: { runner: string; config: Record<string, unknown> }, log: RecordedRun): void {
+  if (log.started.runner !== settings.runner) {
+    throw new TotError('RESUME_MISMATCH', `Run "${log.runId}" was recorded by a ${log.started.runner} runner, not a ${settings.runner} runner; nothing was written.`, {
+      details: { runId: log.runId, differences: [{ path: 'runner', recorded: log.started.runner, current: settings.runner }] },
+    });
+  }
+  const differences = configDifferences(log.started.config, settings.config);
+  if (differences.length > 0) {
+    const list = differences.slice(0, 5).map((d) => `${d.path} (recorded ${JSON.stringify(d.recorded)}, now ${JSON.stringify(d.current)})`).join(', ');
+    throw new TotError('RESUME_MISMATCH', `Run "${log.runId}" was recorded with a different configuration: ${list}${differences.length > 5 ? ', …' : ''}. Resume it with the options it was recorded with; nothing was written.`, {
+      details: { runId: log.runId, differences },
+    });
+  }
+}
+
+export { foldLog };

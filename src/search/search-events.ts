@@ -1,0 +1,33 @@
+import type { RunEvent, RunEventBase } from '../run/run-event.js';
+import type { Evaluation, SearchConfig, ThoughtNode } from '../tree/types.js';
+
+/**
+ * The events of a search (`Explorer`, and the search inside `solve()`): every change to the
+ * tree, so that folding them rebuilds it, plus the shared run events.
+ *
+ * @example
+ * ```ts
+ * import type { SearchEvent } from '@tot/core';
+ *
+ * function describe(e: SearchEvent): string {
+ *   switch (e.type) {
+ *     case 'node.created': return `+ ${e.node.id}`;
+ *     case 'node.evaluated': return `${e.nodeId} scored ${e.evaluation.score}`;
+ *     case 'run.finished': return `done: ${e.stopReason}`;
+ *     default: return e.type;
+ *   }
+ * }
+ * ```
+ */
+export type SearchEvent =
+  | RunEvent
+  /** The tree a search starts from: its header, and how many of the `node.created` events that follow are its existing nodes. */
+  | (RunEventBase & { type: 'search.started'; taskId: string; taskType: string; searchConfig: SearchConfig; nodes: number })
+  | (RunEventBase & { type: 'node.created'; node: ThoughtNode })
+  | (RunEventBase & { type: 'node.evaluated'; nodeId: string; evaluation: Evaluation })
+  | (RunEventBase & { type: 'node.expanded'; nodeId: string; childIds: string[] })
+  | (RunEventBase & { type: 'node.pruned'; nodeId: string; prunedIds: string[]; reason?: string })
+  | (RunEventBase & { type: 'node.terminal'; nodeId: string; solution: boolean })
+  | (RunEventBase & { type: 'node.metadata'; nodeId: string; patch: Record<string, unknown> })
+  | (RunEventBase & { type: 'search.step'; depth: number; frontier: string[] })
+  | (RunEventBase & { type: 'search.state'; currentDepth: number; frontier: string[]; bestPath: string[] });
