@@ -37,26 +37,6 @@ const optionsSchema = z.object({
   outputTokensPerCall: z.number().int().positive().default(DEFAULT_OUTPUT_TOKENS_PER_CALL),
 });
 
-/**
- * Admits each call through `budget` before it starts (reserving its calls, estimated input tokens
- * and output cap) and settles the reservation afterwards with the reported usage, or for a figure
- * the model did not report, the same estimate a `UsageMeter` uses ({@link chargedUsage}). A failed
- * call counts as a call with no tokens. A call that does not fit is refused with
- * `BUDGET_EXCEEDED` and never reaches the provider; calls in flight when the deadline passes are
- * cancelled with `BUDGET_EXCEEDED`.
- *
- * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
- * that each real attempt is admitted and cache hits cost nothing. A runner given the same budget
- * recognises the model and does not admit its calls a second time.
- *
- * @example
- * ```ts
- * import { Budget, withBudget, withRetry } from '@tot/core';
- *
- * const budget = new Budget({ maxCalls: 50, maxTotalTokens: 100_000 });
- * const model = withRetry(withBudget(provider, { budget }));
- * ```
- */
 /** A call admitted by a budget: the request to send (with its output cap) and how to settle it. */
 export interface Admission {
   request: GenerateRequest;
@@ -86,6 +66,26 @@ export function admitCall(budget: Budget, request: GenerateRequest, o: { estimat
   };
 }
 
+/**
+ * Admits each call through `budget` before it starts (reserving its calls, estimated input tokens
+ * and output cap) and settles the reservation afterwards with the reported usage, or for a figure
+ * the model did not report, the same estimate a `UsageMeter` uses ({@link chargedUsage}). A failed
+ * call counts as a call with no tokens. A call that does not fit is refused with
+ * `BUDGET_EXCEEDED` and never reaches the provider; calls in flight when the deadline passes are
+ * cancelled with `BUDGET_EXCEEDED`.
+ *
+ * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
+ * that each real attempt is admitted and cache hits cost nothing. A runner given the same budget
+ * recognises the model and does not admit its calls a second time.
+ *
+ * @example
+ * ```ts
+ * import { Budget, withBudget, withRetry } from '@tot/core';
+ *
+ * const budget = new Budget({ maxCalls: 50, maxTotalTokens: 100_000 });
+ * const model = withRetry(withBudget(provider, { budget }));
+ * ```
+ */
 export function withBudget(model: LanguageModel, options: BudgetModelOptions): LanguageModel {
   parseOptions(languageModelSchema, model, 'withBudget', 'model');
   const o = parseOptions(optionsSchema, options, 'withBudget');

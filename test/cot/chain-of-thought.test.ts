@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainOfThoughtNode, formatPlan, planSchema, type RunEvent } from '../../src/index.js';
+import { ChainOfThoughtNode, formatPlan, planSchema, type ChainOfThoughtEvent, type TotError } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
@@ -76,9 +76,19 @@ describe('ChainOfThoughtNode', () => {
     expect(model.prompts()[1]).toMatch(/status/);
   });
 
-  it('fails with INVALID_FORMAT when repairs run out', async () => {
-    const error = await catchTotError(() => new ChainOfThoughtNode({ model: mockModel('I think the answer is 4.'), maxRepairs: 1 }).run('2 + 2?'), 'INVALID_FORMAT');
+  it("ends with error, the thought's INVALID_FORMAT in errors, when repairs run out", async () => {
+    const result = await new ChainOfThoughtNode({ model: mockModel('I think the answer is 4.'), maxRepairs: 1 }).run('2 + 2?');
+    expect(result).toMatchObject({ stopReason: 'error', solution: null, thoughts: [], detail: { kind: 'error', code: 'INVALID_FORMAT' } });
+    expect(result.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'thought', thoughtNumber: 1 } }]);
+    expect((result.errors[0]!.cause as TotError<'INVALID_FORMAT'>).details?.rawOutputs).toHaveLength(2);
+  });
+
+  it("with strict, rejects with the failed thought's INVALID_FORMAT and where it happened", async () => {
+    const error = await catchTotError(() => new ChainOfThoughtNode({ model: mockModel('I think the answer is 4.'), maxRepairs: 1, strict: true }).run('2 + 2?'), 'INVALID_FORMAT');
+    expect(error.message).toMatch(/^thought 1: The model did not produce a reply matching the schema after 2 attempt/);
     expect(error.details?.rawOutputs).toHaveLength(2);
+    expect(error.details?.where).toEqual({ kind: 'thought', thoughtNumber: 1 });
+    expect(error.details?.result).toMatchObject({ stopReason: 'error' });
   });
 
   it('starts from the default plan when the first thought gives none', async () => {
@@ -105,11 +115,14 @@ describe('ChainOfThoughtNode', () => {
 
   it('emits a typed event per thought', async () => {
     const node = new ChainOfThoughtNode({ model: mockModel(THOUGHTS), now: () => 0 });
-    const events: RunEvent[] = [];
+    const events: ChainOfThoughtEvent[] = [];
     node.on('event', (e) => events.push(e));
     await node.run('p', { runId: 'c1' });
-    expect(events.map((e) => e.type)).toEqual(['run.started', 'thought.completed', 'thought.completed', 'thought.completed', 'run.finished']);
-    expect(events[3]).toMatchObject({ type: 'thought.completed', runId: 'c1', thoughtNumber: 3, nextThoughtNeeded: false });
+    const own = events.filter((e) => !e.type.startsWith('llm.'));
+    expect(own.map((e) => e.type)).toEqual(['run.started', 'thought.completed', 'thought.completed', 'thought.completed', 'run.finished']);
+    expect(own[3]).toMatchObject({ type: 'thought.completed', runId: 'c1', thoughtNumber: 3, nextThoughtNeeded: false });
+    // Every model call of the run is an llm.requested / llm.completed pair.
+    expect(events.filter((e) => e.type === 'llm.completed')).toHaveLength(3);
   });
 
   it('rejects ABORTED when aborted', async () => {
@@ -122,7 +135,7 @@ describe('ChainOfThoughtNode', () => {
     await catchTotError(() => new ChainOfThoughtNode({ model: mockModel('x') }).run(''), 'INVALID_ARGUMENT');
   });
 
-  it('never exceeds maxThoughts and never throws anything but a TotError, whatever the model says (property)', async () => {
+  it('never exceeds maxThoughts and always resolves, whatever the model says (property)', async () => {
     const reply = fc.oneof(
       fc.constantFrom(...THOUGHTS),
       fc.string({ maxLength: 80 }),
@@ -133,13 +146,11 @@ describe('ChainOfThoughtNode', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(reply, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 6 }), async (replies, maxThoughts) => {
         const model = mockModel(replies, { whenExhausted: 'repeat-last' });
-        try {
-          const result = await new ChainOfThoughtNode({ model, maxThoughts, maxRepairs: 1 }).run('p');
-          expect(result.thoughts.length).toBeLessThanOrEqual(maxThoughts);
-          expect(model.callCount).toBeLessThanOrEqual(maxThoughts * 2);
-        } catch (error) {
-          expect((error as { code?: string }).code).toBe('INVALID_FORMAT');
-        }
+        const result = await new ChainOfThoughtNode({ model, maxThoughts, maxRepairs: 1 }).run('p');
+        expect(result.thoughts.length).toBeLessThanOrEqual(maxThoughts);
+        expect(model.callCount).toBeLessThanOrEqual(maxThoughts * 2);
+        expect(['completed', 'max_thoughts', 'error']).toContain(result.stopReason);
+        if (result.stopReason === 'error') expect(result.errors.map((e) => e.code)).toEqual(['INVALID_FORMAT']);
       }),
       { numRuns: 150 },
     );

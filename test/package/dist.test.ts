@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureDist } from '../helpers/ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim();
@@ -17,11 +18,9 @@ const body = `
 `;
 
 describe('the built package', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     // `npm test` on a fresh clone has no dist yet; CI builds before testing.
-    if (!existsSync(`${root}dist/index.cjs`) || !existsSync(`${root}dist/testing/index.js`) || !existsSync(`${root}dist/postgres/index.js`)) {
-      execFileSync('npx', ['tsup'], { cwd: root, stdio: 'ignore' });
-    }
+    await ensureDist();
   }, 180_000);
 
   it('loads through require(), with p-limit bundled rather than required', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  withUsage,
+  type LanguageModel,
   createDecomposer,
   createEvaluator,
   createGenerator,
@@ -75,19 +77,21 @@ describe('createGenerator', () => {
     expect(model.calls[0]!.request.n).toBe(3);
   });
 
-  it('runs model calls through the scheduler and counts them in the meter', async () => {
+  it("calls its model through the run's runModel, once per call", async () => {
     const model = mockModel('{"candidates": [{"content": "x"}]}');
     const meter = new UsageMeter();
-    let scheduled = 0;
+    const seen: LanguageModel[] = [];
     const { tree, step } = treeWithStep();
-    await createGenerator({ model }).generate({ tree, parent: step, k: 1, context }, { meter, schedule: (task) => (scheduled++, task()) });
-    expect(scheduled).toBe(1);
+    const runModel = (m: LanguageModel) => (seen.push(m), withUsage(m, { meter }));
+    await createGenerator({ model }).generate({ tree, parent: step, k: 1, context }, { runModel });
+    expect(seen).toEqual([model]);
     expect(meter.snapshot().calls).toBe(1);
   });
 
-  it('is refused by the run budget', async () => {
-    const { tree, step } = treeWithStep();
-    await catchTotError(() => createGenerator({ model: mockModel('x') }).generate({ tree, parent: step, k: 1, context }, { budget: new Budget({ maxCalls: 0 }) }), 'BUDGET_EXCEEDED');
+  it('describes itself for a run configuration: kind, model, strategy and prompt', () => {
+    const generator = createGenerator({ model: mockModel('x', { modelId: 'm1' }), strategy: 'independent_sampling', prompt: 'Next step for {{problem}}' });
+    expect(generator.config).toMatchObject({ kind: 'llm-generator', modelId: 'm1', strategy: 'independent_sampling', prompt: 'Next step for {{problem}}' });
+    expect(createEvaluator({ model: mockModel('x'), prompt: () => 'p' }).config).toMatchObject({ kind: 'llm-evaluator', prompt: 'function' });
   });
 
   it('fails with INVALID_FORMAT when the reply never parses', async () => {

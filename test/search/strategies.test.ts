@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestFirst, bfs, dfs, Explorer, mcts, type RunEvent } from '../../src/index.js';
+import { bestFirst, bfs, dfs, Explorer, mcts, type SearchEvent } from '../../src/index.js';
 import { scriptedRoles } from './fixtures.js';
 
 const contents = (nodes: { content: string }[]) => nodes.map((n) => n.content);
@@ -115,7 +115,7 @@ describe('mcts', () => {
   it('selects by UCT, expands, backpropagates and reports the most visited path', async () => {
     const roles = scriptedRoles();
     const explorer = new Explorer({ ...roles, strategy: mcts({ iterations: 3 }), maxDepth: 2, pruningThreshold: 3 });
-    const events: RunEvent[] = [];
+    const events: SearchEvent[] = [];
     explorer.on('event', (e) => events.push(e));
     const result = await explorer.run('R');
     // 1: expand R, visit A (first unvisited). 2: visit B (unvisited), expand it, visit B1.

@@ -1,0 +1,98 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDist } from '../helpers/ensure-dist.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tscBin = join(root, 'node_modules/typescript/bin/tsc');
+
+const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index'];
+
+// The packed package's dependencies and the @types its declarations import, taken from the repo.
+const linked = ['zod', 'eventemitter3', 'yaml', 'better-sqlite3', 'pg', '@types/node', '@types/better-sqlite3', '@types/pg'];
+
+/** A typed import from every subpath; the @ts-expect-error lines fail if a subpath came back as `any`. */
+const consumer = `
+import { ThoughtTree, type LanguageModel } from '@tot/core';
+import { mockModel } from '@tot/core/testing';
+import { SqliteEventStore, type SqliteEventStoreOptions } from '@tot/core/sqlite';
+import { PostgresEventStore, type PostgresEventStoreOptions } from '@tot/core/postgres';
+
+const tree: ThoughtTree = new ThoughtTree({ problem: '4 9 10 13' });
+const model: LanguageModel = mockModel('{"score": 7}');
+const sqlite: SqliteEventStoreOptions = { path: ':memory:' };
+const postgres: PostgresEventStoreOptions = { connectionString: 'postgres://localhost/tot' };
+export const used = [tree, model, new SqliteEventStore(sqlite), new PostgresEventStore(postgres)];
+
+// @ts-expect-error problem is a string
+new ThoughtTree({ problem: 42 });
+// @ts-expect-error a response is a string, an object with outputs, an Error or a function
+mockModel(42);
+// @ts-expect-error path is a string
+new SqliteEventStore({ path: 1 });
+// @ts-expect-error tablePrefix is a string
+new PostgresEventStore({ tablePrefix: 1 });
+`;
+
+// esModuleInterop: without it the declarations' `import Database from 'better-sqlite3'` (and zod's
+// own locale declarations) are errors under skipLibCheck: false; `tsc --init` turns it on.
+const compilerOptions = { target: 'ES2022', strict: true, esModuleInterop: true, skipLibCheck: false, noEmit: true, types: ['node'] };
+
+let dir: string;
+const pkg = () => join(dir, 'node_modules/@tot/core');
+
+function tsc(project: string) {
+  const r = spawnSync(process.execPath, [tscBin, '-p', join(dir, project), '--listFiles'], { cwd: dir, encoding: 'utf8' });
+  const lines = `${r.stdout}${r.stderr}`.split('\n');
+  return { status: r.status, errors: lines.filter((l) => /error TS\d+/.test(l)).join('\n'), files: lines.map((l) => l.trim()) };
+}
+
+describe('a TypeScript consumer of the packed package', () => {
+  beforeAll(async () => {
+    await ensureDist();
+    // realpath: tsc lists real paths, and the temp dir may sit behind a symlink (macOS /var).
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'tot-consumer-')));
+    // Pack rather than link the repo, so `files`, `exports` and `typesVersions` are what a user gets.
+    execFileSync('npm', ['pack', '--pack-destination', dir], { cwd: root, stdio: 'ignore' });
+    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
+    mkdirSync(pkg(), { recursive: true });
+    execFileSync('tar', ['-xzf', join(dir, tarball), '-C', pkg(), '--strip-components=1']);
+    mkdirSync(join(dir, 'node_modules/@types'), { recursive: true });
+    for (const name of linked) symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
+
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    writeFileSync(join(dir, 'consumer.ts'), consumer);
+    writeFileSync(join(dir, 'consumer.mts'), consumer);
+    // module commonjs implies node10 resolution, which ignores `exports`.
+    writeFileSync(join(dir, 'tsconfig.cjs.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, module: 'commonjs' }, files: ['consumer.ts'] }));
+    // node16: consumer.ts is CJS (require condition), consumer.mts is ESM (import condition).
+    writeFileSync(join(dir, 'tsconfig.node16.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, module: 'node16' }, files: ['consumer.ts', 'consumer.mts'] }));
+  }, 240_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('compiles with "module": "commonjs" (node10 resolution), every subpath typed from its .d.cts', () => {
+    const { status, errors, files } = tsc('tsconfig.cjs.json');
+    expect(errors).toBe('');
+    expect(status).toBe(0);
+    for (const entry of entries) {
+      expect(files).toContain(join(pkg(), `dist/${entry}.d.cts`).replaceAll('\\', '/'));
+    }
+  }, 120_000);
+
+  it('still compiles with "module": "node16", from CJS and from ESM', () => {
+    const { status, errors, files } = tsc('tsconfig.node16.json');
+    expect(errors).toBe('');
+    expect(status).toBe(0);
+    for (const entry of entries) {
+      expect(files).toContain(join(pkg(), `dist/${entry}.d.cts`).replaceAll('\\', '/'));
+      expect(files).toContain(join(pkg(), `dist/${entry}.d.ts`).replaceAll('\\', '/'));
+    }
+  }, 120_000);
+});
