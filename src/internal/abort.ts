@@ -85,35 +85,3 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       : undefined;
   });
 }
-
-type SetMaxListeners = (n: number, ...targets: EventTarget[]) => void;
-const setMaxListeners: SetMaxListeners | undefined = (() => {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => { setMaxListeners?: SetMaxListeners } | undefined } }).process;
-  return proc?.getBuiltinModule?.('node:events')?.setMaxListeners;
-})();
-
-/**
- * A controller for the library's own fan-out (emulated samples, a run's calls). Every concurrent
- * call listens on its signal, so Node's leak warning at 11 listeners would be a false alarm here.
- */
-function fanOutController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners?.(0, controller.signal);
-  return controller;
-}
-
-/**
- * A {@link fanOutController} that aborts, with the same reason, as soon as any of `signals` does.
- * Call `release()` when the work is over, so the outer signals do not keep a listener.
- */
-export function linkedController(signals: readonly (AbortSignal | undefined)[]): { controller: AbortController; release: () => void } {
-  const controller = fanOutController();
-  const links = signals.flatMap((signal) => {
-    if (!signal) return [];
-    const onAbort = () => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    return [() => signal.removeEventListener('abort', onAbort)];
-  });
-  return { controller, release: () => links.forEach((unlink) => unlink()) };
-}

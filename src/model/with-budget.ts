@@ -42,6 +42,8 @@ export interface Admission {
   request: GenerateRequest;
   /** Charges the call: its result's usage (estimated where it is not reported), or a call with no tokens for a failure. */
   settle(result: GenerateResult | undefined): void;
+  /** Frees the reservation of a call that never started. */
+  release(): void;
 }
 
 /**
@@ -63,6 +65,7 @@ export function admitCall(budget: Budget, request: GenerateRequest, o: { estimat
       const charged = wellFormed ? chargedUsage(sent, result) : { inputTokens: 0, outputTokens: 0 };
       hold.settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
     },
+    release: () => hold.release(),
   };
 }
 

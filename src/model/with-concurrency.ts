@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { abortedError } from '../internal/abort.js';
+import { abortedError, whenAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
@@ -43,12 +43,13 @@ export function withConcurrency(model: LanguageModel, options: ConcurrencyOption
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'model call'));
     return new Promise((resolve, reject) => {
       let settled = false;
-      const onAbort = () => {
-        if (settled) return;
-        settled = true;
-        reject(abortedError(signal, 'model call'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const cancel = signal
+        ? whenAborted(signal, () => {
+            if (settled) return;
+            settled = true;
+            reject(abortedError(signal, 'model call'));
+          })
+        : undefined;
       void gate(async () => {
         // The slot may come free after the caller gave up: do not start a call nobody awaits.
         if (settled) return;
@@ -59,7 +60,7 @@ export function withConcurrency(model: LanguageModel, options: ConcurrencyOption
           if (!settled) reject(error);
         } finally {
           settled = true;
-          signal?.removeEventListener('abort', onAbort);
+          cancel?.();
         }
       });
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Budget, BudgetTemplate, type BudgetOptions } from '../budget/budget.js';
 import type { EventStore } from '../events/store/types.js';
+import { TotError } from '../errors/index.js';
 import { fnSchema, signalSchema } from '../internal/validate.js';
 import type { RunEventBase } from './run-event.js';
 
@@ -76,33 +77,23 @@ export const resumeOptionsShape = {
   onEvent: fnSchema<(event: RunEventBase) => void>().optional(),
 };
 
-/** The `budget` option of a runner. */
-export const runBudgetSchema = z.union([
-  z.instanceof(Budget),
-  z.instanceof(BudgetTemplate),
-  z
-    .object({
-      maxCalls: z.number().optional(),
-      maxInputTokens: z.number().optional(),
-      maxOutputTokens: z.number().optional(),
-      maxTotalTokens: z.number().optional(),
-      maxCost: z.number().optional(),
-      pricing: z.unknown().optional(),
-      deadlineMs: z.number().optional(),
-      warnAt: z.number().optional(),
-      now: fnSchema<() => number>().optional(),
-    })
-    .strict()
-    // Plain limits are checked by the Budget itself, once, here: a typo fails where it is written.
-    .transform((limits, ctx) => {
-      try {
-        return new BudgetTemplate(limits as BudgetOptions);
-      } catch (error) {
-        ctx.issues.push({ code: 'custom', message: (error as Error).message.replace(/^BudgetTemplate: options\.?/, ''), input: limits });
-        return z.NEVER;
-      }
-    }),
-], { message: 'expected a Budget, budget.perRun(), or budget limits' });
+/** The `budget` option of a runner: a `Budget` or a template as they are, plain limits as a template. */
+export const runBudgetSchema = z.unknown().transform((value, ctx): Budget | BudgetTemplate => {
+  if (value instanceof Budget || value instanceof BudgetTemplate) return value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    try {
+      // Plain limits are checked by the Budget itself, once, here: a typo fails where it is written.
+      return new BudgetTemplate(value as BudgetOptions);
+    } catch (error) {
+      const field = TotError.hasCode(error, 'INVALID_ARGUMENT') ? (error.details?.field ?? '') : '';
+      const path = field.replace(/^options\.?/, '');
+      ctx.issues.push({ code: 'custom', message: (error as Error).message.replace(/^BudgetTemplate: [^:]*: /, ''), input: value, ...(path ? { path: path.split('.') } : {}) });
+      return z.NEVER;
+    }
+  }
+  ctx.issues.push({ code: 'custom', message: 'expected a Budget, budget.perRun(), or budget limits', input: value });
+  return z.NEVER;
+});
 
 /** The budget of one run: a shared `Budget` as is, a fresh one from a template. */
 export function budgetForRun(option: Budget | BudgetTemplate | undefined): Budget | undefined {

@@ -62,6 +62,12 @@ export interface RunProgram<R extends RunResult> {
   result(end: RunEnd): R;
 }
 
+type SetMaxListeners = (n: number, ...targets: EventTarget[]) => void;
+const setMaxListeners: SetMaxListeners | undefined = (() => {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => { setMaxListeners?: SetMaxListeners } | undefined } }).process;
+  return proc?.getBuiltinModule?.('node:events')?.setMaxListeners;
+})();
+
 /** The same answer for a served call as for the live one: a copy, so that callers can never change the log. */
 type Served = { result: GenerateResult; charged: { inputTokens: number; outputTokens: number; estimated: boolean } };
 
@@ -153,6 +159,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.now = settings.now;
     this.callerSignal = invocation.signal;
     this.onEvent = invocation.onEvent;
+    // Every call of the run (and the provider under it) listens on the run's signal: Node's leak
+    // warning at 11 listeners would be a false alarm here.
+    setMaxListeners?.(0, this.controller.signal);
     this.budget = budgetForRun(settings.budget);
     this.ownsBudget = this.budget !== undefined && !(settings.budget instanceof Budget);
     this.admittedBy = new Set(this.budget ? [this.budget] : []);
@@ -287,8 +296,11 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const strip = ({ runId: _r, seq: _s, at: _a, ...rest }: RunEventBase) => canonicalJson(rest);
     if (strip(expected) !== strip(event)) {
       this.replay = undefined;
+      const claimed = this.claim !== undefined;
+      // Not claimed yet: the log stays exactly as it was; nothing of this run is written.
+      if (!claimed) this.recorder = undefined;
       this.fail(
-        new TotError('RESUME_MISMATCH', `Resuming run "${this.runId}": the run no longer does what its log says: at seq ${expected.seq} the log has ${expected.type}, the run produced ${event.type}${this.claim === undefined ? '; nothing was written' : ''}.`, {
+        new TotError('RESUME_MISMATCH', `Resuming run "${this.runId}": the run no longer does what its log says: at seq ${expected.seq} the log has ${expected.type}, the run produced ${event.type === expected.type ? `a different ${event.type}` : event.type}${claimed ? '' : '; nothing was written'}.`, {
           details: { runId: this.runId, differences: [], seq: expected.seq },
         }),
       );
@@ -359,6 +371,11 @@ export class Run<E extends RunEventBase = RunEventBase> {
       }
     }
     const request = admission?.request ?? asked;
+    if (signal.aborted) {
+      // Stopped while it waited for its turn or its claim: the call never starts.
+      admission?.release();
+      throw abortedError(signal, 'model call');
+    }
     const callId = `c${++this.calls}`;
     let key: string | undefined;
     const modelId = model.modelId;
@@ -387,7 +404,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
     try {
       let raw: GenerateResult;
       try {
-        raw = await raceAbort(Promise.resolve().then(() => model.generate(request, options)), signal, 'model call');
+        // Called in this tick: the signal it gets is the one just checked, never one aborted meanwhile.
+        let pending: Promise<GenerateResult>;
+        try {
+          pending = Promise.resolve(model.generate(request, options));
+        } catch (error) {
+          pending = Promise.reject(error);
+        }
+        raw = await raceAbort(pending, signal, 'model call');
       } catch (error) {
         admission?.settle(undefined);
         throw error;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Budget, solve } from '../../src/index.js';
+import { Budget, InMemoryEventStore, replayRun, resumeSolve, solve, type SolveEvent } from '../../src/index.js';
+import { collect } from '../helpers/collect.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
@@ -63,5 +64,49 @@ describe('solve', () => {
   it('needs a model or both a generator and an evaluator', async () => {
     const error = await catchTotError(() => solve({ problem: 'R', generator: scriptedRoles().generator }), 'INVALID_ARGUMENT');
     expect(error.message).toContain('options.model');
+  });
+});
+
+describe('solve on the run kernel', () => {
+  it('resolves with its errors when the decomposer returns no valid decomposition, the preset standing in', async () => {
+    const roles = scriptedRoles();
+    const events: SolveEvent[] = [];
+    const result = await solve({ problem: 'R', ...roles, maxDepth: 2, decomposer: { decompose: async () => ({ depthEstimate: 'deep' }) as never }, onEvent: (e) => events.push(e) });
+    expect(result.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'phase', phase: 'decompose' } }]);
+    expect(result.decomposition).toMatchObject({ thoughtGranularity: 'step', depthEstimate: 2 });
+    expect(result.solution.answer).toBe('B2');
+    expect(events.find((e) => e.type === 'solve.decomposed')).toMatchObject({ fallback: true });
+  });
+
+  it('resolves with its errors when the decomposer throws', async () => {
+    const result = await solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, decomposer: { decompose: async () => { throw new Error('planner down'); } } });
+    expect(result.errors).toMatchObject([{ code: 'GENERATION_FAILED', message: 'planner down', where: { kind: 'phase', phase: 'decompose' } }]);
+    expect(result.stopReason).toBe('max_depth');
+  });
+
+  it('resolves with error, not a rejection, when every model call fails', async () => {
+    const result = await solve({ problem: 'p', model: mockModel(Object.assign(new Error('503 unavailable'), { status: 503 })) });
+    expect(result.stopReason).toBe('error');
+    expect(result.errors.map((e) => e.where?.kind)).toContain('phase');
+    expect(result.solution.verification.isValid).toBe(false);
+  });
+
+  it('with strict, rejects with the first role error', async () => {
+    const error = await catchTotError(() => solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, strict: true, decomposer: { decompose: async () => { throw new Error('planner down'); } } }), 'GENERATION_FAILED');
+    expect(error.message).toBe('decompose: planner down');
+  });
+
+  it('records the decomposition, the search and the solution in one stream that replays into its tree', async () => {
+    const store = new InMemoryEventStore();
+    const result = await solve({ problem: 'Find the code', taskType: 'math_reasoning', model: allRoles(), verify: (answer) => answer.endsWith('2'), store, runId: 'solve-1' });
+    const types = (await collect(store.readStream('solve-1'))).map((e) => e.type);
+    expect(types[0]).toBe('run.started');
+    expect(types).toContain('solve.decomposed');
+    expect(types.indexOf('solve.decomposed')).toBeLessThan(types.indexOf('search.started'));
+    expect(types.at(-2)).toBe('solve.synthesized');
+    expect(JSON.stringify((await replayRun(store, 'solve-1')).tree.toJSON())).toBe(JSON.stringify(result.tree.toJSON()));
+    const again = await resumeSolve({ taskType: 'math_reasoning', model: allRoles(), verify: (answer) => answer.endsWith('2'), store, runId: 'solve-1' });
+    expect(again.solution).toEqual(result.solution);
+    expect(again.decomposition).toEqual(result.decomposition);
   });
 });

@@ -1,0 +1,200 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  bfs,
+  ChainOfThoughtNode,
+  createEvaluator,
+  createGenerator,
+  dfs,
+  Explorer,
+  FractalSolver,
+  InMemoryEventStore,
+  replayRun,
+  type AppendOptions,
+  type EventStore,
+  type LanguageModel,
+  type LlmCompletedEvent,
+  type LlmRequestedEvent,
+  type NewEvent,
+  type StoredEvent,
+} from '../../src/index.js';
+import { SqliteEventStore } from '../../src/sqlite/index.js';
+import { worldModel } from '../events/fixtures/world.js';
+import { collect } from '../helpers/collect.js';
+import { catchTotError } from '../helpers/expect-tot-error.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A store that dies (every append fails) after `limit` events, as a crashed process would stop writing. */
+function dyingStore(inner: EventStore, limit: number): EventStore {
+  let written = 0;
+  return Object.assign(Object.create(inner) as EventStore, {
+    async append(streamId: string, events: NewEvent[], options: AppendOptions) {
+      if (written + events.length > limit) throw new Error('the process died');
+      written += events.length;
+      return inner.append(streamId, events, options);
+    },
+  });
+}
+
+interface Setup {
+  model?: LanguageModel;
+  beamWidth?: number;
+  branchingFactor?: number;
+  strategy?: 'bfs' | 'dfs';
+  prompt?: string;
+}
+
+const explorer = (s: Setup = {}) => {
+  const model = s.model ?? worldModel();
+  return new Explorer({
+    generator: createGenerator({ model, ...(s.prompt ? { prompt: s.prompt } : {}) }),
+    evaluator: createEvaluator({ model }),
+    strategy: s.strategy === 'dfs' ? dfs() : bfs({ beamWidth: s.beamWidth ?? 3 }),
+    maxDepth: 3,
+    branchingFactor: s.branchingFactor ?? 4,
+    concurrency: 4,
+    now: () => 0,
+  });
+};
+
+/** An interrupted recorded run (beam 3, branching 4) and its log as it stands. */
+async function interrupted(runId: string) {
+  const store = new InMemoryEventStore();
+  await catchTotError(() => explorer().run('p', { store: dyingStore(store, 40), runId }), 'ILLEGAL_STATE');
+  return { store, before: await collect(store.readStream(runId)) };
+}
+
+describe('resuming a recorded run', () => {
+  it.each<[string, Setup, string]>([
+    ['a narrower beam', { beamWidth: 1 }, 'strategy.options.beamWidth'],
+    ['another branching factor', { branchingFactor: 2 }, 'branchingFactor'],
+    ['another strategy', { strategy: 'dfs' }, 'strategy.name'],
+    ['another prompt', { prompt: 'Next step for {{problem}} after {{path}}, {{k}} of them: JSON {"candidates": []}' }, 'generator.prompt'],
+    ['another model', { model: { ...worldModel(), modelId: 'other-model' } }, 'generator.modelId'],
+  ])('with %s is refused with RESUME_MISMATCH, and nothing is written', async (_name, setup, path) => {
+    const { store, before } = await interrupted('changed');
+    const error = await catchTotError(() => explorer(setup).resume({ store, runId: 'changed' }), 'RESUME_MISMATCH');
+    expect(error.details?.differences.map((d) => d.path)).toContain(path);
+    expect(error.message).toContain('nothing was written');
+    expect(await collect(store.readStream('changed'))).toEqual(before);
+    // The log is still a whole, resumable run.
+    const resumed = await explorer().resume({ store, runId: 'changed' });
+    expect(resumed.stopReason).toBe('max_depth');
+    expect((await replayRun(store, 'changed')).stopReason).toBe('max_depth');
+  });
+
+  it('whose roles now behave differently is refused when its replay diverges from the log, with nothing written', async () => {
+    const store = new InMemoryEventStore();
+    const roles = (suffix: string) => ({
+      generator: { generate: async ({ parent }: { parent: { content: string } }) => [{ content: `${parent.content}/a${suffix}` }, { content: `${parent.content}/b${suffix}` }] },
+      evaluator: { evaluate: async ({ candidates }: { candidates: { id: string }[] }) => ({ evaluations: candidates.map((c) => ({ nodeId: c.id, score: 5, confidence: 1, reasoning: '' })), ranking: [], pruningSuggestions: [] }) },
+    });
+    await catchTotError(() => new Explorer({ ...roles(''), maxDepth: 3 }).run('p', { store: dyingStore(store, 12), runId: 'drift' }), 'ILLEGAL_STATE');
+    const before = await collect(store.readStream('drift'));
+    const error = await catchTotError(() => new Explorer({ ...roles('!'), maxDepth: 3 }).resume({ store, runId: 'drift' }), 'RESUME_MISMATCH');
+    expect(error.message).toContain('no longer does what its log says');
+    expect(error.details?.seq).toBeGreaterThan(0);
+    expect(await collect(store.readStream('drift'))).toEqual(before);
+  });
+
+  it('by another kind of runner is refused', async () => {
+    const { store } = await interrupted('search-run');
+    const error = await catchTotError(() => new FractalSolver({ think: () => ({ type: 'RETURN', description: 'x' }), eval: () => ({ type: 'RETURN', description: 'x' }) }).resume({ store, runId: 'search-run' }), 'RESUME_MISMATCH');
+    expect(error.details?.differences).toEqual([{ path: 'runner', recorded: 'search', current: 'fractal' }]);
+  });
+
+  it('continues the sequence numbers of the log without a gap, after a run.resumed event', async () => {
+    const { store, before } = await interrupted('seq');
+    await explorer().resume({ store, runId: 'seq' });
+    const after = await collect(store.readStream('seq'));
+    expect(after.map((e) => (e.data as { seq: number }).seq)).toEqual(after.map((_, i) => i));
+    expect(after[before.length]!.type).toBe('run.resumed');
+  });
+
+  it('streams the whole run to a listener of the resumer: the log, then what the run adds', async () => {
+    const { store } = await interrupted('streamed');
+    const node = explorer();
+    const done = node.resume({ store, runId: 'streamed' });
+    const streamed = await collect(node.stream());
+    await done;
+    const stored = await collect(store.readStream('streamed'));
+    expect(streamed.map((e) => `${e.seq}:${e.type}`)).toEqual(stored.map((e) => `${(e.data as { seq: number }).seq}:${e.type}`));
+  });
+});
+
+/** The model calls a log holds: none may have been made twice. */
+function completedRequests(events: StoredEvent[]): string[] {
+  const keys = new Map<string, string>();
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.type === 'llm.requested') keys.set((e.data as LlmRequestedEvent).callId, (e.data as LlmRequestedEvent).requestKey);
+    if (e.type === 'llm.completed') out.push(keys.get((e.data as LlmCompletedEvent).callId)!);
+  }
+  return out;
+}
+
+async function killAndResume(runner: 'cot' | 'solve', runId: string, minCalls: number) {
+  const path = join(mkdtempSync(join(tmpdir(), `tot-${runner}-`)), 'runs.db');
+  const run = (mode: string) => ['--import', 'tsx', 'test/run/fixtures/resumable.ts', runner, mode, path];
+  const reference = JSON.parse(execFileSync(process.execPath, run('run').map((a) => a.replace(path, `${path}.reference`)), { cwd: root, encoding: 'utf8' }));
+  const child = spawn(process.execPath, run('run'), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const probe = new SqliteEventStore({ path });
+    const n = (await collect(probe.readStream(runId))).filter((e) => e.type === 'llm.completed').length;
+    await probe.close();
+    if (n >= minCalls || child.exitCode !== null) break;
+  }
+  child.kill('SIGKILL');
+  await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+  const probe = new SqliteEventStore({ path });
+  const log = await collect(probe.readStream(runId));
+  await probe.close();
+  const resumed = JSON.parse(execFileSync(process.execPath, run('resume'), { cwd: root, encoding: 'utf8' }));
+  const final = new SqliteEventStore({ path });
+  const after = await collect(final.readStream(runId));
+  await final.close();
+  return { reference, log, resumed, after };
+}
+
+describe('a run killed with kill -9 and resumed from SQLite in a new process', () => {
+  it('finishes a ChainOfThoughtNode run with the same thoughts and not one model call made twice', async () => {
+    const { reference, log, resumed, after } = await killAndResume('cot', 'crash-cot', 4);
+    expect(log.some((e) => e.type === 'run.finished'), 'the run was killed before it finished').toBe(false);
+    const recorded = log.filter((e) => e.type === 'llm.completed').length;
+    expect(recorded).toBeGreaterThanOrEqual(4);
+    expect(resumed.value).toEqual(reference.value);
+    expect(resumed.resumedCalls).toBe(recorded);
+    expect(resumed.callsMadeHere).toBe(reference.llmCalls - recorded);
+    const requests = completedRequests(after);
+    expect(new Set(requests).size).toBe(requests.length);
+  }, 60_000);
+
+  it('finishes a solve() run with the same tree and solution and not one model call made twice', async () => {
+    const { reference, log, resumed, after } = await killAndResume('solve', 'crash-solve', 6);
+    expect(log.some((e) => e.type === 'run.finished'), 'the run was killed before it finished').toBe(false);
+    const recorded = log.filter((e) => e.type === 'llm.completed').length;
+    expect(resumed.value).toEqual(reference.value);
+    expect(resumed.llmCalls).toBe(reference.llmCalls);
+    expect(resumed.resumedCalls).toBe(recorded);
+    expect(resumed.callsMadeHere).toBe(reference.llmCalls - recorded);
+    const requests = completedRequests(after);
+    expect(requests).toHaveLength(reference.llmCalls);
+  }, 60_000);
+});
+
+describe('a finished run', () => {
+  it('resumes as it was for every runner, from its log alone', async () => {
+    const store = new InMemoryEventStore();
+    const model = { modelId: 'thinker', generate: async () => ({ outputs: ['{"current_thinking": "42", "planning": [], "next_thought_needed": false}'], usage: {} }) };
+    const node = new ChainOfThoughtNode({ model, format: 'json' });
+    const done = await node.run('q', { store, runId: 'cot-done' });
+    const again = await node.resume({ store, runId: 'cot-done' });
+    expect({ ...again, errors: [] }).toEqual({ ...done, errors: [] });
+  });
+});
