@@ -33,13 +33,19 @@ export function loadReplayLog(path: string): ReplayPuzzle[] {
   return parsed.data;
 }
 
+// A node's state is its parent's plus its own line: kept per tree, so each is built once.
+const states = new WeakMap<ThoughtTree, Map<string, string>>();
+
 /** The log's state string of a node: every step from the root down to it, each ending with a newline. */
 export function stateOf(tree: ThoughtTree, node: ThoughtNode): string {
-  return tree
-    .path(node.id)
-    .slice(1)
-    .map((n) => `${n.content}\n`)
-    .join('');
+  let known = states.get(tree);
+  if (!known) states.set(tree, (known = new Map()));
+  let state = known.get(node.id);
+  if (state === undefined) {
+    state = node.parentId === null ? '' : `${stateOf(tree, tree.node(node.parentId))}${node.content}\n`;
+    known.set(node.id, state);
+  }
+  return state;
 }
 
 /**
@@ -83,7 +89,7 @@ export function replayGenerator(puzzle: ReplayPuzzle, options: ReplayRoleOptions
       const state = stateOf(tree, parent);
       // Taken before any await, so that a parent selected twice gets its runs in frontier order.
       const run = bySteps[parent.depth]?.get(state)?.shift() ?? [];
-      await callTransport(options.transport, state, { role: 'generator', depth: String(parent.depth + 1) }, callOptions);
+      if (options.transport) await callTransport(options.transport, state, { role: 'generator', depth: String(parent.depth + 1) }, callOptions);
       return run.map((y) => ({ content: y.slice(state.length, -1) }));
     },
   };
@@ -94,28 +100,28 @@ export const valueToScore = (value: number) => value / 6;
 
 /** An evaluator that returns the logged value of each candidate state (per occurrence, for repeated states). */
 export function replayEvaluator(puzzle: ReplayPuzzle, options: ReplayRoleOptions = {}): ThoughtEvaluator {
+  // Per step, where each state occurs in new_ys (a state may occur more than once), and how many
+  // of its occurrences have been evaluated so far.
+  const positions = puzzle.steps.map((step) => {
+    const byState = new Map<string, number[]>();
+    step.new_ys.forEach((y, j) => (byState.get(y) ?? byState.set(y, []).get(y)!).push(j));
+    return byState;
+  });
   const seen = puzzle.steps.map(() => new Map<string, number>());
   return {
     async evaluate({ tree, candidates }, callOptions) {
-      const evaluations = await Promise.all(
-        candidates.map(async (node) => {
-          const step = puzzle.steps[node.depth - 1];
-          const state = stateOf(tree, node);
-          const occurrences = seen[node.depth - 1]!;
-          const occurrence = occurrences.get(state) ?? 0;
-          occurrences.set(state, occurrence + 1);
-          let index = -1;
-          for (let j = 0, k = 0; step && j < step.new_ys.length; j++) {
-            if (step.new_ys[j] === state && k++ === occurrence) {
-              index = j;
-              break;
-            }
-          }
-          await callTransport(options.transport, state, { role: 'evaluator', depth: String(node.depth) }, callOptions);
-          const value = index === -1 ? 0 : step!.values[index]!;
-          return { nodeId: node.id, score: valueToScore(value), confidence: 1, reasoning: index === -1 ? 'not in the log' : `logged value ${value}` };
-        }),
-      );
+      const evaluations = candidates.map((node) => {
+        const step = puzzle.steps[node.depth - 1];
+        const state = stateOf(tree, node);
+        const occurrences = seen[node.depth - 1]!;
+        const occurrence = occurrences.get(state) ?? 0;
+        occurrences.set(state, occurrence + 1);
+        const index = positions[node.depth - 1]?.get(state)?.[occurrence] ?? -1;
+        const value = index === -1 ? 0 : step!.values[index]!;
+        return { nodeId: node.id, score: valueToScore(value), confidence: 1, reasoning: index === -1 ? 'not in the log' : `logged value ${value}` };
+      });
+      // One model call per candidate, as the reference makes one value request per state.
+      if (options.transport) await Promise.all(candidates.map((node) => callTransport(options.transport, stateOf(tree, node), { role: 'evaluator', depth: String(node.depth) }, callOptions)));
       return { evaluations, ranking: [], pruningSuggestions: [] };
     },
   };

@@ -10,6 +10,12 @@ export const ADMITTING_BUDGETS: unique symbol = Symbol.for('tot.model.admittingB
 /** On call options: budgets that have already admitted this call. */
 export const ADMITTED_BY: unique symbol = Symbol.for('tot.call.admittedBy') as never;
 
+/**
+ * On a model: its calls settle as soon as their signal aborts, whatever the provider under it does
+ * (a run's model races every call), so `callModel` need not race it again. Never carried by wrappers.
+ */
+export const SETTLES_ON_ABORT: unique symbol = Symbol.for('tot.model.settlesOnAbort') as never;
+
 type WithBudgets = { [ADMITTING_BUDGETS]?: ReadonlySet<object> };
 
 /** The budgets that admit calls through `model` (empty for a model no `withBudget` wraps). */

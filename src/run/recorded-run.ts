@@ -69,7 +69,7 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
       case 'llm.requested': {
         const r = e as LlmRequestedEvent;
         requestedCalls += 1;
-        keys.set(r.callId, r.requestKey);
+        if (r.requestKey !== undefined) keys.set(r.callId, r.requestKey);
         break;
       }
       case 'llm.completed': {

@@ -90,8 +90,11 @@ export interface LlmRequestedEvent extends RunEventBase {
   /** Unique within the run: `c1`, `c2`, … */
   callId: string;
   modelId: string;
-  /** A digest of the model id and the canonical request: equal requests have equal keys. */
-  requestKey: string;
+  /**
+   * A digest of the model id and the canonical request (equal requests, equal keys): what a resume
+   * serves recorded calls by. Present in recorded runs (a digest costs microseconds per call).
+   */
+  requestKey?: string;
   request: RecordedRequest;
 }
 

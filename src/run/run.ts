@@ -1,4 +1,3 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import { Budget, type BudgetTemplate, type BudgetWarning } from '../budget/budget.js';
 import { chargedUsage } from '../budget/estimate-tokens.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
@@ -9,11 +8,12 @@ import { checkedResult } from '../model/call-model.js';
 import { requestDigest } from '../model/request-key.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, RetryNotice } from '../model/types.js';
 import { admitCall, type Admission } from '../model/with-budget.js';
-import { ADMITTED_BY, admittingBudgets, wrapModel } from '../model/wrap-model.js';
+import { ADMITTED_BY, admittingBudgets, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
 import { configDifferences } from './config-diff.js';
 import { foldLog, readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
-import { isSharedRunEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { CallGate } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { budgetForRun } from './run-options.js';
 import { RunRecorder } from './run-recorder.js';
@@ -68,6 +68,12 @@ const setMaxListeners: SetMaxListeners | undefined = (() => {
   return proc?.getBuiltinModule?.('node:events')?.setMaxListeners;
 })();
 
+// What a call still under way when its run ends is aborted with. One error for all runs: an Error
+// costs microseconds to make (its stack), and a run ends in a few.
+const RUN_OVER = new TotError('ABORTED', 'The run is over.');
+
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
 /** The same answer for a served call as for the live one: a copy, so that callers can never change the log. */
 type Served = { result: GenerateResult; charged: { inputTokens: number; outputTokens: number; estimated: boolean } };
 
@@ -114,6 +120,87 @@ export function describeLocation(where: ErrorLocation | undefined): string {
   }
 }
 
+interface CallHost {
+  completeCall(call: LiveCall, raw: GenerateResult): GenerateResult | Promise<GenerateResult>;
+  failCall(call: LiveCall, error: unknown): never;
+  endCall(call: LiveCall): void;
+}
+
+/**
+ * One live model call: its state, and the promise its caller waits on. It races the provider
+ * against the run's signal itself (the run aborts every live call at once), rather than through
+ * `raceAbort`: a race per call cost about 870 bytes of closures and promises, and the call path
+ * runs once per node of a search (the Game of 24 replay benchmark).
+ */
+class LiveCall {
+  started = 0;
+  private ended = false;
+  private settled = false;
+  private resolve!: (result: GenerateResult | Promise<GenerateResult>) => void;
+  private reject!: (error: unknown) => void;
+  readonly promise: Promise<GenerateResult>;
+
+  constructor(
+    private readonly host: CallHost,
+    readonly callId: string,
+    readonly modelId: string,
+    readonly request: GenerateRequest,
+    public admission: Admission | undefined,
+    readonly gate: CallGate | undefined,
+    readonly signal: AbortSignal,
+  ) {
+    this.promise = new Promise<GenerateResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Follows the provider's promise; `abort` may settle the call first. */
+  follow(pending: Promise<GenerateResult>): void {
+    pending.then(this.onValue, this.onError);
+  }
+
+  /** The run stopped: the caller is released now, whatever the provider does. */
+  abort(): void {
+    if (this.settled) return;
+    this.onError(abortedError(this.signal, 'model call'));
+  }
+
+  private readonly onValue = (raw: GenerateResult): void => {
+    if (this.settled) return;
+    this.settled = true;
+    let outcome: GenerateResult | Promise<GenerateResult>;
+    try {
+      outcome = this.host.completeCall(this, raw);
+    } catch (error) {
+      // A malformed result is a failed call.
+      try {
+        this.host.failCall(this, error);
+      } catch (thrown) {
+        this.reject(thrown);
+      }
+      return;
+    }
+    this.resolve(outcome);
+  };
+
+  private readonly onError = (error: unknown): void => {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      this.host.failCall(this, error);
+    } catch (thrown) {
+      this.reject(thrown);
+    }
+  };
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.host.endCall(this);
+  }
+}
+
 /**
  * One run of any runner: its id, clock and signal; its budget; its model calls, logged, admitted
  * and served from the log on resume; its events, published, streamed and recorded; its errors.
@@ -131,8 +218,11 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private readonly controller = new AbortController();
   private readonly callerSignal: AbortSignal | undefined;
   private readonly onEvent: ((event: E) => void) | undefined;
-  private readonly gate: LimitFunction | undefined;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly gate: CallGate | undefined;
+  // Live calls under way (released at once when the run aborts), and who waits for the last one to end.
+  private readonly live = new Set<LiveCall>();
+  private active = 0;
+  private drained: (() => void) | undefined;
   private readonly models = new WeakMap<LanguageModel, LanguageModel>();
   private readonly cleanups: (() => void)[] = [];
   private readonly ownsBudget: boolean;
@@ -162,10 +252,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
     // Every call of the run (and the provider under it) listens on the run's signal: Node's leak
     // warning at 11 listeners would be a false alarm here.
     setMaxListeners?.(0, this.controller.signal);
+    // One listener releases every live call when the run stops.
+    this.controller.signal.addEventListener('abort', () => {
+      for (const call of [...this.live]) call.abort();
+    });
     this.budget = budgetForRun(settings.budget);
     this.ownsBudget = this.budget !== undefined && !(settings.budget instanceof Budget);
     this.admittedBy = new Set(this.budget ? [this.budget] : []);
-    if (Number.isFinite(settings.concurrency)) this.gate = pLimit(settings.concurrency);
+    if (Number.isFinite(settings.concurrency)) this.gate = new CallGate(settings.concurrency);
   }
 
   /** Aborts when the caller aborts, when the run halts (budget, timeout, failure) and when it ends. */
@@ -212,7 +306,12 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** Runs user code (a role, a callback) so that the run never waits on it past an abort. */
   guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
-    const promise = Promise.resolve().then(work);
+    let promise: Promise<T>;
+    try {
+      promise = Promise.resolve(work());
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
     return raceAbort(promise, this.controller.signal, what);
   }
 
@@ -317,31 +416,23 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const budget = this.budget;
     // One admission per call: the run admits only through a model that does not already admit through its budget.
     const admits = budget !== undefined && !admittingBudgets(model).has(budget);
-    return wrapModel(model, (request, callOptions = {}) => {
+    const wrapped = wrapModel(model, (request, callOptions = NO_OPTIONS) => {
       const signal = callOptions.signal === undefined || callOptions.signal === this.controller.signal ? this.controller.signal : AbortSignal.any([this.controller.signal, callOptions.signal]);
-      throwIfAborted(signal, 'model call');
+      if (signal.aborted) return Promise.reject(abortedError(signal, 'model call'));
       if (this.served) {
         const key = requestDigest(model.modelId, request);
         const hit = this.served.get(key)?.shift();
         if (hit) return Promise.resolve(this.serve(hit));
       }
-      const call = () => this.liveCall(model, request, callOptions, signal, admits);
-      const promise = this.gate
-        ? raceAbort(
-            this.gate(() => {
-              // A queued call whose run has stopped never starts.
-              throwIfAborted(signal, 'model call');
-              return call();
-            }),
-            signal,
-            'model call',
-          )
-        : call();
-      this.inFlight.add(promise);
-      const forget = () => this.inFlight.delete(promise);
-      promise.then(forget, forget);
-      return promise;
+      const gate = this.gate;
+      if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
+      const waiting = gate.acquire(signal);
+      if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate);
+      // A queued call whose run stops never starts: the wait rejects with ABORTED.
+      return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate));
     });
+    Object.defineProperty(wrapped, SETTLES_ON_ABORT, { value: true });
+    return wrapped;
   }
 
   private serve(hit: Served): GenerateResult {
@@ -354,98 +445,129 @@ export class Run<E extends RunEventBase = RunEventBase> {
     return { ...hit.result, outputs: [...hit.result.outputs], usage: { ...hit.result.usage } };
   }
 
-  private async liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean): Promise<GenerateResult> {
+  /**
+   * One live call; it holds a slot of `gate` (when there is one) and gives it back however it
+   * ends. Written as a synchronous start and promise callbacks rather than one async function:
+   * the call path runs once per node of a search, and an async frame holding every local across
+   * its awaits was most of what a call allocated (the Game of 24 replay benchmark).
+   */
+  private liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined): Promise<GenerateResult> {
     if (this.resumeFrom !== undefined) {
       // A resumed run makes no live call before it holds the log: of two resumers, the loser calls nothing.
       this.claimIfResuming();
-      await raceAbort(this.claim ?? Promise.resolve(), signal, 'model call');
+      return raceAbort(this.claim ?? Promise.resolve(), signal, 'model call').then(
+        () => this.startCall(model, asked, callOptions, signal, admits, gate),
+        (error: unknown) => {
+          gate?.release();
+          throw error;
+        },
+      );
     }
+    return this.startCall(model, asked, callOptions, signal, admits, gate);
+  }
+
+  private startCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined): Promise<GenerateResult> {
     let admission: Admission | undefined;
-    if (admits) {
-      try {
-        admission = admitCall(this.budget!, asked);
-      } catch (error) {
-        // A refused call never happened: no call event, and the run stops on its budget.
-        if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
-        throw error;
+    try {
+      if (admits) admission = admitCall(this.budget!, asked);
+      if (signal.aborted) {
+        // Stopped while it waited for its turn or its claim: the call never starts.
+        admission?.release();
+        throw abortedError(signal, 'model call');
       }
+    } catch (error) {
+      gate?.release();
+      // A refused call never happened: no call event, and the run stops on its budget.
+      if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+      return Promise.reject(error);
     }
     const request = admission?.request ?? asked;
-    if (signal.aborted) {
-      // Stopped while it waited for its turn or its claim: the call never starts.
-      admission?.release();
-      throw abortedError(signal, 'model call');
-    }
-    const callId = `c${++this.calls}`;
-    let key: string | undefined;
-    const modelId = model.modelId;
-    this.emit({
-      type: 'llm.requested',
-      callId,
-      modelId,
-      // Computed when something reads it (a store, a resume): a digest per call costs microseconds.
-      get requestKey() {
-        return (key ??= requestDigest(modelId, request));
-      },
-      request: { ...request, messages: request.messages.slice() },
-    } as unknown as RunEventInput<E>);
+    const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal);
+    // Requests reach a run model as callModel's validated copies: the event refers to it, no copy.
+    const requested: { type: 'llm.requested'; callId: string; modelId: string; request: GenerateRequest; requestKey?: string } = { type: 'llm.requested', callId: call.callId, modelId: call.modelId, request };
+    // A recorded run keys its calls by a digest of the request (what a resume serves them by);
+    // computing one costs microseconds, so a run that is not recorded skips it.
+    if (this.recorder !== undefined) requested.requestKey = requestDigest(call.modelId, request);
+    this.emit(requested as unknown as RunEventInput<E>);
     this.stats.llmCalls += 1;
-    const started = this.now();
+    this.active += 1;
+    call.started = this.now();
+    const outer = callOptions.onRetry;
     const options: CallOptions = {
-      ...callOptions,
-      // A withBudget of the same budget further in (behind a wrapper that hid it) must not charge the call again.
-      ...(admission ? { [ADMITTED_BY]: this.admittedBy } : {}),
       signal,
       onRetry: (notice: RetryNotice) => {
-        callOptions.onRetry?.(notice);
-        this.retried(callId, notice, admits);
+        outer?.(notice);
+        this.retried(call.callId, notice, admits);
       },
     };
+    // A withBudget of the same budget further in (behind a wrapper that hid it) must not charge the call again.
+    if (admission) (options as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY] = this.admittedBy;
+    // Called in this tick: the signal it gets is the one just checked, never one aborted meanwhile.
+    let pending: Promise<GenerateResult>;
     try {
-      let raw: GenerateResult;
-      try {
-        // Called in this tick: the signal it gets is the one just checked, never one aborted meanwhile.
-        let pending: Promise<GenerateResult>;
-        try {
-          pending = Promise.resolve(model.generate(request, options));
-        } catch (error) {
-          pending = Promise.reject(error);
-        }
-        raw = await raceAbort(pending, signal, 'model call');
-      } catch (error) {
-        admission?.settle(undefined);
-        throw error;
-      }
-      admission?.settle(raw);
-      const result = checkedResult(modelId, raw, request.n ?? 1);
-      const charged = chargedUsage(request, result);
-      const s = this.stats;
-      s.inputTokens += charged.inputTokens;
-      s.outputTokens += charged.outputTokens;
-      if (charged.estimated) s.estimatedCalls += 1;
-      if (result.cacheHit === true) s.cacheHits += 1;
-      this.succeededCalls += 1;
-      this.emit({
-        type: 'llm.completed',
-        callId,
-        outputs: result.outputs.slice(),
-        usage: { ...result.usage },
-        charged,
-        ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
-        ...(result.cacheHit === undefined ? {} : { cacheHit: result.cacheHit }),
-        durationMs: this.now() - started,
-      } as unknown as RunEventInput<E>);
-      // The result is used only once it is stored: a crash can never lose a call that was made.
-      if (this.recorder) await raceAbort(this.recorder.durable(), signal, 'model call');
-      return result;
+      pending = Promise.resolve(model.generate(request, options));
     } catch (error) {
-      this.stats.failedCalls += 1;
-      if (!this.stopping) this.lastCallError = error;
-      const status = statusOf(error);
-      this.emit({ type: 'llm.failed', callId, error: protocolError(error), ...(status === undefined ? {} : { status }), durationMs: this.now() - started } as unknown as RunEventInput<E>);
-      if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
-      throw error;
+      pending = Promise.reject(error);
     }
+    this.live.add(call);
+    if (signal !== this.controller.signal) this.cleanups.push(whenAborted(signal, () => call.abort()));
+    call.follow(pending);
+    return call.promise;
+  }
+
+  /** @internal A completed call: charged, logged, made durable when the run is recorded. */
+  completeCall(call: LiveCall, raw: GenerateResult): GenerateResult | Promise<GenerateResult> {
+    call.admission?.settle(raw);
+    call.admission = undefined;
+    const result = checkedResult(call.modelId, raw, call.request.n ?? 1);
+    const charged = chargedUsage(call.request, result);
+    const s = this.stats;
+    s.inputTokens += charged.inputTokens;
+    s.outputTokens += charged.outputTokens;
+    if (charged.estimated) s.estimatedCalls += 1;
+    if (result.cacheHit === true) s.cacheHits += 1;
+    this.succeededCalls += 1;
+    const completed: Omit<LlmCompletedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: this.now() - call.started };
+    if (result.finishReason !== undefined) completed.finishReason = result.finishReason;
+    if (result.cacheHit !== undefined) completed.cacheHit = result.cacheHit;
+    this.emit(completed as unknown as RunEventInput<E>);
+    if (!this.recorder) {
+      call.end();
+      return result;
+    }
+    // The result is used only once it is stored: a crash can never lose a call that was made.
+    return raceAbort(this.recorder.durable(), this.controller.signal, 'model call').then(
+      () => {
+        call.end();
+        return result;
+      },
+      (error: unknown) => {
+        call.end();
+        throw error;
+      },
+    );
+  }
+
+  /** @internal A failed (or cancelled) call: logged, and the run stops if a budget refused it. */
+  failCall(call: LiveCall, error: unknown): never {
+    call.admission?.settle(undefined);
+    call.admission = undefined;
+    this.stats.failedCalls += 1;
+    if (!this.stopping) this.lastCallError = error;
+    const status = statusOf(error);
+    const failed: Omit<LlmFailedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.failed', callId: call.callId, error: protocolError(error), durationMs: this.now() - call.started };
+    if (status !== undefined) failed.status = status;
+    this.emit(failed as unknown as RunEventInput<E>);
+    if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+    call.end();
+    throw error;
+  }
+
+  /** @internal A call has ended: its gate slot and the count a closing run waits on. */
+  endCall(call: LiveCall): void {
+    this.live.delete(call);
+    call.gate?.release();
+    if (--this.active === 0) this.drained?.();
   }
 
   private retried(callId: string, notice: RetryNotice, admits: boolean): void {
@@ -508,8 +630,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
   /** @internal Ends the run's work: stragglers are cancelled and awaited. */
   async close(): Promise<void> {
     this.closing = true;
-    if (!this.controller.signal.aborted) this.controller.abort(new TotError('ABORTED', `The ${this.settings.what} is over.`));
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (!this.controller.signal.aborted) this.controller.abort(RUN_OVER);
+    // Live calls are raced against the signal just aborted: they end within a few microtasks.
+    if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
   }
 
   /** @internal */

@@ -4,7 +4,7 @@ import type { Run } from '../run/run.js';
 import type { RunEventInput } from '../run/run-event.js';
 import type { Candidate, EvaluationBatch, RoleCallOptions, TaskContext, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import type { ThoughtTree } from '../tree/thought-tree.js';
-import type { Evaluation, ThoughtNode } from '../tree/types.js';
+import type { Evaluation, NewThought, ThoughtNode } from '../tree/types.js';
 import type { SearchEvent } from './search-events.js';
 import { selectGreedy, selectSample } from './selection.js';
 import type { SearchContext, SearchLimits, SearchStats, SelectOptions, StopReason } from './types.js';
@@ -28,7 +28,18 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * so only the children list needs copying.
  */
 export function snapshot(node: ThoughtNode): ThoughtNode {
-  return { ...node, childrenIds: [...node.childrenIds] };
+  // A literal of the node's fields rather than a spread: one per node created, on the hot path.
+  return {
+    id: node.id,
+    parentId: node.parentId,
+    childrenIds: node.childrenIds.length === 0 ? [] : node.childrenIds.slice(),
+    depth: node.depth,
+    content: node.content,
+    actionType: node.actionType,
+    evaluation: node.evaluation,
+    status: node.status,
+    metadata: node.metadata,
+  };
 }
 
 export type SearchCounters = Omit<SearchStats, keyof import('../run/run-result.js').RunStats | 'totalNodes'>;
@@ -176,13 +187,12 @@ export class SearchRun implements SearchContext {
       const identity = `${candidate.actionType ?? ''}\u0000${candidate.content}`;
       const original = firstByText.get(identity);
       const metadata = original === undefined ? candidate.metadata : { ...candidate.metadata, duplicateOf: original };
+      const thought: NewThought = { content: candidate.content };
+      if (candidate.actionType !== undefined) thought.actionType = candidate.actionType;
+      if (metadata !== undefined) thought.metadata = metadata;
       let node: ThoughtNode;
       try {
-        node = this.tree.addChild(parent.id, {
-          content: candidate.content,
-          ...(candidate.actionType === undefined ? {} : { actionType: candidate.actionType }),
-          ...(metadata === undefined ? {} : { metadata }),
-        });
+        node = this.tree.addChild(parent.id, thought);
       } catch (error) {
         if (!TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
         this.counters.invalidCandidates += 1;
@@ -282,10 +292,12 @@ export class SearchRun implements SearchContext {
         this.fail(node, 'evaluator', 'evaluation missing: the evaluator returned no evaluation for this node', new TotError('INVALID_FORMAT', `The evaluator returned no evaluation for ${node.id}.`, { details: { nodeId: node.id, value: batch } }));
         continue;
       }
-      // The tree checks the evaluation against its schema: one source of truth.
+      // The tree checks the evaluation against its schema: one source of truth. Only the
+      // evaluation's own fields go in (not the batch's nodeId).
+      const { nodeId: _id, ...evaluation } = raw as Evaluation & { nodeId: string };
       let evaluated: ThoughtNode;
       try {
-        evaluated = this.tree.evaluate(node.id, raw as Evaluation);
+        evaluated = this.tree.evaluate(node.id, evaluation);
       } catch (error) {
         if (!TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
         const issues = (error.details?.issues ?? []) as { path: PropertyKey[]; message: string }[];
@@ -293,10 +305,11 @@ export class SearchRun implements SearchContext {
         this.fail(node, 'evaluator', reason, new TotError('INVALID_FORMAT', `The evaluation of ${node.id} is invalid: ${issues[0]?.message ?? error.message}`, { details: { nodeId: node.id, value: raw, issues } }));
         continue;
       }
-      const evaluation = evaluated.evaluation as Evaluation;
+      const stored = evaluated.evaluation as Evaluation;
       const key = keys?.get(node.id);
-      if (key !== undefined) this.evaluations.set(key, evaluation);
-      this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: { ...evaluation } });
+      if (key !== undefined) this.evaluations.set(key, stored);
+      // The tree never changes an evaluation it holds (it replaces it): the event can share it.
+      this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: stored });
     }
   }
 
@@ -349,7 +362,9 @@ export class SearchRun implements SearchContext {
     const ids = this.tree.prune(node.id);
     if (ids.length === 0) return;
     this.counters.prunedNodes += ids.length;
-    this.emit({ type: 'node.pruned', nodeId: node.id, prunedIds: ids, ...(reason === undefined ? {} : { reason }) });
+    const event: RunEventInput<Extract<SearchEvent, { type: 'node.pruned' }>> = { type: 'node.pruned', nodeId: node.id, prunedIds: ids };
+    if (reason !== undefined) event.reason = reason;
+    this.emit(event);
   }
 
   markTerminal(node: ThoughtNode, options: { solution?: boolean } = {}): void {

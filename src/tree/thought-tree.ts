@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { compileFastCheck } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { protocolThoughtTreeSchema, type ProtocolThoughtTree } from '../protocol/thought-node.js';
 import { fromProtocolTree, toProtocolTree } from './protocol-codec.js';
@@ -62,6 +63,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A deep copy, so that the caller changing its object later cannot change the tree. */
+const isValidEvaluation = compileFastCheck(evaluationSchema) ?? (() => false);
+
+function copyEvaluation(e: Evaluation): Evaluation {
+  const copy: Evaluation = { score: e.score, confidence: e.confidence, reasoning: e.reasoning };
+  if (e.dimensionScores !== undefined) copy.dimensionScores = { ...e.dimensionScores };
+  return copy;
+}
+
 function copyMetadata(metadata: Record<string, unknown>, field: string): Record<string, unknown> {
   if (Object.keys(metadata).length === 0) return NO_METADATA;
   try {
@@ -313,7 +322,8 @@ export class ThoughtTree {
    */
   evaluate(id: string, evaluation: Evaluation): ThoughtNode {
     const node = this.mustGet(id);
-    const e = parseOptions(evaluationSchema, evaluation, 'ThoughtTree.evaluate', 'evaluation');
+    // The common, valid shape is checked by the schema's compiled check and copied; anything else is parsed.
+    const e = isValidEvaluation(evaluation) ? copyEvaluation(evaluation) : parseOptions(evaluationSchema, evaluation, 'ThoughtTree.evaluate', 'evaluation');
     if (node.status === 'pruned') throw new TotError('ILLEGAL_STATE', `Cannot evaluate pruned node "${id}".`, { details: { nodeId: id } });
     node.evaluation = e;
     return node;

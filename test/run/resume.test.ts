@@ -132,7 +132,7 @@ function completedRequests(events: StoredEvent[]): string[] {
   const keys = new Map<string, string>();
   const out: string[] = [];
   for (const e of events) {
-    if (e.type === 'llm.requested') keys.set((e.data as LlmRequestedEvent).callId, (e.data as LlmRequestedEvent).requestKey);
+    if (e.type === 'llm.requested') keys.set((e.data as LlmRequestedEvent).callId, (e.data as LlmRequestedEvent).requestKey!);
     if (e.type === 'llm.completed') out.push(keys.get((e.data as LlmCompletedEvent).callId)!);
   }
   return out;

@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { compileFastCheck } from '../../src/internal/fast-check.js';
+import { generateRequestSchema, generateResultSchema } from '../../src/model/schemas.js';
+import { evaluationSchema } from '../../src/tree/schemas.js';
+
+type Def = { type: string; checks?: { _zod: { def: Record<string, unknown> } }[] } & Record<string, unknown>;
+const defOf = (s: unknown) => (s as { _zod: { def: Def } })._zod.def;
+
+/** Values shaped by the schema, mostly valid, with junk, edge values, missing and unknown keys mixed in. */
+function near(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
+  const def = defOf(schema);
+  const junk = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 3 }), fc.integer(), fc.double(), fc.boolean(), fc.constant([]), fc.constant({}), fc.constant(Number.NaN), fc.constant(Object.create(null)));
+  const valid = ((): fc.Arbitrary<unknown> => {
+    switch (def.type) {
+      case 'string':
+        return fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 4 }), weight: 4 }, fc.string({ maxLength: 6 }));
+      case 'number':
+        // Mostly inside the usual bounds, with the edges and the values that are never valid.
+        return fc.oneof({ arbitrary: fc.integer({ min: 1, max: 9 }), weight: 6 }, fc.integer({ min: -3, max: 12 }), fc.double({ min: -1, max: 11 }), fc.constantFrom(0, 1, 10, -0, 2 ** 53, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY));
+      case 'boolean':
+        return fc.boolean();
+      case 'enum':
+        return fc.constantFrom(...Object.values(def.entries as object), 'other');
+      case 'literal':
+        return fc.constantFrom(...(def.values as unknown[]), 'other');
+      case 'optional':
+      case 'nullable':
+        return fc.oneof(fc.constant(def.type === 'optional' ? undefined : null), near(def.innerType, depth));
+      case 'array':
+        return fc.array(near(def.element, depth + 1), { maxLength: depth > 2 ? 1 : 3 });
+      case 'record':
+        return fc.dictionary(fc.string({ maxLength: 4 }), near(def.valueType, depth + 1), { maxKeys: 3, noNullPrototype: true });
+      case 'object': {
+        const shape = def.shape as Record<string, unknown>;
+        const fields = Object.fromEntries(Object.entries(shape).map(([k, s]) => [k, near(s, depth + 1)]));
+        const required = Object.keys(shape).filter((k) => (shape[k] as { _zod: { optin?: string } })._zod.optin !== 'optional');
+        const mutation = fc.oneof({ arbitrary: fc.constant('none'), weight: 10 }, fc.constantFrom('drop', 'extra'));
+        return fc.tuple(fc.record(fields, { requiredKeys: required, noNullPrototype: true }), mutation, junk, fc.constantFrom('', ...Object.keys(shape))).map(([a, m, j, key]) => {
+          if (m === 'drop') {
+            const { [key]: _gone, ...rest } = a as Record<string, unknown>;
+            return rest;
+          }
+          return m === 'extra' ? { ...a, extra: j } : a;
+        });
+      }
+      case 'union':
+        return fc.oneof(...(def.options as unknown[]).map((o) => near(o, depth)));
+      default:
+        return fc.anything();
+    }
+  })();
+  // Junk is rare at each level, so that whole values are often valid however deep they are.
+  return fc.oneof({ arbitrary: valid, weight: depth === 0 ? 6 : 40 }, { arbitrary: junk, weight: 1 });
+}
+
+/** Every feature the compiler knows, in one schema. */
+const kitchenSink = z.object({
+  s: z.string().min(1).max(4),
+  n: z.number().int().positive().max(10),
+  f: z.number().min(0).lt(10).optional(),
+  b: z.boolean(),
+  e: z.enum(['a', 'b']),
+  l: z.literal('x'),
+  a: z.array(z.string()).min(1).max(2),
+  r: z.record(z.string(), z.number()),
+  u: z.union([z.object({ kind: z.literal('one'), v: z.number() }), z.object({ kind: z.literal('two'), w: z.string().optional() })]).optional(),
+  o: z.object({ deep: z.string() }).loose().nullable(),
+  any: z.unknown(),
+});
+
+const schemas: [string, z.ZodType][] = [
+  ['GenerateRequest', generateRequestSchema],
+  ['GenerateResult', generateResultSchema],
+  ['Evaluation', evaluationSchema],
+  ['every supported feature', kitchenSink],
+];
+
+describe('compiled fast checks', () => {
+  it.each(schemas)('accept a %s only when the schema accepts it and would return it unchanged', (_name, schema) => {
+    const check = compileFastCheck(schema)!;
+    expect(check).toBeDefined();
+    let fast = 0;
+    let slowValid = 0;
+    let invalid = 0;
+    fc.assert(
+      fc.property(near(schema), (value) => {
+        const parsed = schema.safeParse(value);
+        if (check(value)) {
+          fast += 1;
+          expect(parsed.success).toBe(true);
+          expect(parsed.data).toStrictEqual(value);
+        } else if (parsed.success) slowValid += 1;
+        else invalid += 1;
+      }),
+      { numRuns: 8_000 },
+    );
+    // Every path was taken: the check answers most valid values itself.
+    expect(fast).toBeGreaterThan(150);
+    expect(invalid).toBeGreaterThan(150);
+    expect(slowValid).toBeLessThan(fast);
+  });
+
+  it('refuse to compile what they do not know: transforms, defaults, refinements, custom checks', () => {
+    for (const schema of [z.string().transform((s) => s.length), z.number().default(1), z.object({ a: z.string() }).refine(() => true), z.custom<string>(() => true), z.string().email(), z.number().multipleOf(2)]) {
+      expect(compileFastCheck(schema as z.ZodType)).toBeUndefined();
+    }
+  });
+
+  it('refuse a union zod might resolve to another option', () => {
+    expect(compileFastCheck(z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]))).toBeUndefined();
+  });
+});
