@@ -2,6 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
+/** The bench folder: benchmarks run bundled from elsewhere (bench/run.ts), so they find it here. */
+export const benchDir = (process.env.TOT_BENCH_DIR ?? fileURLToPath(new URL('.', import.meta.url))).replace(/\/$/, '');
+
 /** Median of numbers. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -39,7 +42,7 @@ export function report(name: string, figures: Record<string, unknown>): void {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     ...figures,
   };
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  const dir = `${benchDir}/results/`;
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${name}.json`, `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));

@@ -10,10 +10,10 @@ import { type LanguageModel } from '../src/index.js';
 import { mockModel, withLatency } from '../src/testing/index.js';
 import { loadReplayLog } from '../examples/game24/replay.js';
 import { replayAll } from '../examples/game24/reproduce.js';
-import { report } from './harness.js';
+import { benchDir, report } from './harness.js';
 
 const { values } = parseArgs({ options: { puzzles: { type: 'string', default: '20' }, latency: { type: 'string', default: '20' } } });
-const log = loadReplayLog(fileURLToPath(new URL('./fixtures/game24-gpt4-bfs.json', import.meta.url))).slice(0, Number(values.puzzles));
+const log = loadReplayLog(`${benchDir}/fixtures/game24-gpt4-bfs.json`).slice(0, Number(values.puzzles));
 const LATENCY = Number(values.latency);
 
 /** A 20 ms model that records how long each call really took, by puzzle run, level and role. */

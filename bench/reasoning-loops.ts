@@ -13,12 +13,12 @@ function fractal(fanout: number, depth: number) {
 }
 
 // 1 + 10 + 100 + 1000 + 10000 = 11,111 frames.
-await fractal(10, 4).solve('warm-up');
+await fractal(10, 4).run('warm-up');
 const frameRuns: number[] = [];
 let frames = 0;
 for (let i = 0; i < 5; i++) {
   const started = performance.now();
-  const result = await fractal(10, 4).solve('bench');
+  const result = await fractal(10, 4).run('bench');
   frames = result.stats.frames;
   frameRuns.push(((performance.now() - started) * 1000) / frames);
 }
@@ -27,7 +27,7 @@ gc();
 const before = process.memoryUsage().heapUsed;
 let peak = before;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
-const kept = await fractal(10, 4).solve('heap');
+const kept = await fractal(10, 4).run('heap');
 peak = Math.max(peak, process.memoryUsage().heapUsed);
 clearInterval(sampler);
 

@@ -11,7 +11,7 @@ export type {
 } from './types.js';
 export { callModel, SAMPLE_INDEX_TAG } from './call-model.js';
 export { fromFunction, messagesToPrompt, type FromFunctionOptions, type PromptFunction, type RequestFunction } from './from-function.js';
-export { requestDigest, requestKey } from './request-key.js';
+export { requestKey } from './request-key.js';
 export { withRetry, isRetryableError, retryAfterMs, type RetryOptions } from './with-retry.js';
 export { withTimeout, type TimeoutOptions } from './with-timeout.js';
 export { withConcurrency, type ConcurrencyOptions } from './with-concurrency.js';

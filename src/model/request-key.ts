@@ -1,5 +1,4 @@
 import { canonicalJson } from '../internal/canonical-json.js';
-import { digest } from '../internal/digest.js';
 import { SAMPLE_INDEX_TAG } from './call-model.js';
 import type { GenerateRequest } from './types.js';
 
@@ -24,17 +23,3 @@ export function requestKey(modelId: string, request: GenerateRequest): string {
   return canonicalJson({ modelId, ...rest, n: n ?? 1, ...(sample === undefined ? {} : { sample }) });
 }
 
-/**
- * A short digest of {@link requestKey}: equal requests have equal digests. Recorded runs key
- * their model calls by it, so that a resumed run can serve a recorded call instead of making it.
- *
- * @example
- * ```ts
- * import { requestDigest } from '@tot/core';
- *
- * requestDigest('gpt', { messages: [{ role: 'user', content: 'x' }] }); // 28 hex digits
- * ```
- */
-export function requestDigest(modelId: string, request: GenerateRequest): string {
-  return digest(requestKey(modelId, request));
-}

@@ -1,6 +1,7 @@
 import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
-import type { GenerateResult } from '../model/types.js';
+import { requestKey } from '../model/request-key.js';
+import type { GenerateRequest, GenerateResult } from '../model/types.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
 
 /**
@@ -26,7 +27,7 @@ export interface RecordedRun {
   lastSeq: number;
   /** Model calls started in the log (`llm.requested`), so that new call ids continue after them. */
   requestedCalls: number;
-  /** Completed model results by request key, in the order they completed. */
+  /** Completed model results by `requestKey`, in the order they completed. */
   modelResults: Map<string, { result: GenerateResult; charged: LlmCompletedEvent['charged'] }[]>;
   /** The runner's own events (everything but the shared ones), in order: what a deterministic re-run emits again. */
   runnerEvents: RunEventBase[];
@@ -69,7 +70,7 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
       case 'llm.requested': {
         const r = e as LlmRequestedEvent;
         requestedCalls += 1;
-        if (r.requestKey !== undefined) keys.set(r.callId, r.requestKey);
+        keys.set(r.callId, requestKey(r.modelId, r.request as GenerateRequest));
         break;
       }
       case 'llm.completed': {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
+import { TotError } from '../errors/index.js';
 import { abortedError, whenAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import type { RunEvent, RunEventBase, RunEventMap } from './run-event.js';
@@ -33,6 +34,17 @@ const streamOptionsSchema = z.object({
 export const publishEvent: unique symbol = Symbol('tot.run.publish');
 
 /**
+ * Events of a run in progress kept for a `stream()` opened late. Enough for the whole of a typical
+ * run (a search of a thousand nodes emits about five thousand); a run that goes on past it stops
+ * keeping them, so that a long run never holds its whole history in memory (keeping every event
+ * of a 111,111-node search cost a third of its framework time in garbage collection).
+ */
+export const STREAM_HISTORY_LIMIT = 10_000;
+
+/** A run's kept events: `undefined` once it emitted more than {@link STREAM_HISTORY_LIMIT} of them. */
+type History<E> = { events: E[] | undefined };
+
+/**
  * The base of every runner: typed events through eventemitter3 (one event name per event type,
  * plus `event` for all of them) and the same events as an async iterable through
  * {@link RunEmitter.stream}. Events are stamped and published by the run kernel; a run in
@@ -49,22 +61,31 @@ export const publishEvent: unique symbol = Symbol('tot.run.publish');
  * ```
  */
 export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<RunEventMap<E>> {
-  // The events of every run in progress, by run id, dropped when the run finishes.
-  private readonly live = new Map<string, E[]>();
+  // The kept events of every run in progress, by run id, dropped when the run finishes.
+  private readonly live = new Map<string, History<E>>();
   private latest: string | undefined;
+  // The run of the last event: most events follow one of the same run.
+  private lastRunId: string | undefined;
+  private lastHistory: History<E> | undefined;
 
   /**
    * Publishes a stamped event: to the run's buffer, then to listeners of its type and of
    * `event`. Returns the errors listeners threw (a listener never stops the run).
    */
   [publishEvent](event: E): unknown[] | undefined {
-    let buffer = this.live.get(event.runId);
-    if (buffer === undefined) {
-      buffer = [];
-      this.live.set(event.runId, buffer);
+    let history = event.runId === this.lastRunId ? this.lastHistory : this.live.get(event.runId);
+    if (history === undefined) {
+      history = { events: [] };
+      this.live.set(event.runId, history);
       this.latest = event.runId;
     }
-    buffer.push(event);
+    this.lastRunId = event.runId;
+    this.lastHistory = history;
+    const kept = history.events;
+    if (kept !== undefined) {
+      if (kept.length < STREAM_HISTORY_LIMIT) kept.push(event);
+      else history.events = undefined;
+    }
     let failures: unknown[] | undefined;
     const emit = this.emit as (name: string, payload: E) => boolean;
     try {
@@ -80,6 +101,8 @@ export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<
     if (event.type === 'run.finished') {
       this.live.delete(event.runId);
       if (this.latest === event.runId) this.latest = undefined;
+      this.lastRunId = undefined;
+      this.lastHistory = undefined;
     }
     return failures;
   }
@@ -90,6 +113,10 @@ export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<
    * progress, or else the next run to start. It ends after `run.finished` (or `until`) and
    * rejects with `ABORTED` when `signal` aborts. Events are buffered until read, so a slow reader
    * misses nothing; breaking out of the loop unsubscribes.
+   *
+   * A run keeps its first 10,000 events for streams opened late; a stream
+   * opened after a run emitted more rejects with `ILLEGAL_STATE` rather than skip events. Open it
+   * before or right after `run()`, or read a recorded run from its store.
    *
    * @example
    * ```ts
@@ -144,7 +171,10 @@ export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<
       ended = true;
     } else {
       const past = target === undefined ? undefined : this.live.get(target);
-      if (past) for (const event of past) if (!ended) deliver(event);
+      if (past && past.events === undefined) {
+        failure = new TotError('ILLEGAL_STATE', `Run "${target}" has emitted more than ${STREAM_HISTORY_LIMIT} events and no longer keeps them: open stream() before or right after run(), or read the run from its store.`, { details: {} });
+        ended = true;
+      } else if (past?.events) for (const event of past.events) if (!ended) deliver(event);
       if (!ended) {
         events.on('event', listener);
         if (signal) {

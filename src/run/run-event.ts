@@ -90,11 +90,7 @@ export interface LlmRequestedEvent extends RunEventBase {
   /** Unique within the run: `c1`, `c2`, … */
   callId: string;
   modelId: string;
-  /**
-   * A digest of the model id and the canonical request (equal requests, equal keys): what a resume
-   * serves recorded calls by. Present in recorded runs (a digest costs microseconds per call).
-   */
-  requestKey?: string;
+  /** What was sent. With `modelId` it is the call's key (`requestKey`): a resume serves a recorded call to an equal request. */
   request: RecordedRequest;
 }
 

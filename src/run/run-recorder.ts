@@ -16,7 +16,8 @@ export class RunRecorder {
   private listener: ((error: TotError) => void) | undefined;
   // Keys are unique per recorder: a retried append of this recorder is deduplicated, while another
   // worker writing the same version fails on the version, as a conflict should.
-  private readonly session = crypto.randomUUID();
+  // Keys are per stream, so the run id need not be in them: a short random session and the version.
+  private readonly session = crypto.randomUUID().slice(0, 13);
 
   constructor(
     private readonly store: EventStore,
@@ -54,6 +55,8 @@ export class RunRecorder {
   }
 
   private async drain(): Promise<void> {
+    // Let the events of this turn join the first batch: an append per event would cost more than the events.
+    await undefined;
     try {
       while (this.queue.length > 0 && !this.failed) await this.append(this.queue.splice(0, this.batchSize));
     } catch (error) {
@@ -64,7 +67,9 @@ export class RunRecorder {
   }
 
   private async append(events: RunEventBase[]): Promise<void> {
-    const batch: NewEvent[] = events.map((event, i) => ({ type: event.type, data: event, idempotencyKey: `${this.runId}:${this.version + 1 + i}:${this.session}` }));
+    const first = this.version + 1;
+    const batch: NewEvent[] = new Array(events.length);
+    for (let i = 0; i < events.length; i++) batch[i] = { type: events[i]!.type, data: events[i], idempotencyKey: `${this.session}:${first + i}` };
     const result = await this.store.append(this.runId, batch, { expectedVersion: this.version < 0 ? 'no_stream' : this.version });
     this.version = result.nextExpectedVersion;
   }

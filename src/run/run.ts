@@ -5,7 +5,7 @@ import type { EventStore } from '../events/store/types.js';
 import { abortedError, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { checkedResult } from '../model/call-model.js';
-import { requestDigest } from '../model/request-key.js';
+import { requestKey } from '../model/request-key.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, RetryNotice } from '../model/types.js';
 import { admitCall, type Admission } from '../model/with-budget.js';
 import { ADMITTED_BY, admittingBudgets, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
@@ -420,7 +420,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       const signal = callOptions.signal === undefined || callOptions.signal === this.controller.signal ? this.controller.signal : AbortSignal.any([this.controller.signal, callOptions.signal]);
       if (signal.aborted) return Promise.reject(abortedError(signal, 'model call'));
       if (this.served) {
-        const key = requestDigest(model.modelId, request);
+        const key = requestKey(model.modelId, request);
         const hit = this.served.get(key)?.shift();
         if (hit) return Promise.resolve(this.serve(hit));
       }
@@ -484,11 +484,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const request = admission?.request ?? asked;
     const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal);
     // Requests reach a run model as callModel's validated copies: the event refers to it, no copy.
-    const requested: { type: 'llm.requested'; callId: string; modelId: string; request: GenerateRequest; requestKey?: string } = { type: 'llm.requested', callId: call.callId, modelId: call.modelId, request };
-    // A recorded run keys its calls by a digest of the request (what a resume serves them by);
-    // computing one costs microseconds, so a run that is not recorded skips it.
-    if (this.recorder !== undefined) requested.requestKey = requestDigest(call.modelId, request);
-    this.emit(requested as unknown as RunEventInput<E>);
+    // The request is the call's key: a resume serves a recorded call to the same request.
+    this.emit({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request } as unknown as RunEventInput<E>);
     this.stats.llmCalls += 1;
     this.active += 1;
     call.started = this.now();

@@ -21,6 +21,16 @@ export interface SearchRunInit {
   isSolution: ((node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>) | undefined;
 }
 
+/** Evaluations by node id, the first of each. */
+function indexById(list: readonly unknown[]): Map<string, unknown> {
+  const byId = new Map<string, unknown>();
+  for (const e of list) {
+    const id = (e as { nodeId?: unknown } | null)?.nodeId;
+    if (typeof id === 'string' && !byId.has(id)) byId.set(id, e);
+  }
+  return byId;
+}
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -277,24 +287,32 @@ export class SearchRun implements SearchContext {
       return;
     }
     this.roleCalls.succeeded += 1;
-    const byId = new Map<string, unknown>();
-    const list: unknown = (batch as { evaluations?: unknown } | null)?.evaluations;
-    if (Array.isArray(list)) {
-      for (const e of list) {
-        const id = (e as { nodeId?: unknown } | null)?.nodeId;
-        if (typeof id === 'string' && !byId.has(id)) byId.set(id, e);
-      }
-    }
+    const answer = (batch as { evaluations?: unknown } | null)?.evaluations;
+    const list: unknown[] = Array.isArray(answer) ? answer : [];
+    // The first evaluation of each node counts. Evaluators mostly answer in candidate order: while
+    // they do, each candidate's evaluation is at its own index (no earlier one can name it), and
+    // only an answer out of order needs the index by node id.
+    let byId: Map<string, unknown> | undefined;
+    let aligned = true;
     const keys = keyOwner.size === 0 ? undefined : new Map([...keyOwner].map(([key, id]) => [id, key]));
-    for (const node of candidates) {
-      const raw = byId.get(node.id);
+    for (let i = 0; i < candidates.length; i++) {
+      const node = candidates[i]!;
+      let raw: unknown;
+      if (aligned && (list[i] as { nodeId?: unknown } | null | undefined)?.nodeId === node.id) raw = list[i];
+      else {
+        aligned = false;
+        byId ??= indexById(list);
+        raw = byId.get(node.id);
+      }
       if (raw === undefined) {
         this.fail(node, 'evaluator', 'evaluation missing: the evaluator returned no evaluation for this node', new TotError('INVALID_FORMAT', `The evaluator returned no evaluation for ${node.id}.`, { details: { nodeId: node.id, value: batch } }));
         continue;
       }
       // The tree checks the evaluation against its schema: one source of truth. Only the
       // evaluation's own fields go in (not the batch's nodeId).
-      const { nodeId: _id, ...evaluation } = raw as Evaluation & { nodeId: string };
+      const fields = raw as Record<string, unknown>;
+      const evaluation = { score: fields.score, confidence: fields.confidence, reasoning: fields.reasoning } as Evaluation;
+      if (fields.dimensionScores !== undefined) evaluation.dimensionScores = fields.dimensionScores as Record<string, number>;
       let evaluated: ThoughtNode;
       try {
         evaluated = this.tree.evaluate(node.id, evaluation);

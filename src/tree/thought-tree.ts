@@ -116,6 +116,7 @@ export class ThoughtTree {
   readonly rootId: string;
   private readonly config: SearchConfig;
   private readonly nodes = new Map<string, MutableNode>();
+  private foreignIds = false;
   private readonly counters: number[] = [];
   private state: SearchState = { currentDepth: 0, frontier: [], bestPath: [] };
 
@@ -716,6 +717,7 @@ export class ThoughtTree {
         tree.counters[depth] = Math.max(tree.counters[depth] ?? 0, Number(m[2]));
       }
     }
+    tree.foreignIds = true;
     tree.checkStructure();
     tree.state = structuredClone(json.searchState);
     for (const id of [...tree.state.frontier, ...tree.state.bestPath]) {
@@ -759,8 +761,9 @@ export class ThoughtTree {
   private nextId(depth: number): string {
     let n = (this.counters[depth] ?? 0) + 1;
     let id = `node_${depth}_${n}`;
-    // Trees read from a host may hold ids in our pattern out of sequence; never reuse one.
-    while (this.nodes.has(id)) id = `node_${depth}_${++n}`;
+    // Trees read from a host may hold ids in our pattern out of sequence; never reuse one. (A tree
+    // that made all its ids itself needs no lookup: its counters are past every id it holds.)
+    if (this.foreignIds) while (this.nodes.has(id)) id = `node_${depth}_${++n}`;
     this.counters[depth] = n;
     return id;
   }

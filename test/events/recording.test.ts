@@ -37,7 +37,7 @@ describe('recorded runs', () => {
     const completed = events.filter((e) => e.type === 'llm.completed');
     expect(completed).toHaveLength(result.stats.llmCalls);
     const requested = events.find((e) => e.type === 'llm.requested')!.data as LlmRequestedEvent;
-    expect(requested).toMatchObject({ modelId: 'world', requestKey: expect.stringMatching(/^[0-9a-f]{28}$/) });
+    expect(requested).toMatchObject({ modelId: 'world', request: { tags: { role: 'generator' } } });
     expect(requested.request.messages[0]!.content).toContain('Propose');
     const replayed = await replayRun(store, 'r1');
     expect(JSON.stringify(replayed.tree.toJSON())).toBe(JSON.stringify(result.tree.toJSON()));

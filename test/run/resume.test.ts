@@ -14,7 +14,9 @@ import {
   FractalSolver,
   InMemoryEventStore,
   replayRun,
+  requestKey,
   type AppendOptions,
+  type GenerateRequest,
   type EventStore,
   type LanguageModel,
   type LlmCompletedEvent,
@@ -132,7 +134,10 @@ function completedRequests(events: StoredEvent[]): string[] {
   const keys = new Map<string, string>();
   const out: string[] = [];
   for (const e of events) {
-    if (e.type === 'llm.requested') keys.set((e.data as LlmRequestedEvent).callId, (e.data as LlmRequestedEvent).requestKey!);
+    if (e.type === 'llm.requested') {
+      const r = e.data as LlmRequestedEvent;
+      keys.set(r.callId, requestKey(r.modelId, r.request as GenerateRequest));
+    }
     if (e.type === 'llm.completed') out.push(keys.get((e.data as LlmCompletedEvent).callId)!);
   }
   return out;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunEmitter, type RunEventBase } from '../../src/index.js';
-import { publishEvent } from '../../src/run/run-emitter.js';
+import { publishEvent, STREAM_HISTORY_LIMIT } from '../../src/run/run-emitter.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 type E = (RunEventBase & { type: 'run.started' | 'run.finished'; n?: undefined }) | (RunEventBase & { type: 'step'; n?: number });
@@ -91,13 +91,26 @@ describe('RunEmitter', () => {
 
   it('keeps every event for a slow reader of a long run', async () => {
     const runner = new Runner();
+    const stream = runner.stream();
     runner.publish('r', 'run.started');
     for (let i = 0; i < 20_000; i++) runner.publish('r', 'step', i);
-    const stream = runner.stream();
     runner.publish('r', 'run.finished');
     const seen = await read(stream);
     expect(seen).toHaveLength(20_002);
     expect(seen[20_000]).toBe('r:step19999');
+  });
+
+  it('serves a late stream the whole run up to 10,000 events, and refuses one opened later rather than skip events', async () => {
+    const runner = new Runner();
+    runner.publish('r', 'run.started');
+    for (let i = 1; i < STREAM_HISTORY_LIMIT; i++) runner.publish('r', 'step', i);
+    const late = runner.stream();
+    runner.publish('r', 'step', STREAM_HISTORY_LIMIT);
+    const tooLate = runner.stream();
+    runner.publish('r', 'run.finished');
+    expect(await read(late)).toHaveLength(STREAM_HISTORY_LIMIT + 2);
+    const error = await catchTotError(() => read(tooLate), 'ILLEGAL_STATE');
+    expect(error.message).toContain('no longer keeps them');
   });
 
   it('delivers events to a reader that is already waiting', async () => {
