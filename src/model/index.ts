@@ -21,3 +21,15 @@ export { UsageMeter, type UsageSnapshot, type TagUsage } from './usage-meter.js'
 export { withUsage, type UsageOptions } from './with-usage.js';
 export { withBudget, type BudgetModelOptions } from './with-budget.js';
 export { isLanguageModel } from './schemas.js';
+export {
+  budgetMiddleware,
+  cacheMiddleware,
+  composeModel,
+  concurrencyMiddleware,
+  MIDDLEWARE_ORDER,
+  retryMiddleware,
+  timeoutMiddleware,
+  usageMiddleware,
+  type MiddlewareKind,
+  type ModelMiddleware,
+} from './compose-model.js';
