@@ -30,7 +30,7 @@ const model = scriptedModel({
 const solver = new FractalSolver({ model, maxDepth: 2 });
 solver.on('frame.thought', (e) => console.log(`think ${e.frameId}: ${e.output.type} — ${e.output.description.split('\n')[0]}`));
 solver.on('frame.evaluated', (e) => console.log(`eval  ${e.frameId} (done: ${e.done.length}): ${e.output.type} — ${e.output.description}`));
-const result = await solver.solve('Write a short essay on "AI and art" (800–1200 words)');
+const result = await solver.run('Write a short essay on "AI and art" (800–1200 words)');
 console.log(`\n${result.status}: ${result.result}`);
 console.log(`\n${result.root.toMermaid()}`);
 console.log(`\n${result.stats.frames} frames, ${result.stats.steps} steps, ${result.stats.llmCalls} model calls`);

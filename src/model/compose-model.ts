@@ -60,7 +60,9 @@ export type MiddlewareKind = (typeof MIDDLEWARE_ORDER)[number];
  * ```
  */
 export interface ModelMiddleware {
+  /** A built-in's place in {@link MIDDLEWARE_ORDER}; without it, the middleware wraps in the order listed, outside the built-ins. */
   readonly kind?: MiddlewareKind;
+  /** Returns `model` wrapped. */
   wrap(model: LanguageModel): LanguageModel;
 }
 

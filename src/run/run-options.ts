@@ -51,9 +51,13 @@ export interface RunOptions<E extends RunEventBase = RunEventBase> {
  * ```
  */
 export interface ResumeOptions<E extends RunEventBase = RunEventBase> {
+  /** The store the run was recorded to. */
   store: EventStore;
+  /** The id of the recorded run. */
   runId: string;
+  /** Stops the resumed run: it rejects with `ABORTED` and the partial result. */
   signal?: AbortSignal;
+  /** Called with every event the resumed run emits, from `run.resumed` on. */
   onEvent?: (event: E) => void;
 }
 
