@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { TOT_ERROR_CODES, TotError } from '../../src/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { TOT_ERROR_CODES, TotError, type TotErrorDetailsMap } from '../../src/index.js';
 
 describe('TotError', () => {
   it('carries its code, message, details and cause', () => {
@@ -33,6 +33,13 @@ describe('TotError', () => {
     expect(TotError.hasCode(error, 'TIMEOUT')).toBe(false);
   });
 
+  it('hasCode narrows details to that code\'s shape', () => {
+    const error: unknown = new TotError('RESUME_MISMATCH', 'changed', { details: { runId: 'r', differences: [{ path: 'strategy.beamWidth', recorded: 3, current: 1 }] } });
+    if (!TotError.hasCode(error, 'RESUME_MISMATCH')) throw new Error('expected RESUME_MISMATCH');
+    expectTypeOf(error.details?.differences).toEqualTypeOf<TotErrorDetailsMap['RESUME_MISMATCH']['differences'] | undefined>();
+    expect(error.details?.differences[0]?.path).toBe('strategy.beamWidth');
+  });
+
   it('converts to the seed protocol error object', () => {
     expect(new TotError('EVALUATION_TIMEOUT', 'evaluator took 30s').toProtocolError()).toEqual({
       code: 'EVALUATION_TIMEOUT',
@@ -58,6 +65,8 @@ describe('TotError', () => {
       'EXPECTED_VERSION_CONFLICT',
       'IDEMPOTENCY_CONFLICT',
       'LOOP_DETECTED',
+      'RESUME_MISMATCH',
+      'INTERNAL',
     ]) {
       expect(TOT_ERROR_CODES).toHaveProperty(code);
     }

@@ -86,8 +86,9 @@ describe('withRetry', () => {
 
   it('throws at once when the retry-after hint is longer than maxRetryAfterMs', async () => {
     const model = mockModel([Object.assign(httpError(429), { retryAfterMs: 120_000 }), 'ok']);
-    await catchTotError(() => withRetry(model, { maxRetryAfterMs: 60_000 }).generate(ask('x')), 'GENERATION_FAILED');
+    const error = await catchTotError(() => withRetry(model, { maxRetryAfterMs: 60_000 }).generate(ask('x')), 'GENERATION_FAILED');
     expect(model.callCount).toBe(1);
+    expect(error.details).toMatchObject({ retryAfterMs: 120_000, maxRetryAfterMs: 60_000, attempts: 1 });
   });
 
   it('lets shouldRetry override the policy', async () => {
