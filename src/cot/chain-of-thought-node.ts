@@ -10,7 +10,7 @@ import type { RunResult, RunStats } from '../run/run-result.js';
 import { resumeRun, startRun, type Run, type RunEnd, type RunProgram, type RunSettings } from '../run/run.js';
 import type { SharedStopReason, StopDetail } from '../run/stop-detail.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import type { ChainOfThoughtEvent } from './cot-events.js';
 import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
 
@@ -434,11 +434,12 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
       format: FORMAT[this.o.format],
     });
     const model = options.runModel ? options.runModel(this.o.model) : this.o.model;
-    const { value } = await generateStructured(model, {
+    const { value } = await generateChecked(model, {
       prompt,
       schema: thoughtSchema,
       format: this.o.format,
       maxRepairs: this.o.maxRepairs,
+      useResponseFormat: true,
       temperature: this.o.temperature,
       tags: { role: 'chain-of-thought' },
       ...(this.o.format === 'yaml' ? { fallback: quoteUnquotedColons } : {}),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { LanguageModel } from '../model/types.js';
 import { renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import type { EvalFunction, FractalTool, FrameContext, ThinkFunction } from './types.js';
 
 /**
@@ -71,9 +71,11 @@ function variables(context: FrameContext, tools: Record<string, FractalTool>): R
 export function llmThink(model: LanguageModel, tools: Record<string, FractalTool>, prompt: PromptTemplate, maxRepairs: number, maxToolCalls: number): ThinkFunction {
   return async (context) => {
     for (let round = 0; ; round++) {
-      const { value } = await generateStructured(model, {
+      const { value } = await generateChecked(model, {
         prompt: renderPrompt(prompt, variables(context, tools)),
         schema: thinkSchema,
+        format: 'json',
+        useResponseFormat: true,
         maxRepairs,
         temperature: 0.3,
         tags: { role: 'think' },
@@ -89,9 +91,11 @@ export function llmThink(model: LanguageModel, tools: Record<string, FractalTool
 /** Eval on a model. */
 export function llmEval(model: LanguageModel, prompt: PromptTemplate, maxRepairs: number): EvalFunction {
   return async (context) => {
-    const { value } = await generateStructured(model, {
+    const { value } = await generateChecked(model, {
       prompt: renderPrompt(prompt, variables(context, {})),
       schema: evalSchema,
+      format: 'json',
+      useResponseFormat: true,
       maxRepairs,
       temperature: 0,
       tags: { role: 'eval' },

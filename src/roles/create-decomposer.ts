@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import { taskPreset } from './task-presets.js';
@@ -57,7 +57,7 @@ const optionsSchema = z.object({
   model: languageModelSchema,
   prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
-  maxRepairs: z.number().int().min(0).default(2),
+  maxRepairs: z.number().int().min(0).max(20).default(2),
 });
 
 /**
@@ -83,9 +83,11 @@ export function createDecomposer(options: DecomposerOptions): Decomposer {
         taskType: input.taskType,
         granularity: taskPreset(input.taskType)?.granularity ?? 'step',
       });
-      const { value } = await generateStructured(model, {
+      const { value } = await generateChecked(model, {
         prompt,
         schema: decompositionSchema,
+        format: 'json',
+        useResponseFormat: true,
         ...(o.system === undefined ? {} : { system: o.system }),
         maxRepairs: o.maxRepairs,
         temperature: 0,

@@ -4,7 +4,7 @@ import { parseOptions } from '../internal/validate.js';
 import { callModel, SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
 import type { ThoughtNode } from '../tree/types.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
@@ -94,7 +94,7 @@ const optionsSchema = z.object({
   prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   temperature: z.number().min(0).optional(),
-  maxRepairs: z.number().int().min(0).default(2),
+  maxRepairs: z.number().int().min(0).max(20).default(2),
 });
 
 type Parsed = z.output<typeof optionsSchema>;
@@ -168,9 +168,11 @@ async function sample<S extends z.ZodType>(
   }
   return Promise.all(
     Array.from({ length: o.samples }, (_, i) =>
-      generateStructured(model, {
+      generateChecked(model, {
         prompt,
         schema,
+        format: 'json',
+        useResponseFormat: true,
         ...(o.system === undefined ? {} : { system: o.system }),
         temperature,
         maxRepairs: o.maxRepairs,

@@ -4,7 +4,7 @@ import { parseOptions } from '../internal/validate.js';
 import { callModel, SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import { parseStructured } from '../structured/parse-structured.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
@@ -86,7 +86,7 @@ const optionsSchema = z.object({
   prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
   temperature: z.number().min(0).default(0.7),
-  maxRepairs: z.number().int().min(0).default(2),
+  maxRepairs: z.number().int().min(0).max(20).default(2),
 });
 
 /**
@@ -120,11 +120,13 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
         ...(o.system === undefined ? {} : { system: o.system }),
         temperature: o.temperature,
         maxRepairs: o.maxRepairs,
+        format: 'json' as const,
+        useResponseFormat: true,
         tags,
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
       };
       if (o.strategy === 'sequential_proposal') {
-        const { value } = await generateStructured(model, { ...common, schema: proposalSchema });
+        const { value } = await generateChecked(model, { ...common, schema: proposalSchema });
         return value.candidates.slice(0, input.k) as Candidate[];
       }
       if (o.model.capabilities?.multipleOutputs === true) {
@@ -139,7 +141,7 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
       const samples = await Promise.all(
         // Distinct sample tags keep caches and cassettes from collapsing the k samples into one.
         Array.from({ length: input.k }, (_, i) =>
-          generateStructured(model, { ...common, tags: { ...tags, [SAMPLE_INDEX_TAG]: String(i) }, schema: candidateSchema }),
+          generateChecked(model, { ...common, tags: { ...tags, [SAMPLE_INDEX_TAG]: String(i) }, schema: candidateSchema }),
         ),
       );
       return samples.map((s) => s.value as Candidate);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
-import { generateStructured } from '../structured/generate-structured.js';
+import { generateChecked } from '../structured/generate-structured.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { roleModel } from './role-model.js';
 import type { FinalSolution, SynthesizeInput, Synthesizer } from './types.js';
@@ -75,7 +75,7 @@ const optionsSchema = z.object({
   verify: z.custom<SolutionVerifier>((v) => typeof v === 'function').optional(),
   prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),
-  maxRepairs: z.number().int().min(0).default(2),
+  maxRepairs: z.number().int().min(0).max(20).default(2),
 });
 
 /**
@@ -123,9 +123,11 @@ export function createSynthesizer(options: SynthesizerOptions): Synthesizer {
         taskType: input.taskType,
         path: steps.length === 0 ? '(no steps)' : steps.map((n, i) => `${i + 1}. ${n.content}`).join('\n'),
       });
-      const { value } = await generateStructured(model, {
+      const { value } = await generateChecked(model, {
         prompt,
         schema: solutionSchema,
+        format: 'json',
+        useResponseFormat: true,
         ...(o.system === undefined ? {} : { system: o.system }),
         maxRepairs: o.maxRepairs,
         temperature: 0,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { compileFastParse } from '../internal/fast-check.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { callModel } from '../model/call-model.js';
 import { chatMessageSchema, languageModelSchema } from '../model/schemas.js';
@@ -109,6 +110,8 @@ export const optionsSchema = z
     path: ['messages'],
   });
 
+const fastOptions = compileFastParse(optionsSchema) ?? (() => undefined);
+
 /**
  * The default repair request: names the error and asks for only the corrected value.
  *
@@ -175,8 +178,21 @@ export async function generateStructured<S extends z.ZodType>(
   options: GenerateStructuredOptions<S>,
 ): Promise<GenerateStructuredResult<z.output<S>>> {
   parseOptions(languageModelSchema, model, 'generateStructured', 'model');
-  const o = parseOptions(optionsSchema, options, 'generateStructured');
-  const schema = options.schema;
+  const o = fastOptions(options) ?? parseOptions(optionsSchema, options, 'generateStructured');
+  return generateChecked(model, o as CheckedStructuredOptions<S>);
+}
+
+/** {@link GenerateStructuredOptions} as their schema returns them: defaults filled in. */
+export type CheckedStructuredOptions<S extends z.ZodType> = GenerateStructuredOptions<S> & Pick<z.output<typeof optionsSchema>, 'format' | 'maxRepairs' | 'useResponseFormat'>;
+
+/**
+ * `generateStructured` for the library's own callers (roles, runners), whose options are built from
+ * values their constructors validated: no second check per call. Why: a chain-of-thought step
+ * makes one call, and the check of its options cost about a twentieth of the step. Not exported
+ * from the package; a wrong prompt still fails in `callModel`'s request check.
+ */
+export async function generateChecked<S extends z.ZodType>(model: LanguageModel, o: CheckedStructuredOptions<S>): Promise<GenerateStructuredResult<z.output<S>>> {
+  const schema = o.schema;
   const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
   const messages: ChatMessage[] = o.messages
     ? [...o.messages]

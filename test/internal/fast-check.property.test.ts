@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileFastCheck } from '../../src/internal/fast-check.js';
+import { compileFastCheck, compileFastParse } from '../../src/internal/fast-check.js';
 import { generateRequestSchema, generateResultSchema } from '../../src/model/schemas.js';
+import { optionsSchema as generateStructuredOptionsSchema } from '../../src/structured/generate-structured.js';
 import { evaluationSchema } from '../../src/tree/schemas.js';
 
 type Def = { type: string; checks?: { _zod: { def: Record<string, unknown> } }[] } & Record<string, unknown>;
@@ -47,6 +48,11 @@ function near(schema: unknown, depth = 0): fc.Arbitrary<unknown> {
       }
       case 'union':
         return fc.oneof(...(def.options as unknown[]).map((o) => near(o, depth)));
+      case 'default':
+        return fc.oneof(fc.constant(undefined), near(def.innerType, depth));
+      case 'custom':
+        // Custom checks here test for a function, a zod schema or an AbortSignal: offer each.
+        return fc.constantFrom(() => 'x', z.string(), new AbortController().signal, 'x', 1);
       default:
         return fc.anything();
     }
@@ -68,7 +74,20 @@ const kitchenSink = z.object({
   u: z.union([z.object({ kind: z.literal('one'), v: z.number() }), z.object({ kind: z.literal('two'), w: z.string().optional() })]).optional(),
   o: z.object({ deep: z.string() }).loose().nullable(),
   any: z.unknown(),
-});
+  c: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
+}).refine((o) => o.s !== o.e, 'differs from e');
+
+/** Every feature of options objects: defaults, custom checks, a refinement over the defaulted value. */
+const optionsSink = z
+  .object({
+    name: z.string().min(1),
+    format: z.enum(['json', 'yaml']).default('json'),
+    retries: z.number().int().min(0).max(5).default(2),
+    on: z.boolean().default(true),
+    tags: z.record(z.string(), z.string()).optional(),
+    fn: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
+  })
+  .refine((o) => o.format === 'json' || o.retries < 5, 'yaml allows at most 4 retries');
 
 const schemas: [string, z.ZodType][] = [
   ['GenerateRequest', generateRequestSchema],
@@ -102,13 +121,62 @@ describe('compiled fast checks', () => {
     expect(slowValid).toBeLessThan(fast);
   });
 
-  it('refuse to compile what they do not know: transforms, defaults, refinements, custom checks', () => {
-    for (const schema of [z.string().transform((s) => s.length), z.number().default(1), z.object({ a: z.string() }).refine(() => true), z.custom<string>(() => true), z.string().email(), z.number().multipleOf(2)]) {
+  it('refuse to compile what they do not know: transforms, defaults, async or conditional refinements, other checks', () => {
+    for (const schema of [
+      z.string().transform((s) => s.length),
+      z.number().default(1),
+      z.object({ a: z.string() }).refine(() => true, { when: () => true }),
+      z.string().email(),
+      z.number().multipleOf(2),
+    ]) {
       expect(compileFastCheck(schema as z.ZodType)).toBeUndefined();
     }
   });
 
+  it('say "not sure" about an async custom check rather than pass it', () => {
+    const check = compileFastCheck(z.custom<string>(async () => true))!;
+    expect(check('x')).toBe(false);
+  });
+
   it('refuse a union zod might resolve to another option', () => {
     expect(compileFastCheck(z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]))).toBeUndefined();
+  });
+});
+
+describe('compiled fast option parsers', () => {
+  it.each<[string, z.ZodType]>([
+    ['generateStructured options', generateStructuredOptionsSchema],
+    ['options with every supported feature', optionsSink],
+  ])('return for %s exactly what the schema returns, defaults filled in, or say they are not sure', (_name, schema) => {
+    // Options objects have many optional fields, so fewer generated values are wholly valid.
+    const parse = compileFastParse(schema)!;
+    expect(parse).toBeDefined();
+    let fast = 0;
+    let invalid = 0;
+    fc.assert(
+      fc.property(near(schema), (value) => {
+        const parsed = schema.safeParse(value);
+        const out = parse(value);
+        if (out !== undefined) {
+          fast += 1;
+          expect(parsed.success).toBe(true);
+          expect(out).toStrictEqual(parsed.data);
+        } else if (!parsed.success) invalid += 1;
+      }),
+      { numRuns: 8_000 },
+    );
+    expect(fast).toBeGreaterThan(40);
+    expect(invalid).toBeGreaterThan(150);
+  });
+
+  it('never change the value they were given', () => {
+    const value = { name: 'n' };
+    expect(compileFastParse(optionsSink)!(value)).toEqual({ name: 'n', format: 'json', retries: 2, on: true });
+    expect(value).toEqual({ name: 'n' });
+  });
+
+  it('refuse schemas that are not plain option objects', () => {
+    expect(compileFastParse(z.string())).toBeUndefined();
+    expect(compileFastParse(z.object({ a: z.string().transform((s) => s.length) }))).toBeUndefined();
   });
 });
