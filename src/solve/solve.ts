@@ -18,8 +18,7 @@ import { taskPreset } from '../roles/task-presets.js';
 import type { Decomposer, Decomposition, FinalSolution, RoleCallOptions, Synthesizer, SynthesizeInput, ThoughtEvaluator, ThoughtGenerator } from '../roles/types.js';
 import { contentCap, explorerOptionsSchema, searchSetup } from '../search/explorer.js';
 import type { SearchEvent } from '../search/search-events.js';
-import { errorsFromLog, searchProgram } from '../search/search-program.js';
-import { foldSearchEvents } from '../search/replay-search.js';
+import { errorsFromLog, searchProgram, searchResultFromLog } from '../search/search-program.js';
 import { bfs } from '../search/strategies/bfs.js';
 import { dfs } from '../search/strategies/dfs.js';
 import type { ExplorationResult, ExplorerOptions, SearchStats, SearchStrategy, StopReason } from '../search/types.js';
@@ -206,16 +205,26 @@ function settings(emitter: RunEmitter<SolveEvent>, p: Prepared, maxContentChars:
   };
 }
 
-/** Seed 000's pipeline on one run: decompose, search, synthesise. */
-function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: string, taskId: string, verify: SolutionVerifier | undefined): RunProgram<SolveResult> {
-  const roleOptions: RoleCallOptions = { signal: run.signal, runModel: (m) => run.runModel(m) };
-  const fallbackDecomposition = (): Decomposition => ({
+/** The decomposition that stands in when there is none: the task preset's. */
+function presetDecomposition(o: Parsed, p: Prepared): Decomposition {
+  return {
     thoughtGranularity: p.preset?.granularity ?? 'step',
     intermediateSteps: [],
     depthEstimate: o.maxDepth ?? p.preset?.depth?.[1] ?? 3,
     constraints: p.base.constraints ?? [],
     successCriteria: p.base.goal ?? 'solve the problem',
-  });
+  };
+}
+
+/** The solution of a run that stopped before its synthesis: the best path's last step. */
+function unsynthesized(steps: readonly ThoughtNode[]): FinalSolution {
+  return { answer: steps.at(-1)?.content ?? '', reasoningTrace: steps.map((n) => n.content), confidence: 0, verification: { isValid: false, validationErrors: ['not synthesized: the run stopped first'] } };
+}
+
+/** Seed 000's pipeline on one run: decompose, search, synthesise. */
+function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: string, taskId: string, verify: SolutionVerifier | undefined): RunProgram<SolveResult> {
+  const roleOptions: RoleCallOptions = { signal: run.signal, runModel: (m) => run.runModel(m) };
+  const fallbackDecomposition = () => presetDecomposition(o, p);
   let decomposition: Decomposition | undefined;
   let search: ReturnType<typeof searchProgram> | undefined;
   let solution: FinalSolution | undefined;
@@ -286,31 +295,28 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
         errors: end.errors,
         stats,
         decomposition: decomposition ?? fallbackDecomposition(),
-        solution: solution ?? { answer: steps.at(-1)?.content ?? '', reasoningTrace: steps.map((n) => n.content), confidence: 0, verification: { isValid: false, validationErrors: ['not synthesized: the run stopped first'] } },
+        solution: solution ?? unsynthesized(steps),
       };
     },
   };
 }
 
-/** A finished solve run rebuilt from its log. */
-function resultFromLog(log: RecordedRun): SolveResult {
+/** A finished solve run rebuilt from its log: the same result the run resolved with. */
+function resultFromLog(log: RecordedRun, o: Parsed, p: Prepared): SolveResult {
   const finished = log.finished!;
-  const { tree } = foldSearchEvents(log.events);
   const decomposed = log.events.find((e) => e.type === 'solve.decomposed') as Extract<SolveEvent, { type: 'solve.decomposed' }> | undefined;
   const synthesized = log.events.find((e) => e.type === 'solve.synthesized') as Extract<SolveEvent, { type: 'solve.synthesized' }> | undefined;
-  const bestPath = tree.searchState.bestPath.map((id) => tree.node(id));
-  const steps = bestPath.slice(1);
+  let search: ExplorationResult;
+  if (log.events.some((e) => e.type === 'search.started')) search = searchResultFromLog(log);
+  else {
+    // Stopped before its search began: the run resolved with an empty tree.
+    const tree = new ThoughtTree({ problem: log.started.problem, taskId: (log.started.input?.taskId as string | undefined) ?? log.runId, taskType: o.taskType });
+    search = { runId: log.runId, tree, bestPath: [tree.root], solutions: [], stopReason: finished.stopReason as StopReason, ...(finished.detail ? { detail: finished.detail } : {}), errors: errorsFromLog(finished), stats: finished.stats as unknown as SearchStats };
+  }
   return {
-    runId: log.runId,
-    tree,
-    bestPath,
-    solutions: [...tree.all()].filter((n) => n.metadata.solution === true),
-    stopReason: finished.stopReason as StopReason,
-    ...(finished.detail ? { detail: finished.detail } : {}),
-    errors: errorsFromLog(finished),
-    stats: finished.stats as unknown as SearchStats,
-    decomposition: decomposed?.decomposition ?? { thoughtGranularity: 'step', intermediateSteps: [], depthEstimate: tree.searchConfig.maxDepth, constraints: [], successCriteria: '' },
-    solution: synthesized?.solution ?? { answer: steps.at(-1)?.content ?? '', reasoningTrace: steps.map((n) => n.content), confidence: 0, verification: { isValid: false } },
+    ...search,
+    decomposition: decomposed?.decomposition ?? presetDecomposition(o, p),
+    solution: synthesized?.solution ?? unsynthesized(search.bestPath.slice(1)),
   };
 }
 
@@ -365,7 +371,7 @@ export async function resumeSolve(options: ResumeSolveOptions): Promise<SolveRes
   const o = parseOptions(resumeSchema, options, 'resumeSolve');
   const p = prepare(o, options as Partial<SolveOptions>);
   return resumeRun<SolveEvent, SolveResult>(settings(new RunEmitter<SolveEvent>(), p, o.maxContentChars), o, {
-    fromLog: resultFromLog,
+    fromLog: (log) => resultFromLog(log, o, p),
     program: (run, log) => {
       const taskId = (log.started.input?.taskId as string | undefined) ?? log.runId;
       return solveProgram(run, o, p, log.started.problem, taskId, options.verify);

@@ -15,6 +15,10 @@ import {
   InMemoryEventStore,
   replayRun,
   requestKey,
+  resumeSolve,
+  solve,
+  type RunResult,
+  type SolveResult,
   type AppendOptions,
   type GenerateRequest,
   type EventStore,
@@ -28,6 +32,7 @@ import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { worldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
+import { scriptedRoles } from '../search/fixtures.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -194,12 +199,35 @@ describe('a run killed with kill -9 and resumed from SQLite in a new process', (
 });
 
 describe('a finished run', () => {
-  it('resumes as it was for every runner, from its log alone', async () => {
+  /** A result as a log can hold it: errors by code and message (their causes are not recorded), a tree as its JSON. */
+  const comparable = (r: RunResult) => {
+    const tree = (r as Partial<SolveResult>).tree;
+    return { ...r, errors: r.errors.map((e) => ({ code: e.code, message: e.message })), ...(tree ? { tree: tree.toJSON() } : {}) };
+  };
+  const cotModel = { modelId: 'thinker', generate: async () => ({ outputs: ['{"current_thinking": "42", "planning": [], "next_thought_needed": false}'], usage: {} }) };
+  const think = () => ({ type: 'RETURN' as const, description: 'done' });
+
+  it.each<[string, (store: EventStore, runId: string) => Promise<RunResult>, (store: EventStore, runId: string) => Promise<RunResult>]>([
+    ['Explorer', (store, runId) => explorer().run('p', { store, runId }), (store, runId) => explorer().resume({ store, runId })],
+    ['solve()', (store, runId) => solve({ problem: 'R', ...scriptedRoles(), maxDepth: 2, store, runId }), (store, runId) => resumeSolve({ ...scriptedRoles(), maxDepth: 2, store, runId })],
+    ['FractalSolver', (store, runId) => new FractalSolver({ think, eval: think }).run('goal', { store, runId }), (store, runId) => new FractalSolver({ think, eval: think }).resume({ store, runId })],
+    ['ChainOfThoughtNode', (store, runId) => new ChainOfThoughtNode({ model: cotModel, format: 'json' }).run('q', { store, runId }), (store, runId) => new ChainOfThoughtNode({ model: cotModel, format: 'json' }).resume({ store, runId })],
+  ])('of %s resumes to the result it resolved with, from its log alone', async (_name, run, resume) => {
     const store = new InMemoryEventStore();
-    const model = { modelId: 'thinker', generate: async () => ({ outputs: ['{"current_thinking": "42", "planning": [], "next_thought_needed": false}'], usage: {} }) };
-    const node = new ChainOfThoughtNode({ model, format: 'json' });
-    const done = await node.run('q', { store, runId: 'cot-done' });
-    const again = await node.resume({ store, runId: 'cot-done' });
-    expect({ ...again, errors: [] }).toEqual({ ...done, errors: [] });
+    const done = await run(store, 'done');
+    const before = await collect(store.readStream('done'));
+    expect(comparable(await resume(store, 'done'))).toEqual(comparable(done));
+    expect(await collect(store.readStream('done'))).toEqual(before);
+  });
+
+  it('of solve() stopped before its search began resumes to the result it stopped with', async () => {
+    const store = new InMemoryEventStore();
+    const controller = new AbortController();
+    const decomposer = { decompose: async () => { controller.abort(new Error('shutting down')); return new Promise<never>(() => undefined); } };
+    const error = await catchTotError(() => solve({ problem: 'R', ...scriptedRoles(), decomposer, maxDepth: 2, store, runId: 'early', signal: controller.signal }), 'ABORTED');
+    const stopped = error.details?.result as unknown as SolveResult;
+    expect(stopped.solution.verification.validationErrors).toEqual(['not synthesized: the run stopped first']);
+    const resumed = await resumeSolve({ ...scriptedRoles(), decomposer, maxDepth: 2, store, runId: 'early' });
+    expect(comparable(resumed)).toEqual(comparable(stopped));
   });
 });
