@@ -109,6 +109,8 @@ export interface BudgetSnapshot {
   elapsedMs: number;
   /** Whether any admission has been refused or the deadline has passed. */
   exhausted: boolean;
+  /** The limit that refused the first refused admission (`'deadline'` once it has passed), when exhausted. */
+  exhaustedLimit?: BudgetLimitName;
 }
 
 /**
@@ -233,7 +235,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
   private readonly used = zero();
   private readonly reserved = zero();
   private readonly warned = new Set<BudgetLimitName>();
-  private refused = false;
+  private refused: BudgetLimitName | undefined;
   private controller: AbortController | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -373,7 +375,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
     const amount = this.normalize(estimate);
     const violation = this.firstViolation(amount);
     if (violation) {
-      this.refused = true;
+      this.refused ??= violation.limit;
       this.emit('budget.exceeded', violation);
       throw new TotError(
         'BUDGET_EXCEEDED',
@@ -427,13 +429,15 @@ export class Budget extends EventEmitter<BudgetEvents> {
     if (l.maxTotalTokens !== undefined) remaining.totalTokens = l.maxTotalTokens - committed('totalTokens');
     if (l.maxCost !== undefined) remaining.cost = l.maxCost - committed('cost');
     if (l.deadlineMs !== undefined) remaining.deadlineMs = Math.max(0, l.deadlineMs - elapsedMs);
+    const deadlinePassed = l.deadlineMs !== undefined && elapsedMs >= l.deadlineMs;
     return {
       used: { ...this.used },
       reserved: { ...this.reserved },
       remaining,
       limits: structuredClone(l),
       elapsedMs,
-      exhausted: this.refused || (l.deadlineMs !== undefined && elapsedMs >= l.deadlineMs),
+      exhausted: this.refused !== undefined || deadlinePassed,
+      ...(this.refused !== undefined ? { exhaustedLimit: this.refused } : deadlinePassed ? { exhaustedLimit: 'deadline' as const } : {}),
     };
   }
 

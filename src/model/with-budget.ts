@@ -79,7 +79,8 @@ export function admitCall(budget: Budget, request: GenerateRequest, o: { estimat
  *
  * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
  * that each real attempt is admitted and cache hits cost nothing. A runner given the same budget
- * recognises the model and does not admit its calls a second time.
+ * recognises the model and does not admit its calls a second time; a model that already admits
+ * through `budget` is returned as it is. Different budgets nest: each is charged.
  *
  * @example
  * ```ts
@@ -93,6 +94,8 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
   parseOptions(languageModelSchema, model, 'withBudget', 'model');
   const o = parseOptions(optionsSchema, options, 'withBudget');
   const { budget } = o;
+  // Already admitted through this budget further in: a second admission would charge each call twice.
+  if (admittingBudgets(model).has(budget)) return model;
   const wrapped = wrapModel(model, async (request, callOptions: CallOptions = {}) => {
     const userSignal = callOptions.signal;
     throwIfAborted(userSignal, 'model call');

@@ -32,6 +32,6 @@ export function wrapModel<M extends object = object>(inner: LanguageModel, gener
     generate,
   };
   const budgets = (inner as WithBudgets)[ADMITTING_BUDGETS];
-  if (budgets !== undefined) Object.defineProperty(model, ADMITTING_BUDGETS, { value: budgets, enumerable: false });
+  if (budgets !== undefined) Object.defineProperty(model, ADMITTING_BUDGETS, { value: budgets, enumerable: false, configurable: true });
   return extra === undefined ? (model as LanguageModel & M) : Object.defineProperties(model, Object.getOwnPropertyDescriptors(extra)) as LanguageModel & M;
 }

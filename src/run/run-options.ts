@@ -57,7 +57,7 @@ export interface ResumeOptions<E extends RunEventBase = RunEventBase> {
   runId: string;
   /** Stops the resumed run: it rejects with `ABORTED` and the partial result. */
   signal?: AbortSignal;
-  /** Called with every event the resumed run emits, from `run.resumed` on. */
+  /** Called with every event of the run, in order: the log's events first, then those the resumed run adds (from `run.resumed` on). */
   onEvent?: (event: E) => void;
 }
 

@@ -134,6 +134,10 @@ interface CallHost {
  */
 class LiveCall {
   started = 0;
+  /** Attempts `withRetry` made after the first. */
+  retries = 0;
+  /** Stops following a signal of the caller's own (not the run's) when the call ends. */
+  unlisten: (() => void) | undefined;
   private ended = false;
   private settled = false;
   private resolve!: (result: GenerateResult | Promise<GenerateResult>) => void;
@@ -241,6 +245,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private served: Map<string, Served[]> | undefined;
   private resumeFrom: { version: number; seq: number } | undefined;
   private claim: Promise<void> | undefined;
+  // When the run's own time limit passes (performance.now() time), if it has one.
+  private timeoutAt: number | undefined;
 
   constructor(settings: RunSettings<E>, invocation: RunInvocation<E>, runId: string) {
     this.settings = settings;
@@ -353,13 +359,15 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   private publish(event: E, record: boolean): void {
+    // After run.finished the run's errors are fixed (the result and the log hold the same list).
+    const report = this.closed ? warnLateListenerError : (error: unknown) => void this.recordError(error, { kind: 'listener', event: event.type });
     const failures = this.settings.emitter[publishEvent](event);
-    if (failures) for (const f of failures) this.recordError(f, { kind: 'listener', event: event.type });
+    if (failures) for (const f of failures) report(f, event.type);
     if (this.onEvent) {
       try {
         this.onEvent(event);
       } catch (error) {
-        this.recordError(error, { kind: 'listener', event: event.type });
+        report(error, event.type);
       }
     }
     if (record && this.recorder) {
@@ -422,7 +430,19 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (this.served) {
         const key = requestKey(model.modelId, request);
         const hit = this.served.get(key)?.shift();
-        if (hit) return Promise.resolve(this.serve(hit));
+        if (hit) {
+          // A served call counts against the budget as it did when it was made, so that a resumed
+          // run stops where the uninterrupted run would have.
+          if (this.budget) {
+            try {
+              admitCall(this.budget, request).settle(hit.result);
+            } catch (error) {
+              if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+              return Promise.reject(error);
+            }
+          }
+          return Promise.resolve(this.serve(hit));
+        }
       }
       const gate = this.gate;
       if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
@@ -483,9 +503,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
     }
     const request = admission?.request ?? asked;
     const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal);
-    // Requests reach a run model as callModel's validated copies: the event refers to it, no copy.
-    // The request is the call's key: a resume serves a recorded call to the same request.
-    this.emit({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request } as unknown as RunEventInput<E>);
+    // The request as the caller asked it (before the budget capped its output): it is the call's
+    // key, and a resume, which serves recorded calls before any admission, looks it up as asked.
+    // The event refers to the caller's request object, no copy: requests are not changed after a call.
+    this.emit({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request: asked } as unknown as RunEventInput<E>);
     this.stats.llmCalls += 1;
     this.active += 1;
     call.started = this.now();
@@ -494,6 +515,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       signal,
       onRetry: (notice: RetryNotice) => {
         outer?.(notice);
+        call.retries += 1;
         this.retried(call.callId, notice, admits);
       },
     };
@@ -507,7 +529,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       pending = Promise.reject(error);
     }
     this.live.add(call);
-    if (signal !== this.controller.signal) this.cleanups.push(whenAborted(signal, () => call.abort()));
+    if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
     call.follow(pending);
     return call.promise;
   }
@@ -549,7 +571,12 @@ export class Run<E extends RunEventBase = RunEventBase> {
   failCall(call: LiveCall, error: unknown): never {
     call.admission?.settle(undefined);
     call.admission = undefined;
-    this.stats.failedCalls += 1;
+    if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details?.limit !== 'deadline' && call.retries === 0 && !call.signal.aborted) {
+      // Refused by a budget in the model stack before the provider was asked: not a call made.
+      // (A call the run cancels when its budget stops it fails with the same code once the signal
+      // has aborted; a deadline may pass during a call, so a deadline refusal still counts.)
+      this.stats.llmCalls -= 1;
+    } else this.stats.failedCalls += 1;
     if (!this.stopping) this.lastCallError = error;
     const status = statusOf(error);
     const failed: Omit<LlmFailedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.failed', callId: call.callId, error: protocolError(error), durationMs: this.now() - call.started };
@@ -563,6 +590,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
   /** @internal A call has ended: its gate slot and the count a closing run waits on. */
   endCall(call: LiveCall): void {
     this.live.delete(call);
+    call.unlisten?.();
     call.gate?.release();
     if (--this.active === 0) this.drained?.();
   }
@@ -593,6 +621,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     }
     const { timeoutMs } = this.settings;
     if (timeoutMs !== undefined) {
+      this.timeoutAt = performance.now() + timeoutMs;
       const timer = setTimeout(() => this.halt('timeout', { kind: 'time', limitMs: timeoutMs }, new TotError('ABORTED', `The ${this.settings.what} reached its time limit of ${timeoutMs} ms.`)), timeoutMs);
       this.cleanups.push(() => clearTimeout(timer));
     }
@@ -645,7 +674,26 @@ export class Run<E extends RunEventBase = RunEventBase> {
       const e = protocolError(this.lastCallError);
       halted = { reason: 'error', detail: { kind: 'error', code: e.code, message: e.message } };
     }
-    return { runId: this.runId, halted, errors: this.errors, stats: s };
+    return { runId: this.runId, halted, errors: this.errors.slice(), stats: s };
+  }
+
+  /**
+   * Waits until the store holds every event, as long as the caller has not aborted and the run's
+   * time limit (plus the unwind grace) has not passed: a store that stops answering cannot hold a
+   * run that must settle. Returns the recording's error, or why the wait was cut short.
+   */
+  private async confirmRecording(recorder: RunRecorder): Promise<TotError | 'aborted' | 'timeout' | undefined> {
+    const caller = this.callerSignal;
+    const limit = this.timeoutAt === undefined ? undefined : AbortSignal.timeout(Math.max(0, this.timeoutAt - performance.now()) + UNWIND_GRACE_MS);
+    const signal = caller && limit ? AbortSignal.any([caller, limit]) : (caller ?? limit);
+    try {
+      await (signal ? raceAbort(recorder.durable(), signal, 'recording') : recorder.durable());
+      return undefined;
+    } catch (error) {
+      if (caller?.aborted) return 'aborted';
+      if (limit?.aborted) return 'timeout';
+      return error as TotError;
+    }
   }
 
   /** @internal Emits `run.finished` and settles the recording; returns the error the run must reject with, if any. */
@@ -653,7 +701,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const caller = this.callerSignal;
     const aborted = caller?.aborted === true;
     const failure = aborted ? undefined : this.failure;
-    const errors: RecordedRunError[] = this.errors.map((e) => ({ code: e.code, message: e.message, recoverable: TotError.isInstance(e.cause) ? e.cause.recoverable : false, ...(e.where ? { where: e.where } : {}) }));
+    const errors: RecordedRunError[] = result.errors.map((e) => ({ code: e.code, message: e.message, recoverable: TotError.isInstance(e.cause) ? e.cause.recoverable : false, ...(e.where ? { where: e.where } : {}) }));
     const finished = {
       type: 'run.finished',
       stopReason: result.stopReason,
@@ -665,8 +713,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
     // run.finished is the one event after the run's work: publish it past the closed gate.
     this.claimIfResuming();
     this.stamp(finished as unknown as E);
-    this.publish(finished as unknown as E, true);
     this.closed = true;
+    this.publish(finished as unknown as E, true);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const partial = { result: result as never };
     if (aborted) {
@@ -677,17 +725,31 @@ export class Run<E extends RunEventBase = RunEventBase> {
     }
     const recordingFailed = failure !== undefined && failure === this.recorder?.failure;
     if (this.recorder && !recordingFailed) {
-      try {
-        await this.recorder.durable();
-      } catch (error) {
-        if (!failure) return withResult(error as TotError, partial.result);
+      const outcome = await this.confirmRecording(this.recorder);
+      if (outcome === 'aborted') {
+        const reason = reasonText(caller!.reason);
+        return new TotError('ABORTED', `The ${what} was aborted while its recording was being confirmed${reason ? `: ${reason}` : ''}.`, { cause: caller!.reason, details: partial });
       }
+      if (outcome === 'timeout') {
+        return new TotError('TIMEOUT', `The ${what} reached its time limit of ${this.settings.timeoutMs} ms and the store has not confirmed its recording.`, { details: { ...partial, ms: this.settings.timeoutMs ?? 0, where: { kind: 'recording', runId: this.runId } } });
+      }
+      if (outcome !== undefined && !failure) return withResult(outcome, partial.result);
     }
     return failure ? withResult(failure, partial.result) : undefined;
   }
 }
 
 const noop = () => undefined;
+
+/**
+ * A listener of `run.finished` that throws cannot add to its run's errors, which the result and
+ * the log already hold: it is reported as a process warning instead of being lost.
+ */
+function warnLateListenerError(error: unknown, eventType: string): void {
+  const proc = (globalThis as { process?: { emitWarning?: (warning: string | Error, options?: { type?: string; code?: string }) => void } }).process;
+  const message = error instanceof Error ? error.message : String(error);
+  proc?.emitWarning?.(`A listener of ${eventType} threw after its run ended: ${message}`, { type: 'TotListenerWarning', code: 'TOT_LATE_LISTENER_ERROR' });
+}
 
 function withResult(error: TotError, result: unknown): TotError {
   return new TotError(error.code, error.message, { recoverable: error.recoverable, cause: error.cause ?? error, details: { ...error.details, result: result as never } });

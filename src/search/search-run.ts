@@ -150,8 +150,9 @@ export class SearchRun implements SearchContext {
 
   async expand(parents: readonly ThoughtNode[]): Promise<ThoughtNode[]> {
     if (this.stopped) return [];
-    if (this.run.budget?.snapshot().exhausted) {
-      this.run.halt('budget_exceeded', { kind: 'budget', limit: 'calls' });
+    const budget = this.run.budget?.snapshot();
+    if (budget?.exhausted) {
+      this.run.halt('budget_exceeded', { kind: 'budget', limit: budget.exhaustedLimit ?? 'calls' });
       return [];
     }
     const eligible = parents.filter((p) => this.tree.node(p.id).status === 'pending' && p.depth < this.limits.maxDepth);

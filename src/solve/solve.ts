@@ -246,7 +246,11 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
   };
 
   const synthesize = async (input: SynthesizeInput): Promise<{ solution: FinalSolution; fallback: boolean }> => {
-    const guardedVerify: SolutionVerifier | undefined = verify ? (answer, i) => run.guard(() => verify(answer, i), 'verifier') : undefined;
+    // The host's check makes no model call, so a run stopped by its budget or time limit still
+    // verifies its answer; the run's unwind grace bounds a verifier that never settles.
+    const guardedVerify: SolutionVerifier | undefined = verify
+      ? (answer, i) => (run.stopping ? Promise.resolve().then(() => verify(answer, i)) : run.guard(() => verify(answer, i), 'verifier'))
+      : undefined;
     if (!p.synthesizer || run.stopping) return { solution: await synthesizeFromPath(input, guardedVerify), fallback: p.synthesizer !== undefined };
     const synthesizer = p.synthesizer;
     try {

@@ -194,7 +194,7 @@ export type CheckedStructuredOptions<S extends z.ZodType> = GenerateStructuredOp
 export async function generateChecked<S extends z.ZodType>(model: LanguageModel, o: CheckedStructuredOptions<S>): Promise<GenerateStructuredResult<z.output<S>>> {
   const schema = o.schema;
   const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
-  const messages: ChatMessage[] = o.messages
+  let messages: ChatMessage[] = o.messages
     ? [...o.messages]
     : [...(o.system === undefined ? [] : [{ role: 'system' as const, content: o.system }]), { role: 'user' as const, content: o.prompt! }];
   const request: Omit<GenerateRequest, 'messages'> = {
@@ -228,7 +228,8 @@ export async function generateChecked<S extends z.ZodType>(model: LanguageModel,
     errors.push(parsed.error);
     lastIssues = parsed.issues;
     lastReason = parsed.reason;
-    messages.push({ role: 'assistant', content: raw }, { role: 'user', content: repairPrompt({ error: parsed.error, raw, format: o.format, attempt: attempt + 1 }) });
+    // A new array per attempt: the request of an earlier attempt (held by a run's llm.requested event) never changes.
+    messages = [...messages, { role: 'assistant', content: raw }, { role: 'user', content: repairPrompt({ error: parsed.error, raw, format: o.format, attempt: attempt + 1 }) }];
   }
   const what = lastReason === 'schema' ? `a reply matching the schema` : `valid ${o.format.toUpperCase()}`;
   throw new TotError('INVALID_FORMAT', `The model did not produce ${what} after ${rawOutputs.length} attempt(s): ${errors.at(-1)}`, {

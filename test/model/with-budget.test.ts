@@ -15,6 +15,25 @@ describe('withBudget', () => {
     expect(model.callCount).toBe(2);
   });
 
+  it('charges each of two nested budgets once per call', async () => {
+    const daily = new Budget({ maxCalls: 100 });
+    const tenant = new Budget({ maxCalls: 10 });
+    const model = mockModel('x');
+    await callModel(withBudget(withRetry(withBudget(model, { budget: daily })), { budget: tenant }), ask('a'));
+    expect(model.callCount).toBe(1);
+    expect(daily.snapshot().used.calls).toBe(1);
+    expect(tenant.snapshot().used.calls).toBe(1);
+  });
+
+  it('returns a model that already admits through the same budget as it is, so that it is charged once', async () => {
+    const budget = new Budget({ maxCalls: 100 });
+    const inner = withBudget(mockModel('x'), { budget });
+    const outer = withBudget(withRetry(inner), { budget });
+    await callModel(outer, ask('a'));
+    expect(budget.snapshot().used.calls).toBe(1);
+    expect(withBudget(inner, { budget })).toBe(inner);
+  });
+
   it('never lets a concurrent batch exceed the call limit', async () => {
     const budget = new Budget({ maxCalls: 5 });
     const model = withLatency(mockModel('x'), 5);

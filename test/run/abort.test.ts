@@ -118,6 +118,34 @@ describe('a stopping run', () => {
     release();
   }, 3_000);
 
+  /** A store that never answers an append of `type` (or of anything, for '*'); the others it stores. */
+  const stallingStore = (type: string): EventStore => {
+    const inner = new InMemoryEventStore();
+    return Object.assign(Object.create(inner) as EventStore, {
+      append: (streamId: string, events: NewEvent[], options: AppendOptions) =>
+        type === '*' || events.some((e) => e.type === type) ? new Promise(() => undefined) : inner.append(streamId, events, options),
+    });
+  };
+
+  it('does not wait for a store that stops answering once the caller aborts, even after its work is done', async () => {
+    const model = mockModel('{"current_thinking": "4", "planning": [], "next_thought_needed": false}');
+    const controller = new AbortController();
+    // Every event but run.finished is stored: the run has done its work and waits on the store.
+    const pending = new ChainOfThoughtNode({ model, format: 'json' }).run('2 + 2?', { store: stallingStore('run.finished'), runId: 'stalled', signal: controller.signal });
+    await delay(30);
+    controller.abort(new Error('shutting down'));
+    const error = await catchTotError(() => pending, 'ABORTED');
+    expect(error.message).toContain('shutting down');
+    expect(error.details?.result).toMatchObject({ stopReason: 'completed' });
+  }, 3_000);
+
+  it('settles with TIMEOUT and its result when its time limit passes and the store never confirms the recording', async () => {
+    const model = mockModel('{"current_thinking": "4", "planning": [], "next_thought_needed": false}');
+    const error = await catchTotError(() => new ChainOfThoughtNode({ model, format: 'json', timeoutMs: 20 }).run('2 + 2?', { store: stallingStore('*'), runId: 'never-stored' }), 'TIMEOUT');
+    expect(error.details?.where).toEqual({ kind: 'recording', runId: 'never-stored' });
+    expect(error.details?.result).toBeDefined();
+  }, 3_000);
+
   it('stops calling the model as soon as its recording fails, rejecting with the store error and the partial result', async () => {
     const inner = new InMemoryEventStore();
     let written = 0;

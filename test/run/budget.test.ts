@@ -50,6 +50,25 @@ describe('a run budget', () => {
     expect(budget.snapshot().used.calls).toBe(provider.callCount);
   });
 
+  it('counts as made only the calls that reached the provider when a withBudget of the same budget refuses one', async () => {
+    const provider = twoByTwo();
+    const budget = new Budget({ maxCalls: 4 });
+    const result = await explorerOn(withBudget(provider, { budget }), budget).run('R');
+    expect(result.stopReason).toBe('budget_exceeded');
+    expect(result.stats.llmCalls).toBe(provider.callCount);
+    expect(budget.snapshot().used.calls).toBe(provider.callCount);
+  });
+
+  it('names the limit that refused it when a shared budget was already spent', async () => {
+    const budget = new Budget({ maxTotalTokens: 300 });
+    const first = await explorerOn(twoByTwo(), budget).run('R');
+    expect(first.detail).toEqual({ kind: 'budget', limit: 'totalTokens' });
+    const second = await explorerOn(twoByTwo(), budget).run('R');
+    expect(second.stopReason).toBe('budget_exceeded');
+    expect(second.detail).toEqual({ kind: 'budget', limit: 'totalTokens' });
+    expect(second.stats.llmCalls).toBe(0);
+  });
+
   it('starts its deadline with the run, not when the budget was made', async () => {
     const budget = new Budget({ deadlineMs: 40 });
     await delay(80);

@@ -6,12 +6,14 @@ import {
   Explorer,
   FractalSolver,
   fromFunction,
+  InMemoryEventStore,
   TotError,
   withRetry,
   type ExplorationResult,
   type SearchEvent,
 } from '../../src/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
+import { collect } from '../helpers/collect.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';
 
 /** A script with a rule for the generator only: the evaluator's prompt matches nothing. */
@@ -69,6 +71,27 @@ describe('errors of a run', () => {
     const result = await explorer.run('R');
     expect(result.stopReason).toBe('max_depth');
     expect(result.errors).toMatchObject([{ code: 'INTERNAL', message: 'dashboard down', where: { kind: 'listener', event: 'node.evaluated' } }]);
+  });
+
+  it('of a listener of run.finished are reported as a process warning: the result lists what the log lists', async () => {
+    const store = new InMemoryEventStore();
+    const explorer = explorerOn(mockModel((r) => (r.tags?.role === 'generator' ? '{"candidates": [{"content": "a"}]}' : '{"score": 6, "confidence": 1, "reasoning": ""}')));
+    explorer.on('run.finished', () => {
+      throw new Error('late dashboard');
+    });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const result = await explorer.run('R', { store, runId: 'late-listener' });
+      const finished = (await collect(store.readStream('late-listener'))).at(-1)!;
+      expect(result.errors).toEqual([]);
+      expect((finished.data as { errors: unknown[] }).errors).toEqual([]);
+      await delay(0);
+      expect(warnings).toEqual([expect.stringContaining('late dashboard')]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('an abort rejects with ABORTED whose message and cause carry the signal reason', async () => {

@@ -54,6 +54,7 @@ interface Setup {
   branchingFactor?: number;
   strategy?: 'bfs' | 'dfs';
   prompt?: string;
+  budget?: { maxCalls?: number; maxTotalTokens?: number };
 }
 
 const explorer = (s: Setup = {}) => {
@@ -66,6 +67,7 @@ const explorer = (s: Setup = {}) => {
     branchingFactor: s.branchingFactor ?? 4,
     concurrency: 4,
     now: () => 0,
+    ...(s.budget ? { budget: s.budget } : {}),
   });
 };
 
@@ -113,6 +115,31 @@ describe('resuming a recorded run', () => {
     const { store } = await interrupted('search-run');
     const error = await catchTotError(() => new FractalSolver({ think: () => ({ type: 'RETURN', description: 'x' }), eval: () => ({ type: 'RETURN', description: 'x' }) }).resume({ store, runId: 'search-run' }), 'RESUME_MISMATCH');
     expect(error.details?.differences).toEqual([{ path: 'runner', recorded: 'search', current: 'fractal' }]);
+  });
+
+  it('serves every recorded call when its budget caps the output of each request', async () => {
+    // A token limit makes the budget add maxOutputTokens to each request it admits; the log keys calls as asked.
+    const setup = { budget: { maxTotalTokens: 1_000_000 } };
+    const reference = await explorer(setup).run('p', { runId: 'capped' });
+    const store = new InMemoryEventStore();
+    await catchTotError(() => explorer(setup).run('p', { store: dyingStore(store, 40), runId: 'capped' }), 'ILLEGAL_STATE');
+    const recorded = (await collect(store.readStream('capped'))).filter((e) => e.type === 'llm.completed').length;
+    const resumed = await explorer(setup).resume({ store, runId: 'capped' });
+    expect(recorded).toBeGreaterThan(0);
+    expect(resumed.stats.resumedCalls).toBe(recorded);
+    expect(resumed.tree.toJSON()).toEqual(reference.tree.toJSON());
+  });
+
+  it('charges the calls it serves to its budget, so that it stops where the uninterrupted run stopped', async () => {
+    const setup = { budget: { maxCalls: 12 } };
+    const reference = await explorer(setup).run('p', { runId: 'budgeted' });
+    expect(reference.stopReason).toBe('budget_exceeded');
+    const store = new InMemoryEventStore();
+    await catchTotError(() => explorer(setup).run('p', { store: dyingStore(store, 40), runId: 'budgeted' }), 'ILLEGAL_STATE');
+    const resumed = await explorer(setup).resume({ store, runId: 'budgeted' });
+    expect(resumed.stopReason).toBe('budget_exceeded');
+    expect(resumed.stats.llmCalls).toBe(reference.stats.llmCalls);
+    expect(resumed.tree.toJSON()).toEqual(reference.tree.toJSON());
   });
 
   it('continues the sequence numbers of the log without a gap, after a run.resumed event', async () => {

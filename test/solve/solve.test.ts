@@ -50,6 +50,14 @@ describe('solve', () => {
     expect(result.solution.verification.isValid).toBe(false);
   });
 
+  it("still runs the host's verifier on that answer when the budget stopped the run", async () => {
+    const model = mockModel((r) => (r.tags?.role === 'generator' ? '{"candidates": [{"content": "a"}]}' : '{"score": 6, "confidence": 1, "reasoning": ""}'));
+    const decomposer = { decompose: async () => ({ thoughtGranularity: 's', intermediateSteps: [], depthEstimate: 5, constraints: [], successCriteria: '' }) };
+    const result = await solve({ problem: 'p', model, decomposer, synthesizer: undefined, verify: (answer) => answer === 'a', budget: new Budget({ maxCalls: 3 }) });
+    expect(result.stopReason).toBe('budget_exceeded');
+    expect(result.solution.verification).toEqual({ isValid: true });
+  });
+
   it('falls back to the best path when the synthesizer fails, saying so', async () => {
     const roles = scriptedRoles();
     const result = await solve({ problem: 'R', ...roles, maxDepth: 1, synthesizer: { synthesize: async () => { throw new Error('no JSON'); } } });
