@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TotError } from '../errors/index.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -326,11 +325,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
       runner: 'chain-of-thought',
       what: 'chain of thought',
       emitter: this,
-      budget: o.budget,
-      timeoutMs: o.timeoutMs,
-      strict: o.strict,
-      concurrency: Number.POSITIVE_INFINITY,
-      now: o.now ?? Date.now,
+      options: o,
       config: { modelId: o.model.modelId, format: o.format, maxThoughts: o.maxThoughts, maxRepairs: o.maxRepairs, prompt: describePrompt(o.prompt ?? DEFAULT_CHAIN_OF_THOUGHT_PROMPT), temperature: o.temperature },
     };
   }

@@ -416,11 +416,7 @@ export class FractalSolver extends RunEmitter<FractalEvent> {
       runner: 'fractal',
       what: 'fractal run',
       emitter: this,
-      budget: o.budget,
-      timeoutMs: o.timeoutMs,
-      strict: o.strict,
-      concurrency: Number.POSITIVE_INFINITY,
-      now: o.now ?? Date.now,
+      options: o,
       config: {
         modelId: o.model?.modelId,
         think: o.think ? describeFunction(o.think) : { prompt: describePrompt(o.thinkPrompt ?? DEFAULT_THINK_PROMPT) },

@@ -61,7 +61,7 @@ export interface ResumeOptions<E extends RunEventBase = RunEventBase> {
   onEvent?: (event: E) => void;
 }
 
-export const storeSchema = z.custom<EventStore>(
+const storeSchema = z.custom<EventStore>(
   (v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function' && typeof (v as EventStore).readStream === 'function',
   'expected an EventStore',
 );
@@ -82,7 +82,7 @@ export const resumeOptionsShape = {
 };
 
 /** The `budget` option of a runner: a `Budget` or a template as they are, plain limits as a template. */
-export const runBudgetSchema = z.unknown().transform((value, ctx): Budget | BudgetTemplate => {
+const runBudgetSchema = z.unknown().transform((value, ctx): Budget | BudgetTemplate => {
   if (value instanceof Budget || value instanceof BudgetTemplate) return value;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     try {
@@ -112,3 +112,6 @@ export const runnerOptionsShape = {
   strict: z.boolean().default(false),
   now: fnSchema<() => number>().optional(),
 };
+
+/** The runner-level options every runner takes, as {@link runnerOptionsShape} parses them. */
+export type RunnerOptions = z.output<z.ZodObject<typeof runnerOptionsShape>>;

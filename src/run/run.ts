@@ -1,4 +1,4 @@
-import { Budget, type BudgetTemplate, type BudgetWarning } from '../budget/budget.js';
+import { Budget, type BudgetWarning } from '../budget/budget.js';
 import { chargedUsage } from '../budget/estimate-tokens.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
@@ -10,12 +10,12 @@ import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Retry
 import { admitCall, type Admission } from '../model/with-budget.js';
 import { ADMITTED_BY, admittingBudgets, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
 import { configDifferences } from './config-diff.js';
-import { foldLog, readRecordedRun, type RecordedRun } from './recorded-run.js';
+import { readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
 import { CallGate } from './call-gate.js';
 import { createRunId } from './run-id.js';
-import { budgetForRun } from './run-options.js';
+import { budgetForRun, type RunnerOptions } from './run-options.js';
 import { RunRecorder } from './run-recorder.js';
 import type { RunError, RunResult, RunStats } from './run-result.js';
 import type { SharedStopReason, StopDetail } from './stop-detail.js';
@@ -27,12 +27,10 @@ export interface RunSettings<E extends RunEventBase> {
   /** For messages: `The <what> was aborted`. */
   what: string;
   emitter: RunEmitter<E>;
-  budget: Budget | BudgetTemplate | undefined;
-  timeoutMs: number | undefined;
-  strict: boolean;
-  /** Model calls in flight at once; `Infinity` for no limit. */
-  concurrency: number;
-  now: () => number;
+  /** The runner's parsed options: budget, time limit, strict mode and clock (default `Date.now`). */
+  options: RunnerOptions;
+  /** Model calls in flight at once; default no limit. */
+  concurrency?: number;
   /** What the run does: recorded in `run.started`, compared by a resume. */
   config: Record<string, unknown>;
   /** An event the recording must refuse (e.g. a thought over a length cap). */
@@ -98,7 +96,7 @@ function reasonText(reason: unknown): string {
 }
 
 /** Where an error happened, in words, for the message of a strict run's rejection. */
-export function describeLocation(where: ErrorLocation | undefined): string {
+function describeLocation(where: ErrorLocation | undefined): string {
   if (!where) return 'run';
   switch (where.kind) {
     case 'node':
@@ -251,8 +249,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   constructor(settings: RunSettings<E>, invocation: RunInvocation<E>, runId: string) {
     this.settings = settings;
     this.runId = runId;
-    this.strict = settings.strict;
-    this.now = settings.now;
+    this.strict = settings.options.strict;
+    this.now = settings.options.now ?? Date.now;
     this.callerSignal = invocation.signal;
     this.onEvent = invocation.onEvent;
     // Every call of the run (and the provider under it) listens on the run's signal: Node's leak
@@ -262,10 +260,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.controller.signal.addEventListener('abort', () => {
       for (const call of [...this.live]) call.abort();
     });
-    this.budget = budgetForRun(settings.budget);
-    this.ownsBudget = this.budget !== undefined && !(settings.budget instanceof Budget);
+    this.budget = budgetForRun(settings.options.budget);
+    this.ownsBudget = this.budget !== undefined && !(settings.options.budget instanceof Budget);
     this.admittedBy = new Set(this.budget ? [this.budget] : []);
-    if (Number.isFinite(settings.concurrency)) this.gate = new CallGate(settings.concurrency);
+    if (settings.concurrency !== undefined && Number.isFinite(settings.concurrency)) this.gate = new CallGate(settings.concurrency);
   }
 
   /** Aborts when the caller aborts, when the run halts (budget, timeout, failure) and when it ends. */
@@ -619,7 +617,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (caller.aborted) this.controller.abort(abortedError(caller, this.settings.what));
       else this.cleanups.push(whenAborted(caller, () => this.controller.abort(abortedError(caller, this.settings.what))));
     }
-    const { timeoutMs } = this.settings;
+    const { timeoutMs } = this.settings.options;
     if (timeoutMs !== undefined) {
       this.timeoutAt = performance.now() + timeoutMs;
       const timer = setTimeout(() => this.halt('timeout', { kind: 'time', limitMs: timeoutMs }, new TotError('ABORTED', `The ${this.settings.what} reached its time limit of ${timeoutMs} ms.`)), timeoutMs);
@@ -731,7 +729,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
         return new TotError('ABORTED', `The ${what} was aborted while its recording was being confirmed${reason ? `: ${reason}` : ''}.`, { cause: caller!.reason, details: partial });
       }
       if (outcome === 'timeout') {
-        return new TotError('TIMEOUT', `The ${what} reached its time limit of ${this.settings.timeoutMs} ms and the store has not confirmed its recording.`, { details: { ...partial, ms: this.settings.timeoutMs ?? 0, where: { kind: 'recording', runId: this.runId } } });
+        return new TotError('TIMEOUT', `The ${what} reached its time limit of ${this.settings.options.timeoutMs} ms and the store has not confirmed its recording.`, { details: { ...partial, ms: this.settings.options.timeoutMs ?? 0, where: { kind: 'recording', runId: this.runId } } });
       }
       if (outcome !== undefined && !failure) return withResult(outcome, partial.result);
     }
@@ -819,7 +817,7 @@ export async function resumeRun<E extends RunEventBase, R extends RunResult>(
 }
 
 /** The log of `runId` folded for a runner, or a `RESUME_MISMATCH` naming what differs. */
-export function checkResumable(settings: { runner: string; config: Record<string, unknown> }, log: RecordedRun): void {
+function checkResumable(settings: { runner: string; config: Record<string, unknown> }, log: RecordedRun): void {
   if (log.started.runner !== settings.runner) {
     throw new TotError('RESUME_MISMATCH', `Run "${log.runId}" was recorded by a ${log.started.runner} runner, not a ${settings.runner} runner; nothing was written.`, {
       details: { runId: log.runId, differences: [{ path: 'runner', recorded: log.started.runner, current: settings.runner }] },
@@ -833,5 +831,3 @@ export function checkResumable(settings: { runner: string; config: Record<string
     });
   }
 }
-
-export { foldLog };

@@ -83,7 +83,7 @@ export function contentCap(maxContentChars: number | undefined): ((event: RunEve
 }
 
 /** The search part of a run's task context. */
-export function taskContext(o: Parsed, tree: ThoughtTree, data: Record<string, unknown> | undefined): TaskContext {
+function taskContext(o: Parsed, tree: ThoughtTree, data: Record<string, unknown> | undefined): TaskContext {
   return {
     problem: tree.problem,
     taskType: tree.taskType,
@@ -166,11 +166,8 @@ export class Explorer extends RunEmitter<SearchEvent> {
       runner: 'search',
       what: 'search',
       emitter: this,
-      budget: o.budget,
-      timeoutMs: o.timeoutMs,
-      strict: o.strict,
+      options: o,
       concurrency: o.concurrency,
-      now: o.now ?? Date.now,
       config: searchConfig(o, this.strategy),
       ...(maxContentChars === undefined ? {} : { checkEvent: contentCap(maxContentChars) }),
     };

@@ -195,11 +195,8 @@ function settings(emitter: RunEmitter<SolveEvent>, p: Prepared, maxContentChars:
     runner: 'solve',
     what: 'solve run',
     emitter,
-    budget: base.budget,
-    timeoutMs: base.timeoutMs,
-    strict: base.strict,
+    options: base,
     concurrency: base.concurrency,
-    now: base.now ?? Date.now,
     config: p.config,
     ...(maxContentChars === undefined ? {} : { checkEvent: contentCap(maxContentChars) }),
   };
@@ -224,14 +221,13 @@ function unsynthesized(steps: readonly ThoughtNode[]): FinalSolution {
 /** Seed 000's pipeline on one run: decompose, search, synthesise. */
 function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: string, taskId: string, verify: SolutionVerifier | undefined): RunProgram<SolveResult> {
   const roleOptions: RoleCallOptions = { signal: run.signal, runModel: (m) => run.runModel(m) };
-  const fallbackDecomposition = () => presetDecomposition(o, p);
   let decomposition: Decomposition | undefined;
   let search: ReturnType<typeof searchProgram> | undefined;
   let solution: FinalSolution | undefined;
   let tree: ThoughtTree | undefined;
 
   const decompose = async (): Promise<{ decomposition: Decomposition; fallback: boolean }> => {
-    if (!p.decomposer) return { decomposition: fallbackDecomposition(), fallback: false };
+    if (!p.decomposer) return { decomposition: presetDecomposition(o, p), fallback: false };
     const decomposer = p.decomposer;
     try {
       const value = await run.guard(() => decomposer.decompose({ problem, taskType: o.taskType }, roleOptions), 'decomposer');
@@ -242,7 +238,7 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
       if (run.stopping) throw error;
       run.recordError(error, { kind: 'phase', phase: 'decompose' }, 'GENERATION_FAILED');
     }
-    return { decomposition: fallbackDecomposition(), fallback: true };
+    return { decomposition: presetDecomposition(o, p), fallback: true };
   };
 
   const synthesize = async (input: SynthesizeInput): Promise<{ solution: FinalSolution; fallback: boolean }> => {
@@ -298,7 +294,7 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
         ...(detail ? { detail } : {}),
         errors: end.errors,
         stats,
-        decomposition: decomposition ?? fallbackDecomposition(),
+        decomposition: decomposition ?? presetDecomposition(o, p),
         solution: solution ?? unsynthesized(steps),
       };
     },

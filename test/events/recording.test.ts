@@ -4,27 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, replayRun, type AppendOptions, type EventStore, type LlmRequestedEvent, type NewEvent, type RunEvent } from '../../src/index.js';
+import { InMemoryEventStore, replayRun, type LlmRequestedEvent, type RunEvent } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
 import { Explorer } from '../../src/index.js';
 import { worldExplorer } from './fixtures/world.js';
 import { collect } from '../helpers/collect.js';
+import { dyingStore } from '../helpers/dying-store.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A store that dies (every append fails) after `limit` events, as a crashed process would stop writing. */
-function dyingStore(inner: EventStore, limit: number): EventStore {
-  let written = 0;
-  return Object.assign(Object.create(inner) as EventStore, {
-    async append(streamId: string, events: NewEvent[], options: AppendOptions) {
-      if (written + events.length > limit) throw new Error('the process died');
-      written += events.length;
-      return inner.append(streamId, events, options);
-    },
-  });
-}
 
 describe('recorded runs', () => {
   it('store every event, model calls included, and replay into the same tree byte for byte', async () => {

@@ -12,7 +12,6 @@ import {
   taskPreset,
   ThoughtTree,
   UsageMeter,
-  Budget,
   type TaskContext,
 } from '../../src/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';

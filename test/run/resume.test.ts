@@ -19,34 +19,21 @@ import {
   solve,
   type RunResult,
   type SolveResult,
-  type AppendOptions,
   type GenerateRequest,
   type EventStore,
   type LanguageModel,
   type LlmCompletedEvent,
   type LlmRequestedEvent,
-  type NewEvent,
   type StoredEvent,
 } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { worldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
+import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A store that dies (every append fails) after `limit` events, as a crashed process would stop writing. */
-function dyingStore(inner: EventStore, limit: number): EventStore {
-  let written = 0;
-  return Object.assign(Object.create(inner) as EventStore, {
-    async append(streamId: string, events: NewEvent[], options: AppendOptions) {
-      if (written + events.length > limit) throw new Error('the process died');
-      written += events.length;
-      return inner.append(streamId, events, options);
-    },
-  });
-}
 
 interface Setup {
   model?: LanguageModel;
