@@ -682,7 +682,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
    */
   private async confirmRecording(recorder: RunRecorder): Promise<TotError | 'aborted' | 'timeout' | undefined> {
     const caller = this.callerSignal;
-    const limit = this.timeoutAt === undefined ? undefined : AbortSignal.timeout(Math.max(0, this.timeoutAt - performance.now()) + UNWIND_GRACE_MS);
+    const limit = this.timeoutAt === undefined ? undefined : AbortSignal.timeout(Math.ceil(Math.max(0, this.timeoutAt - performance.now())) + UNWIND_GRACE_MS);
     const signal = caller && limit ? AbortSignal.any([caller, limit]) : (caller ?? limit);
     try {
       await (signal ? raceAbort(recorder.durable(), signal, 'recording') : recorder.durable());

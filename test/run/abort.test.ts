@@ -146,6 +146,12 @@ describe('a stopping run', () => {
     expect(error.details?.result).toBeDefined();
   }, 3_000);
 
+  it('settles with TIMEOUT after its time limit when it finished its work early and the store never confirms run.finished', async () => {
+    const model = mockModel('{"current_thinking": "4", "planning": [], "next_thought_needed": false}');
+    const error = await catchTotError(() => new ChainOfThoughtNode({ model, format: 'json', timeoutMs: 50 }).run('2 + 2?', { store: stallingStore('run.finished'), runId: 'early-end' }), 'TIMEOUT');
+    expect(error.details?.result).toMatchObject({ stopReason: 'completed' });
+  }, 3_000);
+
   it('stops calling the model as soon as its recording fails, rejecting with the store error and the partial result', async () => {
     const inner = new InMemoryEventStore();
     let written = 0;
