@@ -5,7 +5,7 @@ import { callModel, SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateChecked } from '../structured/generate-structured.js';
-import { parseStructured } from '../structured/parse-structured.js';
+import { parseStructuredAsync } from '../structured/parse-structured.js';
 import type { ThoughtNode } from '../tree/types.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
@@ -159,10 +159,11 @@ async function sample<S extends z.ZodType>(
   if (o.samples > 1 && o.model.capabilities?.multipleOutputs === true) {
     const messages = [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user' as const, content: prompt }];
     const result = await callModel(model, { messages, n: o.samples, temperature, tags }, signal);
-    const values = result.outputs.flatMap((text) => {
-      const parsed = parseStructured(text, { schema });
-      return parsed.success ? [parsed.value] : [];
-    });
+    const values: z.output<S>[] = [];
+    for (const text of result.outputs) {
+      const parsed = await parseStructuredAsync(text, { schema, signal: callOptions.signal });
+      if (parsed.success) values.push(parsed.value);
+    }
     if (values.length === 0) throw new TotError('INVALID_FORMAT', `None of the ${o.samples} samples could be parsed.`, { details: { rawOutputs: result.outputs } });
     return values;
   }

@@ -5,7 +5,7 @@ import { callModel, SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { generateChecked } from '../structured/generate-structured.js';
-import { parseStructured } from '../structured/parse-structured.js';
+import { parseStructuredAsync, type ParseStructuredResult } from '../structured/parse-structured.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from './prompt-template.js';
 import { contextVariables, pathVariable } from './prompt-variables.js';
 import { roleModel } from './role-model.js';
@@ -131,7 +131,8 @@ export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
       }
       if (o.model.capabilities?.multipleOutputs === true) {
         const result = await callModel(model, { messages: [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user', content: prompt }], n: input.k, temperature: o.temperature, tags }, { signal: callOptions.signal });
-        const parsed = result.outputs.map((text) => parseStructured(text, { schema: candidateSchema }));
+        const parsed: ParseStructuredResult<unknown>[] = [];
+        for (const text of result.outputs) parsed.push(await parseStructuredAsync(text, { schema: candidateSchema, signal: callOptions.signal }));
         const candidates = parsed.flatMap((p) => (p.success ? [p.value as Candidate] : []));
         if (candidates.length === 0 && input.k > 0) {
           throw new TotError('INVALID_FORMAT', `None of the ${result.outputs.length} sampled candidates was valid JSON.`, { details: { rawOutputs: result.outputs } });

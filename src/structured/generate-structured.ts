@@ -6,7 +6,7 @@ import { callModel } from '../model/call-model.js';
 import { chatMessageSchema, languageModelSchema } from '../model/schemas.js';
 import type { ChatMessage, GenerateRequest, LanguageModel, Usage } from '../model/types.js';
 import type { StructuredFormat } from './extract-candidates.js';
-import { parseStructured } from './parse-structured.js';
+import { parseStructuredAsync } from './parse-structured.js';
 
 /**
  * What a repair prompt is built from.
@@ -218,10 +218,10 @@ export async function generateChecked<S extends z.ZodType>(model: LanguageModel,
     usage = addUsage(usage, result.usage, attempt === 0);
     const raw = result.outputs[0] ?? '';
     rawOutputs.push(raw);
-    let parsed = parseStructured(raw, { schema, format: o.format });
+    let parsed = await parseStructuredAsync(raw, { schema, format: o.format, signal: o.signal });
     const rewritten = parsed.success ? undefined : o.fallback?.(raw);
     if (rewritten !== undefined) {
-      const second = parseStructured(rewritten, { schema, format: o.format });
+      const second = await parseStructuredAsync(rewritten, { schema, format: o.format, signal: o.signal });
       if (second.success) parsed = second;
     }
     if (parsed.success) return { value: parsed.value, attempts: attempt + 1, rawOutputs, usage };

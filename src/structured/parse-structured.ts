@@ -1,7 +1,8 @@
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { throwIfAborted } from '../internal/abort.js';
 import { extractCandidates, type StructuredFormat } from './extract-candidates.js';
-import { parseSimpleYaml } from './simple-yaml.js';
+import { readYaml, type SyntaxResult } from './read-yaml.js';
+import { jsonNestsDeeperThan, MAX_NESTING } from './syntax-limits.js';
 
 /**
  * The outcome of {@link parseStructured}.
@@ -44,26 +45,55 @@ export interface ParseStructuredOptions<S extends z.ZodType> {
   format?: StructuredFormat;
 }
 
-function parseSyntax(text: string, format: StructuredFormat): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (format === 'json') {
+function* readSyntax(text: string, format: StructuredFormat): Generator<void, SyntaxResult> {
+  if (format === 'yaml') return yield* readYaml(text);
+  // V8's JSON.parse does not recurse, but validating and copying a deep value would.
+  if (jsonNestsDeeperThan(text, MAX_NESTING)) return { ok: false, error: `invalid JSON: nested deeper than ${MAX_NESTING} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: `invalid JSON: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * The search of {@link parseStructured} as a generator that yields wherever it may pause: between
+ * candidates and between chunks of a long YAML text. Run to the end it is `parseStructured`;
+ * {@link parseStructuredAsync} gives way to the event loop at those points and stops on abort.
+ */
+function* searchReply<S extends z.ZodType>(text: string, schema: S, format: StructuredFormat): Generator<void, ParseStructuredResult<z.output<S>>> {
+  if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [], reason: 'empty' };
+  let validationFailure: { error: string; issues: z.core.$ZodIssue[] } | undefined;
+  let syntaxError: string | undefined;
+  const candidates = extractCandidates(text, format);
+  for (const candidate of candidates) {
+    yield;
     try {
-      return { ok: true, value: JSON.parse(text) };
+      const parsed = yield* readSyntax(candidate, format);
+      if (!parsed.ok) {
+        syntaxError ??= parsed.error;
+        continue;
+      }
+      const checked = schema.safeParse(parsed.value);
+      if (checked.success) return { success: true, value: checked.data, text: candidate };
+      validationFailure ??= { error: `the ${format.toUpperCase()} does not match the schema:\n${z.prettifyError(checked.error)}`, issues: checked.error.issues };
     } catch (error) {
-      return { ok: false, error: `invalid JSON: ${(error as Error).message}` };
+      // Anything a parser or schema still throws (a custom refinement, say) fails like any other bad reply.
+      syntaxError ??= `unparseable ${format.toUpperCase()}: ${(error as Error).message}`;
     }
   }
-  const simple = parseSimpleYaml(text);
-  if (simple) return { ok: true, value: simple.value };
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
-  if (doc.errors.length > 0) return { ok: false, error: `invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
-  return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  if (validationFailure) return { success: false, ...validationFailure, reason: 'schema' };
+  return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [], reason: 'syntax' };
 }
 
 /**
  * Finds a value of `schema` in a model's text without calling any model: tries fenced blocks,
  * the whole text and embedded spans (see {@link generateStructured}) and returns the first that
  * parses and validates, or the most useful error to show the model in a repair request.
- * Never throws on malformed text.
+ * Never throws on malformed text, and is safe on hostile text: the time taken grows linearly
+ * with the reply's length, values nested deeper than 128 levels and YAML with more than 100
+ * aliases are refused (`reason: 'syntax'`). {@link generateStructured} reads long replies in
+ * slices and stops when its signal aborts.
  *
  * @example
  * ```ts
@@ -75,25 +105,39 @@ function parseSyntax(text: string, format: StructuredFormat): { ok: true; value:
  * ```
  */
 export function parseStructured<S extends z.ZodType>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<z.output<S>> {
-  const format = options.format ?? 'json';
-  if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [], reason: 'empty' };
-  let validationFailure: { error: string; issues: z.core.$ZodIssue[] } | undefined;
-  let syntaxError: string | undefined;
-  for (const candidate of extractCandidates(text, format)) {
-    try {
-      const parsed = parseSyntax(candidate, format);
-      if (!parsed.ok) {
-        syntaxError ??= parsed.error;
-        continue;
-      }
-      const checked = options.schema.safeParse(parsed.value);
-      if (checked.success) return { success: true, value: checked.data, text: candidate };
-      validationFailure ??= { error: `the ${format.toUpperCase()} does not match the schema:\n${z.prettifyError(checked.error)}`, issues: checked.error.issues };
-    } catch (error) {
-      // Pathological input (deep nesting, alias bombs) must fail like any other bad reply.
-      syntaxError ??= `unparseable ${format.toUpperCase()}: ${(error as Error).message}`;
+  const steps = searchReply(text, options.schema, options.format ?? 'json');
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Work between two pauses of {@link parseStructuredAsync}, in milliseconds. */
+const SLICE_MS = 8;
+
+const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * {@link parseStructured} for callers holding a signal: the same result, but a long reply is read
+ * in slices of a few milliseconds with the event loop free in between, and an abort rejects with
+ * `ABORTED` at the next pause. Short replies never pause. Not exported from the package.
+ */
+export async function parseStructuredAsync<S extends z.ZodType>(
+  text: string,
+  options: ParseStructuredOptions<S> & { signal?: AbortSignal | undefined },
+): Promise<ParseStructuredResult<z.output<S>>> {
+  const { signal } = options;
+  throwIfAborted(signal, 'parse');
+  const steps = searchReply(text, options.schema, options.format ?? 'json');
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    throwIfAborted(signal, 'parse');
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await giveWay();
+      throwIfAborted(signal, 'parse');
+      sliceStart = performance.now();
     }
   }
-  if (validationFailure) return { success: false, ...validationFailure, reason: 'schema' };
-  return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [], reason: 'syntax' };
 }

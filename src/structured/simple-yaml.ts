@@ -11,6 +11,8 @@
  * work of a chain-of-thought step together.
  */
 
+import { MAX_NESTING } from './syntax-limits.js';
+
 /** Not answered here: the caller falls back to the full parser. */
 const UNSURE = Symbol('unsure');
 
@@ -34,7 +36,13 @@ const INDICATORS = new Set([...'-?:,[]{}#&*!|>%@`.+']);
 const AWKWARD = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', t: '\t' };
 
-const trimSpaces = (s: string) => s.replace(/ +$/, '');
+// A loop, not `/ +$/`: that regular expression backtracks quadratically on a long run of spaces
+// followed by anything else.
+function trimSpaces(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x20) end--;
+  return end === s.length ? s : s.slice(0, end);
+}
 
 /**
  * Reads `text` if it is in the narrow subset described above.
@@ -59,6 +67,7 @@ const isItem = (content: string) => content === '-' || content.startsWith('- ');
 
 class Reader {
   private i = 0;
+  private depth = 0;
   constructor(private readonly lines: string[]) {}
 
   document(): unknown {
@@ -82,7 +91,13 @@ class Reader {
   }
 
   private block(indent: number): unknown {
-    return isItem(this.lines[this.i]!.slice(indent)) ? this.sequence(indent) : this.mapping(indent);
+    // Deep documents go to the full reader, which refuses them without recursing.
+    if (++this.depth > MAX_NESTING) throw UNSURE;
+    try {
+      return isItem(this.lines[this.i]!.slice(indent)) ? this.sequence(indent) : this.mapping(indent);
+    } finally {
+      this.depth--;
+    }
   }
 
   /** The value of a key or item with nothing after it on its line: a nested block, or null. */
