@@ -6,11 +6,12 @@ import type { RecordedRun } from '../run/recorded-run.js';
 import { RunEmitter } from '../run/run-emitter.js';
 import { resumeOptionsShape, runnerOptionsShape, runOptionsShape, type ResumeOptions, type RunBudget, type RunOptions } from '../run/run-options.js';
 import type { RunResult, RunStats } from '../run/run-result.js';
+import { eventShapeCheck } from '../run/run-log-check.js';
 import { resumeRun, startRun, type Run, type RunEnd, type RunProgram, type RunSettings } from '../run/run.js';
 import type { SharedStopReason, StopDetail } from '../run/stop-detail.js';
 import { describePrompt, promptTemplateSchema, renderPrompt, type PromptTemplate } from '../roles/prompt-template.js';
 import { generateChecked } from '../structured/generate-structured.js';
-import type { ChainOfThoughtEvent } from './cot-events.js';
+import { chainOfThoughtEventShapes, type ChainOfThoughtEvent } from './cot-events.js';
 import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
 
 /**
@@ -251,10 +252,13 @@ export interface ChainOfThoughtStepOptions {
   runModel?: (model: LanguageModel) => LanguageModel;
 }
 
+const checkEvent = eventShapeCheck(chainOfThoughtEventShapes);
+
 /** The thoughts of a chain-of-thought run folded from its events. */
 function thoughtsOf(events: readonly { type: string }[]): Thought[] {
   const thoughts: Thought[] = [];
-  for (const e of events) {
+  for (const [position, e] of events.entries()) {
+    checkEvent(e, position, 'The chain-of-thought log');
     if (e.type !== 'thought.completed') continue;
     const t = e as Extract<ChainOfThoughtEvent, { type: 'thought.completed' }>;
     thoughts.push({ thoughtNumber: t.thoughtNumber, currentThinking: t.currentThinking, planning: copyPlan(t.planning), nextThoughtNeeded: t.nextThoughtNeeded });
@@ -327,6 +331,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
       emitter: this,
       options: o,
       config: { modelId: o.model.modelId, format: o.format, maxThoughts: o.maxThoughts, maxRepairs: o.maxRepairs, prompt: describePrompt(o.prompt ?? DEFAULT_CHAIN_OF_THOUGHT_PROMPT), temperature: o.temperature },
+      replayLog: foldChainOfThoughtEvents,
     };
   }
 

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { RunEvent, RunEventBase } from '../run/run-event.js';
-import type { PlanStep } from './plan.js';
+import type { EventShapes } from '../run/run-log-check.js';
+import { planSchema, type PlanStep } from './plan.js';
 
 /**
  * The events of a {@link ChainOfThoughtNode} run: one `thought.completed` per thought, with the
@@ -15,3 +17,8 @@ import type { PlanStep } from './plan.js';
 export type ChainOfThoughtEvent =
   | RunEvent
   | (RunEventBase & { type: 'thought.completed'; thoughtNumber: number; currentThinking: string; planning: PlanStep[]; nextThoughtNeeded: boolean });
+
+/** What {@link foldChainOfThoughtEvents} reads of a chain of thought's own events: a corrupt log fails with its position. */
+export const chainOfThoughtEventShapes: EventShapes = {
+  'thought.completed': z.looseObject({ thoughtNumber: z.number().int().positive(), currentThinking: z.string(), planning: planSchema, nextThoughtNeeded: z.boolean() }),
+};

@@ -111,6 +111,8 @@ export interface TotErrorDetailsMap {
     frameId?: string;
     /** Events read before the fault (a malformed log). */
     events?: number;
+    /** The position (0-based) in its log of the event that is malformed. */
+    position?: number;
     /** A protocol message type, or the whole reply, that was not expected. */
     type?: string;
     reply?: unknown;

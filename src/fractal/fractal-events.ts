@@ -1,5 +1,7 @@
 import type { ProtocolErrorObject } from '../errors/index.js';
+import { z } from 'zod';
 import type { RunEvent, RunEventBase } from '../run/run-event.js';
+import type { EventShapes } from '../run/run-log-check.js';
 import type { StopDetail } from '../run/stop-detail.js';
 
 /**
@@ -24,3 +26,17 @@ export type FractalEvent =
   /** `forced`: the frame returned its state because a limit stopped it. */
   | (RunEventBase & { type: 'frame.returned'; frameId: string; result: string; forced?: StopDetail })
   | (RunEventBase & { type: 'frame.failed'; frameId: string; error: ProtocolErrorObject; loop?: StopDetail });
+
+const frameId = z.string().min(1);
+const output = z.looseObject({ type: z.string(), description: z.string() });
+
+/** What {@link foldFractalEvents} reads of a fractal run's own events: a corrupt log fails with its position. */
+export const fractalEventShapes: EventShapes = {
+  'frame.created': z.looseObject({ frameId, parentId: frameId.nullable(), goal: z.string(), depth: z.number().int().nonnegative() }),
+  'frame.thought': z.looseObject({ frameId, output }),
+  'frame.tool': z.looseObject({ frameId, tool: z.string(), error: z.string().optional() }),
+  'frame.evaluated': z.looseObject({ frameId, done: z.array(z.string()), output }),
+  'frame.called': z.looseObject({ frameId, childId: frameId, goal: z.string() }),
+  'frame.returned': z.looseObject({ frameId, result: z.string(), forced: z.looseObject({ kind: z.string() }).optional() }),
+  'frame.failed': z.looseObject({ frameId, error: z.looseObject({ code: z.string(), message: z.string() }) }),
+};

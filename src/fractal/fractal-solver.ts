@@ -428,6 +428,7 @@ export class FractalSolver extends RunEmitter<FractalEvent> {
         maxRepairs: o.maxRepairs,
         maxToolCalls: o.maxToolCalls,
       },
+      replayLog: foldFractalEvents,
     };
   }
 

@@ -2,7 +2,8 @@ import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
 import { readRecordedRun } from '../run/recorded-run.js';
 import type { RunEventBase } from '../run/run-event.js';
-import type { FractalEvent } from './fractal-events.js';
+import { eventShapeCheck } from '../run/run-log-check.js';
+import { fractalEventShapes, type FractalEvent } from './fractal-events.js';
 import type { Frame } from './types.js';
 
 /**
@@ -119,9 +120,13 @@ export class FrameTree {
   }
 }
 
+const checkEvent = eventShapeCheck(fractalEventShapes);
+
 /**
  * Folds a FractalSolver run's events back into its frames: goals, plans, every archived result
- * (failures included), tool calls, statuses and forced returns — the run's audit trail.
+ * (failures included), tool calls, statuses and forced returns — the run's audit trail. An
+ * event of the wrong shape, or one naming a frame before its creation, is `INVALID_FORMAT` with
+ * the event's position.
  *
  * @example
  * ```ts
@@ -138,8 +143,10 @@ export function foldFractalEvents(events: Iterable<RunEventBase | StoredEvent>):
     if (!f) throw new TotError('INVALID_FORMAT', `Fractal log names frame "${id}" before creating it.`, { details: { frameId: id } });
     return f;
   };
+  let position = 0;
   for (const raw of events) {
-    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as FractalEvent;
+    const e = (typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw ? raw.data : raw) as FractalEvent;
+    checkEvent(e, position++, 'The fractal log');
     switch (e.type) {
       case 'frame.created':
         tree.add({ id: e.frameId, goal: e.goal, parentId: e.parentId, todo: '', done: [], depth: e.depth, status: 'open', toolCalls: [] });

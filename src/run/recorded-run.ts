@@ -2,6 +2,7 @@ import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
 import { requestKey } from '../model/request-key.js';
 import type { GenerateRequest, GenerateResult } from '../model/types.js';
+import { checkRunLog } from './run-log-check.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
 
 /**
@@ -35,7 +36,9 @@ export interface RecordedRun {
 
 /**
  * Reads a recorded run's stream. `INVALID_ARGUMENT` when the store holds no such run,
- * `INVALID_FORMAT` when the stream is not a run log.
+ * `INVALID_FORMAT` (naming the event's position) when the stream is not a sound run log: an
+ * event of the wrong shape, `run.started` not first, events after `run.finished`, another run's
+ * event, or a gap in `seq`.
  *
  * @example
  * ```ts
@@ -56,10 +59,8 @@ export async function readRecordedRun(store: EventStore, runId: string, options:
 
 /** Indexes a run's events (as read from a store, or kept in memory). */
 export function foldLog(runId: string, events: RunEventBase[], lastVersion = events.length - 1): RecordedRun {
-  const started = events[0] as RunStartedEvent | undefined;
-  if (started?.type !== 'run.started' || typeof started.runner !== 'string') {
-    throw new TotError('INVALID_FORMAT', `Stream "${runId}" is not a run log: it does not begin with run.started.`, { details: { events: events.length } });
-  }
+  checkRunLog(runId, events);
+  const started = events[0] as RunStartedEvent;
   const keys = new Map<string, string>();
   const modelResults: RecordedRun['modelResults'] = new Map();
   const runnerEvents: RunEventBase[] = [];

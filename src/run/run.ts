@@ -35,6 +35,11 @@ export interface RunSettings<E extends RunEventBase> {
   config: Record<string, unknown>;
   /** An event the recording must refuse (e.g. a thought over a length cap). */
   checkEvent?: (event: E) => TotError | undefined;
+  /**
+   * The runner's fold (its replay): run over a recorded log before a resume writes anything, so
+   * that a log which would not replay is refused with `INVALID_FORMAT` instead of being extended.
+   */
+  replayLog?: (events: readonly RunEventBase[]) => unknown;
 }
 
 /** Per-run options, validated by the runner. */
@@ -809,6 +814,7 @@ export async function resumeRun<E extends RunEventBase, R extends RunResult>(
   throwIfAborted(invocation.signal, settings.what);
   const log = await raceAbort(readRecordedRun(invocation.store, invocation.runId, invocation.signal ? { signal: invocation.signal } : {}), invocation.signal, settings.what);
   checkResumable(settings, log);
+  settings.replayLog?.(log.events);
   if (log.finished) return restore.fromLog(log);
   const run = new Run(settings, invocation, invocation.runId);
   const started = run.now();

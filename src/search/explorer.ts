@@ -13,6 +13,7 @@ import type { SearchEvent } from './search-events.js';
 import { searchProgram, searchResultFromLog, startingTree, type SearchProgram, type SearchSetup } from './search-program.js';
 import { bfs } from './strategies/bfs.js';
 import type { ExplorationResult, ExplorerOptions, ExplorerResumeOptions, ExplorerRunOptions, SearchStrategy } from './types.js';
+import { foldSearchEvents } from './replay-search.js';
 
 const roleSchema = <T>(method: string) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
@@ -169,6 +170,7 @@ export class Explorer extends RunEmitter<SearchEvent> {
       options: o,
       concurrency: o.concurrency,
       config: searchConfig(o, this.strategy),
+      replayLog: foldSearchEvents,
       ...(maxContentChars === undefined ? {} : { checkEvent: contentCap(maxContentChars) }),
     };
   }

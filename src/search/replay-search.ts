@@ -2,9 +2,10 @@ import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
 import { readRecordedRun } from '../run/recorded-run.js';
 import type { RunEventBase, RunStartedEvent } from '../run/run-event.js';
+import { eventShapeCheck } from '../run/run-log-check.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { NodeStatus, SearchState, ThoughtNode, ThoughtTreeJSON } from '../tree/types.js';
-import type { SearchEvent } from './search-events.js';
+import { searchEventShapes, type SearchEvent } from './search-events.js';
 
 /**
  * What {@link replayRun} rebuilds.
@@ -26,12 +27,17 @@ export interface ReplayedRun {
   modelCalls: number;
 }
 
+const checkEvent = eventShapeCheck(searchEventShapes);
+
+const isStored = (raw: unknown): raw is StoredEvent => typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw;
+
 type Mutable = { -readonly [K in keyof ThoughtNode]: ThoughtNode[K] } & { childrenIds: string[] };
 
 
 /**
  * Folds a search's events into its tree: the same nodes, ids, evaluations, statuses, metadata
- * and search state as the tree the run built, byte for byte.
+ * and search state as the tree the run built, byte for byte. An event of the wrong shape, or one
+ * naming a node before its creation, is `INVALID_FORMAT` with the event's position.
  *
  * @example
  * ```ts
@@ -55,8 +61,9 @@ export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): 
     return n;
   };
   for (const raw of events) {
+    const e = (isStored(raw) ? raw.data : raw) as SearchEvent;
+    checkEvent(e, count, 'The search log');
     count += 1;
-    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as SearchEvent;
     switch (e.type) {
       case 'run.started':
         problem ??= (e as RunStartedEvent).problem;

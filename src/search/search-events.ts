@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import type { RunEvent, RunEventBase } from '../run/run-event.js';
+import type { EventShapes } from '../run/run-log-check.js';
+import { evaluationSchema, nodeSchema, searchStateSchema } from '../tree/schemas.js';
 import type { Evaluation, SearchConfig, ThoughtNode } from '../tree/types.js';
 
 /**
@@ -31,3 +34,17 @@ export type SearchEvent =
   | (RunEventBase & { type: 'node.metadata'; nodeId: string; patch: Record<string, unknown> })
   | (RunEventBase & { type: 'search.step'; depth: number; frontier: string[] })
   | (RunEventBase & { type: 'search.state'; currentDepth: number; frontier: string[]; bestPath: string[] });
+
+const id = z.string().min(1);
+
+/** What {@link foldSearchEvents} reads of a search's own events: a corrupt log fails with its position. */
+export const searchEventShapes: EventShapes = {
+  'search.started': z.looseObject({ taskId: z.string(), taskType: z.string(), searchConfig: z.record(z.string(), z.unknown()), nodes: z.number().int().nonnegative() }),
+  'node.created': z.looseObject({ node: nodeSchema }),
+  'node.evaluated': z.looseObject({ nodeId: id, evaluation: evaluationSchema }),
+  'node.expanded': z.looseObject({ nodeId: id }),
+  'node.pruned': z.looseObject({ nodeId: id, prunedIds: z.array(id) }),
+  'node.terminal': z.looseObject({ nodeId: id }),
+  'node.metadata': z.looseObject({ nodeId: id, patch: z.record(z.string(), z.unknown()) }),
+  'search.state': searchStateSchema,
+};

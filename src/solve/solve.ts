@@ -24,6 +24,7 @@ import { dfs } from '../search/strategies/dfs.js';
 import type { ExplorationResult, ExplorerOptions, SearchStats, SearchStrategy, StopReason } from '../search/types.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { ThoughtNode } from '../tree/types.js';
+import { foldSearchEvents } from '../search/replay-search.js';
 
 /**
  * The events of a `solve()` run: the decomposition, the search's events, the solution, and the
@@ -198,6 +199,8 @@ function settings(emitter: RunEmitter<SolveEvent>, p: Prepared, maxContentChars:
     options: base,
     concurrency: base.concurrency,
     config: p.config,
+    // A run stopped before its search began has no tree to fold.
+    replayLog: (events) => (events.some((e) => e.type === 'search.started') ? foldSearchEvents(events) : undefined),
     ...(maxContentChars === undefined ? {} : { checkEvent: contentCap(maxContentChars) }),
   };
 }
