@@ -1,5 +1,5 @@
 import { Composer, CST, Lexer, Parser } from 'yaml';
-import { MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH } from './syntax-limits.js';
+import { jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH } from './syntax-limits.js';
 import { parseSimpleYaml } from './simple-yaml.js';
 
 /** The outcome of reading one candidate's syntax. */
@@ -106,6 +106,8 @@ function asJson(text: string): SyntaxResult | undefined {
   const first = text[0];
   if (first !== '{' && first !== '[') return undefined;
   if (text.includes('"__proto__"') || text.includes('"<<"')) return undefined;
+  // V8's JSON.parse takes tens of milliseconds to fail on a megabyte of open brackets.
+  if (jsonNestsDeeperThan(text, MAX_NESTING)) return failure(`nested deeper than ${MAX_NESTING} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
