@@ -58,7 +58,7 @@ function* readSyntax(text: string, format: StructuredFormat): Generator<void, Sy
 
 /**
  * The search of {@link parseStructured} as a generator that yields wherever it may pause: between
- * candidates and between chunks of a long YAML text. Run to the end it is `parseStructured`;
+ * candidates and every 1,024 lexemes of YAML the full reader parses. Run to the end it is `parseStructured`;
  * {@link parseStructuredAsync} gives way to the event loop at those points and stops on abort.
  */
 function* searchReply<S extends z.ZodType>(text: string, schema: S, format: StructuredFormat): Generator<void, ParseStructuredResult<z.output<S>>> {
