@@ -179,7 +179,11 @@ export interface BudgetEvents {
  * ```
  */
 export interface BudgetReservation {
-  /** Records what the call really used (unknown fields count as reserved) and frees the hold. */
+  /**
+   * Records what the call really used and frees the hold. A field that is absent or malformed
+   * (not a finite non-negative number; for `calls`, not an integer) counts as reserved; settle
+   * never throws.
+   */
   settle(actual?: BudgetEstimate): void;
   /** Frees the hold without consuming anything. */
   release(): void;
@@ -206,16 +210,21 @@ const estimateSchema = z.object({
   outputTokens: z.number().nonnegative().optional(),
 });
 
+/** A figure `settle` can add to a total: a finite, non-negative number (what `estimateSchema` accepts). */
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
 const zero = (): BudgetAmounts => ({ calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0 });
 
 /**
  * Hard limits on calls, tokens, cost and wall time, shared by everything in one run.
  *
- * Admission is reserve-before, settle-after: a call is admitted only if what it may consume fits
+ * Admission is reserve-before, settle-after: a call is admitted only if what it reserves fits
  * beside what is used and what calls in flight have reserved, so a batch of concurrent calls can
- * never overshoot a limit together. Token limits are as hard as the input estimate and the
- * provider's respect of `maxOutputTokens` (see {@link withBudget}); calls, cost from reported
- * usage, and the deadline are exact.
+ * never overshoot a limit together. The call limit is exact, and so is the deadline (it refuses
+ * new calls and cancels the calls in flight). A token or cost limit is exact on what calls
+ * reserve; a call that then uses more than it reserved is charged what it used, so usage can
+ * pass the limit by that excess, after which nothing more is admitted (see {@link withBudget}
+ * for when reservations are exact).
  *
  * @example
  * ```ts
@@ -390,13 +399,16 @@ export class Budget extends EventEmitter<BudgetEvents> {
     return {
       settle: (actual = {}) => {
         if (!open) return;
+        // Worked out before the hold is freed, and never throws: a malformed figure (NaN, negative,
+        // a string, …) counts as unknown, so it can neither uncount the call nor poison a total.
+        const given: BudgetEstimate = typeof actual === 'object' && actual !== null ? actual : {};
+        const real = this.priced({
+          calls: isCount(given.calls) && Number.isInteger(given.calls) ? given.calls : amount.calls,
+          inputTokens: isCount(given.inputTokens) ? given.inputTokens : amount.inputTokens,
+          outputTokens: isCount(given.outputTokens) ? given.outputTokens : amount.outputTokens,
+        });
         open = false;
         add(this.reserved, amount, -1);
-        const real = this.normalize({
-          calls: actual.calls ?? amount.calls,
-          inputTokens: actual.inputTokens ?? amount.inputTokens,
-          outputTokens: actual.outputTokens ?? amount.outputTokens,
-        });
         add(this.used, real, 1);
         this.checkWarnings();
       },
@@ -494,11 +506,13 @@ export class Budget extends EventEmitter<BudgetEvents> {
 
   private normalize(estimate: BudgetEstimate): BudgetAmounts {
     const e = parseOptions(estimateSchema, estimate, 'Budget', 'estimate');
-    const inputTokens = e.inputTokens ?? 0;
-    const outputTokens = e.outputTokens ?? 0;
+    return this.priced({ calls: e.calls ?? 0, inputTokens: e.inputTokens ?? 0, outputTokens: e.outputTokens ?? 0 });
+  }
+
+  private priced({ calls, inputTokens, outputTokens }: Required<BudgetEstimate>): BudgetAmounts {
     const p = this.limits.pricing;
     const cost = p ? (inputTokens * p.inputPerMillionTokens + outputTokens * p.outputPerMillionTokens) / 1e6 : 0;
-    return { calls: e.calls ?? 0, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost };
+    return { calls, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost };
   }
 
   private firstViolation(amount: BudgetAmounts): BudgetExceeded | undefined {

@@ -69,14 +69,38 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
 }
 
-/** Waits `ms` milliseconds, rejecting with `ABORTED` if `signal` fires first. */
+/**
+ * Starts `work` and settles with it, or rejects with `ABORTED` as soon as `signal` fires, whichever
+ * comes first; a signal that has already fired rejects at once and `work` never starts. A
+ * synchronous throw from `work` becomes a rejection. Every middleware runs the model it wraps
+ * through this, so that a call settles on abort by itself even when the model under it ignores
+ * its signal (a late result or error of the abandoned work is dropped).
+ */
+export function abortable<T>(signal: AbortSignal | undefined, work: () => T | PromiseLike<T>, what?: string): Promise<T> {
+  if (signal?.aborted) return Promise.reject(abortedError(signal, what));
+  let pending: Promise<T>;
+  try {
+    pending = Promise.resolve(work());
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  return raceAbort(pending, signal, what);
+}
+
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Waits `ms` milliseconds (at most about 24.8 days), rejecting with `ABORTED` if `signal` fires first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortedError(signal, 'wait'));
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      cancel?.();
-      resolve();
-    }, ms);
+    // setTimeout fires at once for a delay past its 32-bit limit: such a wait is capped instead.
+    const timer = setTimeout(
+      () => {
+        cancel?.();
+        resolve();
+      },
+      Math.min(ms, MAX_TIMEOUT_MS),
+    );
     const cancel = signal
       ? whenAborted(signal, () => {
           clearTimeout(timer);

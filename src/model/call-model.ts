@@ -57,6 +57,11 @@ export function callModel(model: LanguageModel, request: GenerateRequest, option
 const isValidRequest = compileFastCheck(generateRequestSchema) ?? (() => false);
 const isValidResult = compileFastCheck(generateResultSchema) ?? (() => false);
 
+/** Whether `result` is one {@link checkedResult} accepts: a valid result with `n` outputs. */
+export function isWellFormedResult(result: unknown, n: number): result is GenerateResult {
+  return (isValidResult(result) || generateResultSchema.safeParse(result).success) && (result as GenerateResult).outputs.length === n;
+}
+
 /**
  * The model's result, checked against the result schema and the number of outputs asked for, or
  * `GENERATION_FAILED` naming what is wrong. Shared by every path that reads a model's result.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abortable } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import type { CallOptions, ChatMessage, GenerateRequest, GenerateResult, LanguageModel, ModelCapabilities } from './types.js';
 
@@ -77,6 +78,9 @@ export function messagesToPrompt(messages: readonly ChatMessage[]): string {
 
 /**
  * Turns a function into a {@link LanguageModel}: the quickest way to plug in any provider SDK.
+ * The function gets the call's `signal` and should pass it on; the model ends the call with
+ * `ABORTED` when the signal fires either way (and a call whose signal has already fired never
+ * reaches the function).
  *
  * @example
  * ```ts
@@ -97,11 +101,13 @@ export function fromFunction(fn: PromptFunction | RequestFunction, options: From
     modelId,
     capabilities,
     async generate(request, callOptions = {}) {
+      // Raced with the signal: the model honours it even when the function does not.
+      const { signal } = callOptions;
       if (input === 'prompt') {
-        const output = await (fn as PromptFunction)(messagesToPrompt(request.messages), callOptions);
+        const output = await abortable(signal, () => (fn as PromptFunction)(messagesToPrompt(request.messages), callOptions), 'model call');
         return { outputs: [output], usage: {} };
       }
-      const result = await (fn as RequestFunction)(request, callOptions);
+      const result = await abortable(signal, () => (fn as RequestFunction)(request, callOptions), 'model call');
       if (typeof result === 'string') return { outputs: [result], usage: {} };
       if (Array.isArray(result)) return { outputs: result, usage: {} };
       return result;

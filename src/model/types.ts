@@ -43,6 +43,9 @@ export interface GenerateRequest {
 
 /**
  * Token usage of one call. A field is `undefined` when the provider did not report it — never `0`.
+ * A field that is not a non-negative integer is malformed: `callModel` fails such a result with
+ * `GENERATION_FAILED`, and budgets and meters count the figure as unknown (estimated), so it never
+ * corrupts a count.
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import { chargedUsage } from '../budget/estimate-tokens.js';
+import { chargedUsage, type ChargedUsage } from '../budget/estimate-tokens.js';
 import type { GenerateRequest, GenerateResult } from './types.js';
 import { SAMPLE_INDEX_TAG } from './call-model.js';
 
@@ -43,6 +43,12 @@ export interface UsageSnapshot {
   totalTokens: number;
   /** Completed calls whose provider did not report input or output tokens (their tokens are estimates). */
   callsWithUnknownUsage: number;
+  /**
+   * Completed calls whose provider reported usage that is not a token count (`NaN`, negative,
+   * fractional, a string, …; see {@link ChargedUsage.malformed}). Each is also one of
+   * `callsWithUnknownUsage`: the malformed figure is estimated, never added as it is.
+   */
+  callsWithMalformedUsage: number;
   /** Totals per `key=value` request tag, e.g. `byTag['role=evaluator']`. */
   byTag: Record<string, TagUsage>;
 }
@@ -64,11 +70,13 @@ export class UsageMeter {
   private state: UsageSnapshot = UsageMeter.empty();
 
   private static empty(): UsageSnapshot {
-    return { calls: 0, failedCalls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, callsWithUnknownUsage: 0, byTag: {} };
+    return { calls: 0, failedCalls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, callsWithUnknownUsage: 0, callsWithMalformedUsage: 0, byTag: {} };
   }
 
   /**
-   * Counts one completed call.
+   * Counts one completed call. Tokens the result does not report, or reports malformed, are
+   * estimated ({@link chargedUsage}); a malformed report is also counted in
+   * `callsWithMalformedUsage`. It never throws, whatever the result holds.
    *
    * @example
    * ```ts
@@ -85,8 +93,9 @@ export class UsageMeter {
     const input = charged.inputTokens;
     const output = charged.outputTokens;
     s.calls += 1;
-    if (result.cacheHit === true) s.cacheHits += 1;
+    if (typeof result === 'object' && result !== null && result.cacheHit === true) s.cacheHits += 1;
     if (charged.estimated) s.callsWithUnknownUsage += 1;
+    if (charged.malformed === true) s.callsWithMalformedUsage += 1;
     s.inputTokens += input;
     s.outputTokens += output;
     s.totalTokens += input + output;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget } from '../budget/budget.js';
 import { chargedUsage, estimateRequestTokens } from '../budget/estimate-tokens.js';
 import { TotError } from '../errors/index.js';
-import { abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
+import { abortable, abortedError, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
@@ -20,7 +20,11 @@ import { ADMITTED_BY, ADMITTING_BUDGETS, admittingBudgets, wrapModel } from './w
  */
 export interface BudgetModelOptions {
   budget: Budget;
-  /** Input tokens reserved for a request. Default {@link estimateRequestTokens}. */
+  /**
+   * Input tokens reserved for a request. Default {@link estimateRequestTokens} (characters / 3,
+   * which errs high on English prose but not on every text). Give it the provider's tokenizer to
+   * make token limits exact (see {@link withBudget}).
+   */
   estimateInputTokens?: (request: GenerateRequest) => number;
   /**
    * Output cap given to a request that has no `maxOutputTokens` when the budget limits output
@@ -40,7 +44,7 @@ const optionsSchema = z.object({
 /** A call admitted by a budget: the request to send (with its output cap) and how to settle it. */
 export interface Admission {
   request: GenerateRequest;
-  /** Charges the call: its result's usage (estimated where it is not reported), or a call with no tokens for a failure. */
+  /** Charges the call: its result's usage (estimated where it is not reported or malformed), or a call with no tokens for a failure. */
   settle(result: GenerateResult | undefined): void;
   /** Frees the reservation of a call that never started. */
   release(): void;
@@ -61,8 +65,9 @@ export function admitCall(budget: Budget, request: GenerateRequest, o: { estimat
   return {
     request: sent,
     settle(result) {
-      const wellFormed = result !== undefined && Array.isArray(result.outputs) && typeof result.usage === 'object' && result.usage !== null;
-      const charged = wellFormed ? chargedUsage(sent, result) : { inputTokens: 0, outputTokens: 0 };
+      // A model answered (even with a malformed result): charged what it reported, estimated where
+      // that is missing or not a token count, so a bad report can never uncount the call.
+      const charged = result === undefined ? { inputTokens: 0, outputTokens: 0 } : chargedUsage(sent, result);
       hold.settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
     },
     release: () => hold.release(),
@@ -72,10 +77,18 @@ export function admitCall(budget: Budget, request: GenerateRequest, o: { estimat
 /**
  * Admits each call through `budget` before it starts (reserving its calls, estimated input tokens
  * and output cap) and settles the reservation afterwards with the reported usage, or for a figure
- * the model did not report, the same estimate a `UsageMeter` uses ({@link chargedUsage}). A failed
- * call counts as a call with no tokens. A call that does not fit is refused with
- * `BUDGET_EXCEEDED` and never reaches the provider; calls in flight when the deadline passes are
- * cancelled with `BUDGET_EXCEEDED`.
+ * the model did not report or reported malformed (not a non-negative integer), the same estimate
+ * a `UsageMeter` uses ({@link chargedUsage}). A failed call counts as a call with no tokens. A
+ * call that does not fit is refused with `BUDGET_EXCEEDED` and never reaches the provider; calls
+ * in flight when the deadline passes are cancelled with `BUDGET_EXCEEDED`, and a call whose
+ * signal aborts ends with `ABORTED` at once, even if the model ignores the signal.
+ *
+ * What that guarantees: the call limit is exact (a call is made only once admitted, and every
+ * admitted call counts, whatever its result reports). Token and cost limits hold on what calls
+ * reserve: usage passes such a limit only by what admitted calls used beyond their reservation
+ * (an input longer than `estimateInputTokens` said, a provider that ignores `maxOutputTokens`),
+ * and once it has, no call is admitted. With an exact `estimateInputTokens` (the provider's
+ * tokenizer) and a provider that honours `maxOutputTokens`, they are never passed.
  *
  * Put it innermost (closest to the provider), inside {@link withRetry} and {@link withCache}, so
  * that each real attempt is admitted and cache hits cost nothing. A runner given the same budget
@@ -100,16 +113,26 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
     const userSignal = callOptions.signal;
     throwIfAborted(userSignal, 'model call');
     // A run that admitted this call through the same budget already holds its reservation.
-    if ((callOptions as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY]?.has(budget)) return model.generate(request, callOptions);
+    if ((callOptions as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY]?.has(budget)) return abortable(userSignal, () => model.generate(request, callOptions), 'model call');
     const admission = admitCall(budget, request, o);
     const deadline = budget.deadline === undefined ? undefined : budget.signal;
     const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
+    let started = false;
     try {
-      const result = await raceAbort(Promise.resolve().then(() => model.generate(admission.request, { ...callOptions, signal })), signal, 'model call');
+      const result = await abortable(
+        signal,
+        () => {
+          started = true;
+          return model.generate(admission.request, { ...callOptions, signal });
+        },
+        'model call',
+      );
       admission.settle(result);
       return result;
     } catch (error) {
-      admission.settle(undefined);
+      // A call the deadline stopped before it started was never made.
+      if (started) admission.settle(undefined);
+      else admission.release();
       if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
       if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
       throw error;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { TotError } from '../errors/index.js';
-import { raceAbort } from '../internal/abort.js';
+import { abortable, abortedError, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { createLruCacheStore, type CacheStore } from './cache-store.js';
+import { isWellFormedResult } from './call-model.js';
 import { requestKey } from './request-key.js';
 import { languageModelSchema } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
@@ -37,7 +37,10 @@ const optionsSchema = z.object({
 
 /**
  * Serves repeated requests from a store. Identical requests in flight at the same time share one
- * call. Results served from the store carry `cacheHit: true`; failures are never cached.
+ * call. Results served from the store carry `cacheHit: true`; failures, malformed results included,
+ * are never cached. A call whose signal aborts ends with `ABORTED` at once, even if the model
+ * ignores the signal; callers sharing it go on (one of them makes the call again), and later
+ * identical requests are never held up by it.
  *
  * @example
  * ```ts
@@ -53,36 +56,59 @@ export function withCache(model: LanguageModel, options: CacheOptions = {}): Lan
   const o = parseOptions(optionsSchema, options, 'withCache');
   const store = o.store ?? createLruCacheStore();
   const keyOf = o.key ?? requestKey;
-  const inFlight = new Map<string, Promise<GenerateResult>>();
-  const generate = async (request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> => {
-    if (o.shouldCache && !o.shouldCache(request)) return model.generate(request, callOptions);
-    const key = keyOf(model.modelId, request);
-    const hit = await store.get(key);
-    if (hit !== undefined) return { ...hit, cacheHit: true };
-    const pending = inFlight.get(key);
-    if (pending) {
+  // The lookup-and-call of the first of identical requests (the leader), as the requests made while
+  // it runs (its followers) share it, with the leader's signal: a follower tells a leader that gave
+  // up from a call that failed.
+  const inFlight = new Map<string, { call: Promise<GenerateResult>; signal: AbortSignal | undefined }>();
+  const generate = (request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> => {
+    const { signal } = callOptions;
+    if (signal?.aborted) return Promise.reject(abortedError(signal, 'model call'));
+    let key: string;
+    try {
+      if (o.shouldCache && !o.shouldCache(request)) return abortable(signal, () => model.generate(request, callOptions), 'model call');
+      key = keyOf(model.modelId, request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const leader = inFlight.get(key);
+    if (leader) {
       // Followers share the leader's call but keep their own abort. If the leader was aborted,
       // that is the leader's business: a follower still wanting the answer makes the call itself.
-      return raceAbort(pending, callOptions.signal, 'model call').then(
+      return raceAbort(leader.call, signal, 'model call').then(
         (r) => ({ ...r, cacheHit: true }),
         (error: unknown) => {
-          if (TotError.hasCode(error, 'ABORTED') && !callOptions.signal?.aborted) return generate(request, callOptions);
+          if (leader.signal?.aborted && !signal?.aborted) return generate(request, callOptions);
           throw error;
         },
       );
     }
-    const call = (async () => {
-      const result = await model.generate(request, callOptions);
-      const { cacheHit: _ignored, ...stored } = result;
-      await store.set(key, stored);
-      return stored;
-    })();
-    inFlight.set(key, call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(key);
-    }
+    // Raced with the leader's signal, so that the shared call ends when the leader gives up even
+    // if the model ignores its signal: otherwise the key would stay in flight, and every later
+    // identical request wait, for ever. A late result is still stored.
+    const call = abortable(
+      signal,
+      async (): Promise<GenerateResult> => {
+        const hit = await store.get(key);
+        if (hit !== undefined) return { ...hit, cacheHit: true };
+        // A leader that gave up during the lookup makes no call.
+        throwIfAborted(signal, 'model call');
+        const result = await model.generate(request, callOptions);
+        // A malformed result (one `callModel` fails) is a failure, and failures are not cached.
+        if (!isWellFormedResult(result, request.n ?? 1)) return result;
+        const { cacheHit: _ignored, ...stored } = result;
+        await store.set(key, stored);
+        return stored;
+      },
+      'model call',
+    );
+    inFlight.set(key, { call, signal });
+    // Registered before any follower's handler, so that a follower retrying after the leader gave
+    // up finds the key free.
+    const forget = () => {
+      if (inFlight.get(key)?.call === call) inFlight.delete(key);
+    };
+    call.then(forget, forget);
+    return call;
   };
   return wrapModel(model, generate);
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { abortedError, whenAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
-import type { LanguageModel } from './types.js';
+import type { GenerateResult, LanguageModel } from './types.js';
 import { wrapModel } from './wrap-model.js';
 
 /**
@@ -25,7 +25,9 @@ const optionsSchema = z.object({ limit: z.number().int().positive() });
 
 /**
  * Caps the calls in flight through this model at `limit` (p-limit); the rest queue in order.
- * A queued call whose signal aborts leaves the queue at once and never starts.
+ * A call whose signal aborts ends with `ABORTED` at once: queued, it leaves the queue and never
+ * starts; started, it gives its slot back at once, even if the model under it ignores the signal
+ * (a model that never settled would otherwise hold its slot, and every call behind it, for ever).
  *
  * @example
  * ```ts
@@ -43,26 +45,34 @@ export function withConcurrency(model: LanguageModel, options: ConcurrencyOption
     if (signal?.aborted) return Promise.reject(abortedError(signal, 'model call'));
     return new Promise((resolve, reject) => {
       let settled = false;
-      const cancel = signal
-        ? whenAborted(signal, () => {
-            if (settled) return;
-            settled = true;
-            reject(abortedError(signal, 'model call'));
-          })
-        : undefined;
-      void gate(async () => {
-        // The slot may come free after the caller gave up: do not start a call nobody awaits.
+      let freeSlot: (() => void) | undefined;
+      let cancel: (() => void) | undefined;
+      const finish = (settle: () => void) => {
         if (settled) return;
-        try {
-          const result = await model.generate(request, callOptions);
-          if (!settled) resolve(result);
-        } catch (error) {
-          if (!settled) reject(error);
-        } finally {
-          settled = true;
-          cancel?.();
-        }
-      });
+        settled = true;
+        cancel?.();
+        freeSlot?.();
+        settle();
+      };
+      cancel = signal ? whenAborted(signal, () => finish(() => reject(abortedError(signal, 'model call')))) : undefined;
+      void gate(
+        () =>
+          new Promise<void>((free) => {
+            // The slot may come free after the caller gave up: do not start a call nobody awaits.
+            if (settled) return free();
+            freeSlot = free;
+            let pending: Promise<GenerateResult>;
+            try {
+              pending = Promise.resolve(model.generate(request, callOptions));
+            } catch (error) {
+              pending = Promise.reject(error);
+            }
+            pending.then(
+              (result) => finish(() => resolve(result)),
+              (error: unknown) => finish(() => reject(error)),
+            );
+          }),
+      );
     });
   });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { sleep } from '../internal/abort.js';
+import { abortable, sleep } from '../internal/abort.js';
 import { toTotError } from '../internal/to-tot-error.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
@@ -119,9 +119,10 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
 
 /**
  * Retries failed calls with exponential backoff and full jitter, honouring a provider's
- * retry-after hint. An abort is never retried, and the wait between attempts ends at once when
- * the signal fires. When every attempt fails, the last error is thrown (as a {@link TotError})
- * with `details.attempts` and `details.errors`.
+ * retry-after hint. An abort is never retried, and the call (an attempt, or the wait between
+ * attempts) ends with `ABORTED` at once when the signal fires, even if the model ignores it.
+ * When every attempt fails, the last error is thrown (as a {@link TotError}) with
+ * `details.attempts` and `details.errors`.
  *
  * Put it outside {@link withBudget} so that every attempt is admitted by the budget.
  *
@@ -142,7 +143,8 @@ export function withRetry(model: LanguageModel, options: RetryOptions = {}): Lan
     const errors: unknown[] = [];
     for (let attempt = 0; ; attempt++) {
       try {
-        return await model.generate(request, callOptions);
+        // Raced with the signal: an attempt that ignores its signal must not keep the caller waiting.
+        return await abortable(signal, () => model.generate(request, callOptions), 'model call');
       } catch (error) {
         errors.push(error);
         if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');

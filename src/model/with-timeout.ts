@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { raceAbort, throwIfAborted } from '../internal/abort.js';
+import { abortable, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
@@ -45,7 +45,7 @@ export function withTimeout(model: LanguageModel, options: TimeoutOptions): Lang
     const timer = setTimeout(() => timeout.abort(new TotError('TIMEOUT', `Model "${model.modelId}" did not answer within ${ms} ms.`, { details: { ms } })), ms);
     const signal = outer === undefined ? timeout.signal : AbortSignal.any([outer, timeout.signal]);
     try {
-      return await raceAbort(Promise.resolve().then(() => model.generate(request, { ...callOptions, signal })), signal, 'model call');
+      return await abortable(signal, () => model.generate(request, { ...callOptions, signal }), 'model call');
     } catch (error) {
       if (timeout.signal.aborted && !outer?.aborted) throw timeout.signal.reason as TotError;
       throw error;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abortable } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
@@ -22,7 +23,10 @@ export interface UsageOptions {
 const optionsSchema = z.object({ meter: z.instanceof(UsageMeter, { message: 'expected a UsageMeter' }) });
 
 /**
- * Counts every call that passes through the model, and its tokens, into `meter`.
+ * Counts every call that passes through the model, and its tokens, into `meter`. A call whose
+ * signal aborts ends with `ABORTED` at once, even if the model ignores the signal, and counts as
+ * failed. Usage the model reports in a malformed way is counted as unknown (see
+ * {@link UsageMeter.record}).
  *
  * @example
  * ```ts
@@ -37,7 +41,7 @@ export function withUsage(model: LanguageModel, options: UsageOptions): Language
   const { meter } = parseOptions(optionsSchema, options, 'withUsage');
   return wrapModel(model, async (request, callOptions) => {
     try {
-      const result = await model.generate(request, callOptions);
+      const result = await abortable(callOptions?.signal, () => model.generate(request, callOptions), 'model call');
       meter.record(result, request);
       return result;
     } catch (error) {

@@ -3,8 +3,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortedError } from '../internal/abort.js';
+import { abortable, abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
+import { isWellFormedResult } from '../model/call-model.js';
 import { requestKey } from '../model/request-key.js';
 import { generateRequestSchema, generateResultSchema, languageModelSchema } from '../model/schemas.js';
 import { wrapModel } from '../model/wrap-model.js';
@@ -88,7 +89,9 @@ export interface CassetteRecorder extends LanguageModel {
 /**
  * Wraps a real model and writes every request and its result to a JSON cassette, so the run can
  * be replayed offline with {@link replayCassette}. The file is rewritten atomically (temporary
- * file + rename) after each call; failed calls are not recorded.
+ * file + rename) after each call; failed calls are not recorded, nor are calls whose result is
+ * malformed (which `callModel` fails) or whose signal aborted (such a call ends with `ABORTED` at
+ * once, even if the model ignores the signal).
  *
  * @example
  * ```ts
@@ -120,9 +123,17 @@ export function recordCassette(model: LanguageModel, options: string | RecordCas
       });
   };
   const generate: LanguageModel['generate'] = async (request, callOptions) => {
-    const result = await model.generate(request, callOptions);
-    const { raw: _raw, cacheHit: _cacheHit, ...kept } = result;
-    cassette.interactions.push({ request: structuredClone(request), result: structuredClone(kept) });
+    // Raced with the signal: an aborted call ends at once, even if the model ignores the signal,
+    // and like any failed call it is not recorded.
+    const result = await abortable(callOptions?.signal, () => model.generate(request, callOptions), 'model call');
+    // A malformed result (one `callModel` fails) is a failed call: a cassette holds only what it can replay.
+    if (!isWellFormedResult(result, request.n ?? 1)) return result;
+    // The fields a replay gives back, and nothing else (not `raw`, which may not even be cloneable).
+    const kept: GenerateResult = { outputs: [...result.outputs], usage: {} };
+    if (result.usage.inputTokens !== undefined) kept.usage.inputTokens = result.usage.inputTokens;
+    if (result.usage.outputTokens !== undefined) kept.usage.outputTokens = result.usage.outputTokens;
+    if (result.finishReason !== undefined) kept.finishReason = result.finishReason;
+    cassette.interactions.push({ request: structuredClone(request), result: kept });
     save();
     return result;
   };
@@ -171,10 +182,12 @@ export interface CassettePlayer extends LanguageModel {
 
 /**
  * A model that serves a cassette written by {@link recordCassette}, offline. A request is matched
- * by its canonical key ({@link requestKey}: messages and sampling settings, not tags); identical
- * requests recorded several times are served in recorded order, the last one repeating. A request
- * that was never recorded fails loudly (`GENERATION_FAILED`, not recoverable) with the request
- * and the closest recorded one, so a changed prompt is found at once.
+ * by its canonical key ({@link requestKey}: messages and sampling settings, not tags); each
+ * recording is served once, and identical requests recorded several times are served in recorded
+ * order. A request that was never recorded fails loudly (`GENERATION_FAILED`, not recoverable)
+ * with the request and the closest recorded one, so a changed prompt is found at once; so does
+ * an identical request made more times than it was recorded (the run made more calls than the
+ * recorded one).
  *
  * @example
  * ```ts
@@ -220,15 +233,15 @@ export function replayCassette(options: string | ReplayCassetteOptions): Cassett
     async generate(request, callOptions = {}) {
       if (callOptions.signal?.aborted) throw abortedError(callOptions.signal, 'model call');
       const queue = queues.get(requestKey(cassette.modelId, request));
-      if (!queue) {
-        throw new TotError(
-          'GENERATION_FAILED',
-          `replayCassette: "${file}" has no recording of this request.\nRequest:\n${describeRequest(request)}\n${nearest(cassette, request)}`,
-          { recoverable: false, details: { request, file } },
-        );
+      const entry = queue?.entries[queue.next];
+      if (!queue || !entry) {
+        const told = queue ? `has no recording of this request left: its ${queue.entries.length} recording${queue.entries.length === 1 ? ' was' : 's were'} already served.` : 'has no recording of this request.';
+        throw new TotError('GENERATION_FAILED', `replayCassette: "${file}" ${told}\nRequest:\n${describeRequest(request)}${queue ? '' : `\n${nearest(cassette, request)}`}`, {
+          recoverable: false,
+          details: { request, file },
+        });
       }
-      const entry = queue.entries[Math.min(queue.next, queue.entries.length - 1)]!;
-      queue.next = Math.min(queue.next + 1, queue.entries.length);
+      queue.next += 1;
       served += 1;
       return structuredClone(entry.result);
     },

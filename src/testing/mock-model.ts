@@ -57,7 +57,9 @@ const optionsSchema = z.object({
 /**
  * A mock model answering with a fixed reply, an array of replies consumed in order, or a function
  * of the request. It records every call (`calls`, `prompts()`), reports usage (estimated by
- * default), and honours abort signals.
+ * default), and honours abort signals: a call ends with `ABORTED` as soon as its signal fires,
+ * even if a reply function ignores it. A reply function fails the call by returning an `Error` or
+ * by throwing one: either way the call fails with that error, as a provider's would.
  *
  * @example
  * ```ts
@@ -109,7 +111,7 @@ export function mockModel(response: MockResponse | readonly MockResponse[] | Moc
     },
     generate(request, callOptions = {}): Promise<GenerateResult> {
       const { signal } = callOptions;
-      return recordCall(calls, request, signal, async (call) => toResult(await next(request, call.index, signal), request, usage));
+      return recordCall(calls, request, signal, async (call) => toResult(await next(request, call.index, signal), request, usage, `mockModel "${o.modelId}"`));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { abortedError } from '../internal/abort.js';
+import { abortable } from '../internal/abort.js';
 import type { GenerateRequest, GenerateResult, Usage } from '../model/types.js';
 
 /**
@@ -66,7 +66,12 @@ function quarter(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export function computeUsage(usage: MockUsage, request: GenerateRequest, outputs: string[]): Usage {
+/**
+ * The usage a mock reports. A usage function's figures are passed on as they are (a test may
+ * simulate a provider's malformed usage that way); a usage function that throws fails the call
+ * with `INTERNAL` naming `who`, since that is a fault of the test, not of a simulated provider.
+ */
+export function computeUsage(usage: MockUsage, request: GenerateRequest, outputs: string[], who: string): Usage {
   if (usage === 'unknown') return {};
   if (usage === 'estimate') {
     return {
@@ -74,20 +79,25 @@ export function computeUsage(usage: MockUsage, request: GenerateRequest, outputs
       outputTokens: outputs.reduce((sum, o) => sum + quarter(o), 0),
     };
   }
-  return typeof usage === 'function' ? usage(request, outputs) : { ...usage };
+  if (typeof usage !== 'function') return { ...usage };
+  try {
+    return usage(request, outputs);
+  } catch (error) {
+    throw new TotError('INTERNAL', `${who}: the usage function threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
 
-/** Turns a mock reply into a result with `n` outputs (a string is repeated for native `n > 1`). */
-export function toResult(response: MockResponse, request: GenerateRequest, usage: MockUsage): GenerateResult {
+/** Turns a mock reply into a result with `n` outputs (a string is repeated for native `n > 1`); `who` names the mock in errors. */
+export function toResult(response: MockResponse, request: GenerateRequest, usage: MockUsage, who: string): GenerateResult {
   if (response instanceof Error) throw response;
   if (typeof response === 'string') {
     const outputs = Array.from({ length: request.n ?? 1 }, () => response);
-    return { outputs, usage: computeUsage(usage, request, outputs), finishReason: 'stop' };
+    return { outputs, usage: computeUsage(usage, request, outputs, who), finishReason: 'stop' };
   }
   if (typeof response !== 'object' || response === null || !Array.isArray(response.outputs)) {
-    throw new TotError('INVALID_ARGUMENT', 'mock model: a reply must be a string, an Error or { outputs: string[] }', { details: { response } });
+    throw new TotError('INVALID_ARGUMENT', `${who}: a reply must be a string, an Error or { outputs: string[] }`, { details: { response } });
   }
-  return { finishReason: 'stop', ...response, usage: response.usage ?? computeUsage(usage, request, response.outputs) };
+  return { finishReason: 'stop', ...response, usage: response.usage ?? computeUsage(usage, request, response.outputs, who) };
 }
 
 /** The whole conversation as one text, for matching and for error messages. */
@@ -108,7 +118,8 @@ export function describeRequest(request: GenerateRequest, maxLength = 2_000): st
 
 /**
  * Records one call in `calls`, refuses it if its signal is already aborted, and stores the result
- * or error that `produce` gives.
+ * or error that `produce` gives. The call ends with `ABORTED` as soon as its signal fires, even if
+ * a reply function ignores the signal.
  */
 export async function recordCall(
   calls: MockCall[],
@@ -119,8 +130,7 @@ export async function recordCall(
   const call: MockCall = { index: calls.length, request: structuredClone(request), hadSignal: signal !== undefined };
   calls.push(call);
   try {
-    if (signal?.aborted) throw abortedError(signal, 'model call');
-    call.result = await produce(call);
+    call.result = await abortable(signal, () => produce(call), 'model call');
     return call.result;
   } catch (error) {
     call.error = error;

@@ -85,7 +85,10 @@ const optionsSchema = z.object({
 /**
  * A model that answers by ordered rules: the first rule whose `when` matches the request (and is
  * not spent) replies. A request that no rule matches fails with an error that prints the request
- * and the rules, so a test shows at once which prompt it did not expect.
+ * and the rules, so a test shows at once which prompt it did not expect; a `when` predicate that
+ * throws fails the call with `INTERNAL` naming the rule (the predicate's error is the cause). A
+ * reply function fails the call by returning or throwing an `Error`, as a provider would; a call
+ * ends with `ABORTED` as soon as its signal fires, even if a reply function ignores it.
  *
  * @example
  * ```ts
@@ -110,13 +113,22 @@ export function scriptedModel(options: ScriptedModelOptions): ScriptedModel {
   }));
   const calls: MockCall[] = [];
 
-  const matches = (when: ScriptRule['when'], request: GenerateRequest, text: string): boolean => {
+  const who = `scriptedModel "${o.modelId}"`;
+  const matches = (rule: (typeof rules)[number], request: GenerateRequest, text: string, index: number): boolean => {
+    const { when } = rule;
     if (typeof when === 'string') return text.includes(when);
     if (when instanceof RegExp) {
       when.lastIndex = 0;
       return when.test(text);
     }
-    return when(request);
+    try {
+      return when(request);
+    } catch (error) {
+      // A fault of the script, not of a simulated provider: named, so the test shows which rule.
+      throw new TotError('INTERNAL', `${who}: the \`when\` of ${quoted(rule.name)} threw on call #${index + 1}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
   };
 
   return {
@@ -135,10 +147,10 @@ export function scriptedModel(options: ScriptedModelOptions): ScriptedModel {
       const { signal } = callOptions;
       return recordCall(calls, request, signal, async (call) => {
         const text = requestText(request);
-        const rule = rules.find((r) => r.uses < r.limit && matches(r.when, request, text));
+        const rule = rules.find((r) => r.uses < r.limit && matches(r, request, text, call.index));
         if (!rule) {
           const list = rules.map((r) => `  - ${r.name} (${r.uses}/${r.limit === Number.POSITIVE_INFINITY ? '∞' : r.limit} uses): ${String(r.when)}`).join('\n');
-          throw new TotError('GENERATION_FAILED', `scriptedModel "${o.modelId}": no rule matches call #${call.index + 1}.\nRequest:\n${describeRequest(request)}\nRules:\n${list}`, {
+          throw new TotError('GENERATION_FAILED', `${who}: no rule matches call #${call.index + 1}.\nRequest:\n${describeRequest(request)}\nRules:\n${list}`, {
             recoverable: false,
             details: { request },
           });
@@ -150,8 +162,13 @@ export function scriptedModel(options: ScriptedModelOptions): ScriptedModel {
           : typeof rule.reply === 'function'
             ? await (rule.reply as MockResponder)(request, { callIndex: call.index, ...(signal ? { signal } : {}) })
             : (rule.reply as MockResponse);
-        return toResult(reply, request, usage);
+        return toResult(reply, request, usage, who);
       });
     },
   };
+}
+
+/** A rule's name as errors show it: `rule #2` as is, a given name in quotes. */
+function quoted(name: string): string {
+  return /^rule #\d+$/.test(name) ? name : `rule "${name}"`;
 }

@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { sleep } from '../internal/abort.js';
+import { abortable, sleep } from '../internal/abort.js';
 import { isLanguageModel } from '../model/schemas.js';
 import type { GenerateRequest, LanguageModel } from '../model/types.js';
 import { wrapModel } from '../model/wrap-model.js';
@@ -18,7 +18,10 @@ export type Latency = number | ((request: GenerateRequest, callIndex: number) =>
 
 /**
  * Delays every call by `latency` before passing it on — for benchmarks of concurrency and for
- * abort tests. The wait ends at once with `ABORTED` when the call's signal fires.
+ * abort tests. The call ends at once with `ABORTED` when its signal fires, during the wait or
+ * after it (even if the model ignores the signal). A latency function must return a finite,
+ * non-negative number of milliseconds (else the call fails with `INVALID_ARGUMENT`); one that
+ * throws fails the call with `INTERNAL`.
  *
  * @example
  * ```ts
@@ -33,9 +36,26 @@ export function withLatency(model: LanguageModel, latency: Latency): LanguageMod
     throw new TotError('INVALID_ARGUMENT', 'withLatency: latency: expected a non-negative number of milliseconds or a function', { details: { field: 'latency' } });
   }
   let index = 0;
+  const delayOf = (request: GenerateRequest): number => {
+    if (typeof latency !== 'function') return latency;
+    const callIndex = index++;
+    let ms: unknown;
+    try {
+      ms = latency(request, callIndex);
+    } catch (error) {
+      throw new TotError('INTERNAL', `withLatency: the latency function threw on call #${callIndex + 1}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw new TotError('INVALID_ARGUMENT', `withLatency: latency: the function returned ${String(ms)} for call #${callIndex + 1}, expected a non-negative number of milliseconds`, {
+        details: { field: 'latency' },
+      });
+    }
+    return ms;
+  };
   return wrapModel(model, async (request, callOptions = {}) => {
-    const ms = typeof latency === 'function' ? latency(request, index++) : latency;
-    await sleep(Math.max(0, ms), callOptions.signal);
-    return model.generate(request, callOptions);
+    const { signal } = callOptions;
+    await sleep(delayOf(request), signal);
+    // Raced as well: the call ends when the signal fires even if the model ignores it.
+    return abortable(signal, () => model.generate(request, callOptions), 'model call');
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Budget, estimateRequestTokens, estimateTokens, type BudgetWarning } from '../../src/index.js';
+import { Budget, chargedUsage, estimateRequestTokens, estimateTokens, type BudgetWarning } from '../../src/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 describe('Budget', () => {
@@ -111,6 +111,26 @@ describe('Budget', () => {
     expect(new Budget({ maxCalls: 1 }).outputTokenAllowance()).toBeUndefined();
   });
 
+  it.each([
+    ['NaN', Number.NaN],
+    ['negative', -50],
+    ['infinite', Number.POSITIVE_INFINITY],
+    ['a string', '12'],
+  ])('counts a settled call whose usage is %s as using its reservation, and never throws', (_name, bad) => {
+    const budget = new Budget({ maxCalls: 2, maxTotalTokens: 1_000 });
+    const hold = budget.reserve({ calls: 1, inputTokens: 40, outputTokens: 10 });
+    expect(() => hold.settle({ calls: bad as number, inputTokens: bad as number, outputTokens: 7 })).not.toThrow();
+    expect(budget.snapshot().used).toMatchObject({ calls: 1, inputTokens: 40, outputTokens: 7, totalTokens: 47 });
+    expect(budget.snapshot().reserved).toMatchObject({ calls: 0, totalTokens: 0 });
+  });
+
+  it('still counts a call settled with something that is not an estimate at all', () => {
+    const budget = new Budget({ maxCalls: 1 });
+    budget.reserve({ calls: 1, inputTokens: 5 }).settle(null as never);
+    expect(budget.snapshot().used).toMatchObject({ calls: 1, inputTokens: 5 });
+    expect(budget.canAfford({ calls: 1 })).toBe(false);
+  });
+
   it('validates estimates', async () => {
     const budget = new Budget();
     const error = await catchTotError(() => budget.reserve({ calls: -1 }), 'INVALID_ARGUMENT');
@@ -123,5 +143,33 @@ describe('token estimates', () => {
     expect(estimateTokens('')).toBe(0);
     expect(estimateTokens('abcd')).toBe(2);
     expect(estimateRequestTokens({ messages: [{ content: 'abc' }, { content: 'abcdef' }] })).toBe(1 + 4 + 2 + 4);
+  });
+});
+
+describe('chargedUsage', () => {
+  // 'hello': 2 tokens + 4 of framing; 'hi there': 3 tokens.
+  const request = { messages: [{ content: 'hello' }] };
+
+  it('charges reported usage as it is', () => {
+    expect(chargedUsage(request, { outputs: ['hi there'], usage: { inputTokens: 10, outputTokens: 2 } })).toEqual({ inputTokens: 10, outputTokens: 2, estimated: false });
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['negative', -1],
+    ['infinite', Number.POSITIVE_INFINITY],
+    ['fractional', 2.5],
+    ['a string', '2'],
+    ['null', null],
+    ['beyond a safe integer', 2 ** 53],
+  ])('treats a figure that is %s as unknown, estimates it and flags the usage malformed', (_name, bad) => {
+    expect(chargedUsage(request, { outputs: ['hi there'], usage: { inputTokens: bad as number, outputTokens: 2 } })).toEqual({ inputTokens: 6, outputTokens: 2, estimated: true, malformed: true });
+    expect(chargedUsage(request, { outputs: ['hi there'], usage: { inputTokens: 10, outputTokens: bad as number } })).toEqual({ inputTokens: 10, outputTokens: 3, estimated: true, malformed: true });
+  });
+
+  it('estimates a result without a usage object, or without outputs, and never throws', () => {
+    expect(chargedUsage(request, { outputs: ['hi there'] } as never)).toEqual({ inputTokens: 6, outputTokens: 3, estimated: true, malformed: true });
+    expect(chargedUsage(request, { outputs: 'hi there', usage: 'lots' } as never)).toEqual({ inputTokens: 6, outputTokens: 0, estimated: true, malformed: true });
+    expect(chargedUsage(request, null as never)).toEqual({ inputTokens: 6, outputTokens: 0, estimated: true, malformed: true });
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Budget, callModel, TotError, withBudget, withRetry } from '../../src/index.js';
+import { Budget, callModel, estimateRequestTokens, TotError, withBudget, withRetry, type GenerateRequest } from '../../src/index.js';
 import { mockModel, withLatency } from '../../src/testing/index.js';
 import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
 
@@ -110,6 +110,115 @@ describe('withBudget', () => {
     expect(TotError.isInstance(error)).toBe(true);
     await delay(5);
     expect(budget.snapshot().reserved.calls).toBe(0);
+  });
+
+  describe('with a provider that reports malformed usage', () => {
+    const malformed: [string, unknown][] = [
+      ['NaN', Number.NaN],
+      ['negative', -1_000],
+      ['infinite', Number.POSITIVE_INFINITY],
+      ['a string', '12'],
+      ['fractional', 0.5],
+    ];
+
+    it.each(malformed)('still counts every call when input tokens are %s, so maxCalls holds', async (_name, bad) => {
+      const budget = new Budget({ maxCalls: 5 });
+      const model = mockModel('x', { usage: { inputTokens: bad as number, outputTokens: 1 } });
+      const limited = withBudget(model, { budget });
+      const outcomes: string[] = [];
+      for (let i = 0; i < 20; i++) outcomes.push(await limited.generate(ask(`q${i}`)).then(() => 'ok', (e: TotError) => e.code));
+      expect(model.callCount).toBe(5);
+      expect(outcomes).toEqual([...Array<string>(5).fill('ok'), ...Array<string>(15).fill('BUDGET_EXCEEDED')]);
+      expect(budget.snapshot().used.calls).toBe(5);
+      expect(Number.isFinite(budget.snapshot().used.totalTokens)).toBe(true);
+    });
+
+    it('holds maxCalls for a concurrent batch too', async () => {
+      const budget = new Budget({ maxCalls: 5 });
+      const model = mockModel('x', { usage: { inputTokens: Number.NaN } });
+      const limited = withBudget(withLatency(model, 5), { budget });
+      await Promise.allSettled(Array.from({ length: 40 }, (_, i) => callModel(limited, ask(`q${i}`))));
+      expect(model.callCount).toBe(5);
+      expect(budget.snapshot().used.calls).toBe(5);
+    });
+
+    it('charges a malformed figure as unknown (the estimate) and a well-formed one as reported', async () => {
+      const budget = new Budget({ maxTotalTokens: 10_000 });
+      const request = ask('abcdef'); // 2 tokens + 4 of framing
+      await withBudget(mockModel('x', { usage: { inputTokens: -3, outputTokens: 2 } }), { budget }).generate(request);
+      expect(budget.snapshot().used).toMatchObject({ calls: 1, inputTokens: estimateRequestTokens(request), outputTokens: 2, totalTokens: 8 });
+    });
+
+    it('reaches the caller of callModel as GENERATION_FAILED, a call counted all the same', async () => {
+      const budget = new Budget({ maxCalls: 5 });
+      const error = await catchTotError(() => callModel(withBudget(mockModel('x', { usage: { outputTokens: Number.NaN } }), { budget }), ask('a')), 'GENERATION_FAILED');
+      expect(error.message).toContain('malformed result');
+      expect(budget.snapshot().used.calls).toBe(1);
+    });
+  });
+
+  describe('its guarantee on token limits', () => {
+    // Prompts of ~100 estimated tokens; every call is capped at 40 output tokens.
+    const prompt = (i: number) => ask(`${'x'.repeat(300)} #${i}`);
+    const reservedFor = (request: GenerateRequest) => estimateRequestTokens(request) + (request.maxOutputTokens ?? 0);
+
+    it('lets usage pass a token limit only by what calls used beyond their reservation, and admits nothing after', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 100, max: 6_000 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.double({ min: 0.5, max: 3, noNaN: true }),
+          fc.double({ min: 0, max: 2, noNaN: true }),
+          async (limit, batch, inputFactor, outputFactor) => {
+            const budget = new Budget({ maxTotalTokens: limit });
+            let excess = 0;
+            // A provider whose tokens differ from the estimate, and which may ignore maxOutputTokens.
+            const model = mockModel((request) => {
+              const usage = { inputTokens: Math.ceil(estimateRequestTokens(request) * inputFactor), outputTokens: Math.round(40 * outputFactor) };
+              excess += Math.max(0, usage.inputTokens + usage.outputTokens - reservedFor(request));
+              return { outputs: ['y'], usage };
+            });
+            const limited = withBudget(withLatency(model, 1), { budget, outputTokensPerCall: 40 });
+            await Promise.allSettled(Array.from({ length: batch }, (_, i) => callModel(limited, prompt(i))));
+            const { used } = budget.snapshot();
+            expect(used.totalTokens).toBeLessThanOrEqual(limit + excess);
+            expect(used.calls).toBe(model.callCount);
+            if (used.totalTokens > limit) {
+              await catchTotError(() => callModel(limited, prompt(-1)), 'BUDGET_EXCEEDED');
+              expect(used.calls).toBe(model.callCount);
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('is passed by a provider that reports twice the estimated input, by no more than the excess', async () => {
+      const budget = new Budget({ maxTotalTokens: 5_000 });
+      let excess = 0;
+      const model = mockModel((request) => {
+        const usage = { inputTokens: 2 * estimateRequestTokens(request), outputTokens: 10 };
+        excess += Math.max(0, usage.inputTokens + usage.outputTokens - reservedFor(request));
+        return { outputs: ['y'], usage };
+      });
+      const limited = withBudget(withLatency(model, 5), { budget, outputTokensPerCall: 40 });
+      await Promise.allSettled(Array.from({ length: 60 }, (_, i) => callModel(limited, prompt(i))));
+      const { used } = budget.snapshot();
+      expect(used.totalTokens).toBeGreaterThan(5_000);
+      expect(used.totalTokens).toBeLessThanOrEqual(5_000 + excess);
+      await catchTotError(() => callModel(limited, prompt(60)), 'BUDGET_EXCEEDED');
+    });
+
+    it('is never passed when estimateInputTokens counts exactly and the provider honours maxOutputTokens', async () => {
+      const budget = new Budget({ maxTotalTokens: 5_000 });
+      // The provider's own tokenizer: twice the default estimate.
+      const count = (request: GenerateRequest) => 2 * estimateRequestTokens(request);
+      const model = mockModel((request) => ({ outputs: ['y'], usage: { inputTokens: count(request), outputTokens: request.maxOutputTokens ?? 0 } }));
+      const limited = withBudget(withLatency(model, 5), { budget, outputTokensPerCall: 40, estimateInputTokens: count });
+      await Promise.allSettled(Array.from({ length: 60 }, (_, i) => callModel(limited, prompt(i))));
+      expect(model.callCount).toBeGreaterThan(0);
+      expect(budget.snapshot().used.totalTokens).toBeLessThanOrEqual(5_000);
+    });
   });
 
   it('requires a Budget instance', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { callModel, createLruCacheStore, requestKey, withCache, type GenerateResult } from '../../src/index.js';
+import { callModel, createLruCacheStore, requestKey, withCache, type GenerateResult, type LanguageModel } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { settlesWithin } from '../helpers/settles-within.js';
 
 describe('withCache', () => {
   it('serves a repeated request from the store and marks it as a hit', async () => {
@@ -61,6 +62,32 @@ describe('withCache', () => {
     const cached = withCache(model);
     await catchTotError(() => callModel(cached, ask('q')), 'GENERATION_FAILED');
     expect((await callModel(cached, ask('q'))).outputs).toEqual(['ok']);
+  });
+
+  it('never caches a malformed result', async () => {
+    const model = mockModel([{ outputs: ['bad'], usage: { inputTokens: Number.NaN } }, 'ok']);
+    const cached = withCache(model);
+    await catchTotError(() => callModel(cached, ask('q')), 'GENERATION_FAILED');
+    expect((await callModel(cached, ask('q'))).outputs).toEqual(['ok']);
+  });
+
+  it('never wedges a key: after a leader aborts a call its provider ignores, identical requests still get answers', async () => {
+    // The provider ignores the signal of the first call, which never settles, and answers the others.
+    let calls = 0;
+    const model: LanguageModel = {
+      modelId: 'm',
+      generate: () => (calls++ === 0 ? new Promise<never>(() => undefined) : Promise.resolve({ outputs: ['answer'], usage: {} })),
+    };
+    const cached = withCache(model);
+    const controller = new AbortController();
+    const leader = cached.generate(ask('q'), { signal: controller.signal });
+    const follower = cached.generate(ask('q'));
+    await delay(1);
+    controller.abort();
+    await catchTotError(() => settlesWithin(leader), 'ABORTED');
+    expect((await settlesWithin(follower)).outputs).toEqual(['answer']);
+    expect((await settlesWithin(cached.generate(ask('q')))).outputs).toEqual(['answer']);
+    expect(calls).toBe(2);
   });
 
   it('uses a pluggable asynchronous store', async () => {

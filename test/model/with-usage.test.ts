@@ -43,6 +43,21 @@ describe('withUsage', () => {
     expect(budget.snapshot().used.totalTokens).toBe(meter.snapshot().totalTokens);
   });
 
+  it('counts a call with malformed usage as a completed call with estimated tokens, and flags it', async () => {
+    const meter = new UsageMeter();
+    const model = withUsage(mockModel('xyz', { usage: { inputTokens: Number.NaN, outputTokens: -4 } }), { meter });
+    await model.generate(ask('abcdef'));
+    // 'abcdef': 2 tokens + 4 of framing; 'xyz': 1 token.
+    expect(meter.snapshot()).toMatchObject({ calls: 1, failedCalls: 0, callsWithUnknownUsage: 1, callsWithMalformedUsage: 1, inputTokens: 6, outputTokens: 1, totalTokens: 7 });
+  });
+
+  it('never throws on a result that is not a result at all', () => {
+    const meter = new UsageMeter();
+    expect(() => meter.record(null as never, ask('abcdef'))).not.toThrow();
+    expect(() => meter.record({ outputs: 'xyz', usage: 'many' } as never)).not.toThrow();
+    expect(meter.snapshot()).toMatchObject({ calls: 2, callsWithMalformedUsage: 2, inputTokens: 6, outputTokens: 0 });
+  });
+
   it('counts cache hits when it wraps a cache', async () => {
     const meter = new UsageMeter();
     const model = withUsage(withCache(mockModel('x')), { meter });

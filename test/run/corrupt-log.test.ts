@@ -120,7 +120,7 @@ describe('folding events in memory', () => {
 describe('the other runners', () => {
   it('a fractal log with a frame event of the wrong shape is refused with its position', async () => {
     const store = new InMemoryEventStore();
-    const solver = new FractalSolver({ think: () => ({ type: 'ANSWER', description: '42' }), eval: () => ({ type: 'RETURN', description: '42' }), now: () => 0 });
+    const solver = new FractalSolver({ think: () => ({ type: 'RETURN', description: '42' }), eval: () => ({ type: 'RETURN', description: '42' }), now: () => 0 });
     await solver.run('goal', { store, runId: 'f' });
     const events = await collect(store.readStream('f'));
     const bad = await storeWith(events, (d) => d.map((e) => (e.type === 'frame.created' ? { ...e, depth: 'deep' } : e)), 'f');

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { callModel, generateStructured } from '../../src/index.js';
+import { callModel, generateStructured, type LanguageModel } from '../../src/index.js';
 import { mockModel, recordCassette, replayCassette, type CassetteFile } from '../../src/testing/index.js';
-import { ask, catchTotError } from '../helpers/expect-tot-error.js';
+import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { settlesWithin } from '../helpers/settles-within.js';
 
 const tmp = () => join(mkdtempSync(join(tmpdir(), 'tot-cassette-')), 'nested', 'cassette.json');
 
@@ -41,7 +42,7 @@ describe('cassettes', () => {
     expect(player.unused()).toEqual([]);
   });
 
-  it('serves repeated identical requests in recorded order, the last one repeating', async () => {
+  it('serves repeated identical requests in recorded order, each recording once', async () => {
     const file = tmp();
     const recorder = recordCassette(mockModel(['s1', 's2']), file);
     await callModel(recorder, ask('same', { temperature: 1 }));
@@ -49,8 +50,24 @@ describe('cassettes', () => {
     await recorder.flush();
     const player = replayCassette(file);
     const outputs = [];
-    for (let i = 0; i < 3; i++) outputs.push((await callModel(player, ask('same', { temperature: 1 }))).outputs[0]);
-    expect(outputs).toEqual(['s1', 's2', 's2']);
+    for (let i = 0; i < 2; i++) outputs.push((await callModel(player, ask('same', { temperature: 1 }))).outputs[0]);
+    expect(outputs).toEqual(['s1', 's2']);
+    expect(player.unused()).toEqual([]);
+  });
+
+  it('fails an identical request made more times than it was recorded, like an unrecorded one', async () => {
+    const file = tmp();
+    const recorder = recordCassette(mockModel('only'), file);
+    await callModel(recorder, ask('same'));
+    await recorder.flush();
+    const player = replayCassette(file);
+    expect((await callModel(player, ask('same'))).outputs).toEqual(['only']);
+    for (let i = 0; i < 3; i++) {
+      const error = await catchTotError(() => callModel(player, ask('same')), 'GENERATION_FAILED');
+      expect(error.recoverable).toBe(false);
+      expect(error.message).toContain('has no recording of this request left: its 1 recording was already served');
+    }
+    expect(player.served).toBe(1);
   });
 
   it('replays emulated n > 1 samples one by one', async () => {
@@ -97,6 +114,30 @@ describe('cassettes', () => {
     const file = tmp().replace('nested/', '');
     writeFileSync(file, '{"version": 2}');
     await catchTotError(() => replayCassette(file), 'INVALID_FORMAT');
+  });
+
+  it('ends an aborted call at once, even if the model ignores the signal, and does not record it', async () => {
+    const file = tmp();
+    let calls = 0;
+    const deaf: LanguageModel = { modelId: 'deaf', generate: () => ((calls += 1), new Promise<never>(() => undefined)) };
+    const recorder = recordCassette(deaf, file);
+    const controller = new AbortController();
+    const pending = recorder.generate(ask('a'), { signal: controller.signal });
+    await delay(1);
+    expect(calls).toBe(1);
+    controller.abort();
+    await catchTotError(() => settlesWithin(pending), 'ABORTED');
+    expect(recorder.size).toBe(0);
+  });
+
+  it('does not record a malformed result, which a replay could not load', async () => {
+    const file = tmp();
+    const recorder = recordCassette(mockModel([{ outputs: ['x'], usage: { inputTokens: -1 } }, 'ok']), file);
+    await catchTotError(() => callModel(recorder, ask('a')), 'GENERATION_FAILED');
+    await callModel(recorder, ask('b'));
+    await recorder.flush();
+    expect(recorder.size).toBe(1);
+    expect((await callModel(replayCassette(file), ask('b'))).outputs).toEqual(['ok']);
   });
 
   it('does not record failed calls', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { callModel } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
-import { ask, catchTotError } from '../helpers/expect-tot-error.js';
+import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { settlesWithin } from '../helpers/settles-within.js';
 
 describe('mockModel', () => {
   it('answers every call with a fixed value', async () => {
@@ -57,6 +58,37 @@ describe('mockModel', () => {
     const model = mockModel('x');
     await catchTotError(() => model.generate(ask('a'), { signal: AbortSignal.abort() }), 'ABORTED');
     expect(model.calls[0]?.error).toBeDefined();
+  });
+
+  it('ends a call with ABORTED when its signal fires, even if the reply function ignores it', async () => {
+    const model = mockModel(() => new Promise<string>(() => undefined));
+    const controller = new AbortController();
+    const pending = model.generate(ask('a'), { signal: controller.signal });
+    await delay(1);
+    controller.abort();
+    const error = await catchTotError(() => settlesWithin(pending), 'ABORTED');
+    expect(model.calls[0]?.error).toBe(error);
+  });
+
+  it('fails a call with the error its reply function throws, as with one it returns', async () => {
+    const limited = Object.assign(new Error('rate limited'), { status: 429 });
+    const model = mockModel(() => {
+      throw limited;
+    });
+    await expect(model.generate(ask('a'))).rejects.toBe(limited);
+    expect(model.calls[0]?.error).toBe(limited);
+    expect((await catchTotError(() => callModel(model, ask('a')), 'GENERATION_FAILED')).cause).toBe(limited);
+  });
+
+  it('fails with INTERNAL naming the model when its usage function throws', async () => {
+    const model = mockModel('x', {
+      modelId: 'judge',
+      usage: () => {
+        throw new Error('no tokenizer');
+      },
+    });
+    const error = await catchTotError(() => model.generate(ask('a')), 'INTERNAL');
+    expect(error.message).toBe('mockModel "judge": the usage function threw: no tokenizer');
   });
 
   it('resets its calls and its cursor', async () => {

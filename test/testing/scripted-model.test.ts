@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { callModel, generateStructured } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { ask, catchTotError } from '../helpers/expect-tot-error.js';
+import { ask, catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { settlesWithin } from '../helpers/settles-within.js';
 
 describe('scriptedModel', () => {
   it('answers with the first matching rule', async () => {
@@ -50,6 +51,38 @@ describe('scriptedModel', () => {
     expect(error.message).toContain('temperature=0.7');
     expect(error.message).toContain('propose (0/∞ uses)');
     expect(error.recoverable).toBe(false);
+  });
+
+  it('fails with INTERNAL naming the rule when a `when` predicate throws', async () => {
+    const crash = new TypeError("Cannot read properties of undefined (reading 'role')");
+    const model = scriptedModel({
+      rules: [
+        { name: 'propose', when: 'Possible next steps', reply: 'x' },
+        {
+          name: 'judge',
+          when: () => {
+            throw crash;
+          },
+          reply: 'y',
+        },
+      ],
+    });
+    const error = await catchTotError(() => model.generate(ask('Evaluate 4 9 10 13')), 'INTERNAL');
+    expect(error.message).toContain('scriptedModel "scripted": the `when` of rule "judge" threw on call #1');
+    expect(error.message).toContain("reading 'role'");
+    expect(error.cause).toBe(crash);
+    expect(model.calls[0]?.error).toBe(error);
+    const unnamed = scriptedModel({ rules: [{ when: 'never', reply: 'x' }, { when: () => JSON.parse('{'), reply: 'y' }] });
+    expect((await catchTotError(() => unnamed.generate(ask('q')), 'INTERNAL')).message).toContain('the `when` of rule #2 threw');
+  });
+
+  it('ends a call with ABORTED when its signal fires, even if a reply function ignores it', async () => {
+    const model = scriptedModel({ rules: [{ when: 'q', reply: () => new Promise<string>(() => undefined) }] });
+    const controller = new AbortController();
+    const pending = model.generate(ask('q'), { signal: controller.signal });
+    await delay(1);
+    controller.abort();
+    await catchTotError(() => settlesWithin(pending), 'ABORTED');
   });
 
   it('drives a repair loop: a rule can answer the repair request', async () => {
