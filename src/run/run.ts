@@ -541,12 +541,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
   completeCall(call: LiveCall, raw: GenerateResult): GenerateResult | Promise<GenerateResult> {
     call.admission?.settle(raw);
     call.admission = undefined;
-    const result = checkedResult(call.modelId, raw, call.request.n ?? 1);
-    const charged = chargedUsage(call.request, result);
+    // Charged as the budget charged it, before the result is checked: a result refused for its
+    // malformed usage still cost what the budget counted, and the run's stats say so.
+    const charged = chargedUsage(call.request, raw);
     const s = this.stats;
     s.inputTokens += charged.inputTokens;
     s.outputTokens += charged.outputTokens;
     if (charged.estimated) s.estimatedCalls += 1;
+    const result = checkedResult(call.modelId, raw, call.request.n ?? 1);
     if (result.cacheHit === true) s.cacheHits += 1;
     this.succeededCalls += 1;
     const completed: Omit<LlmCompletedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: this.now() - call.started };

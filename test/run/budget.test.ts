@@ -22,6 +22,17 @@ const explorerOn = (model: LanguageModel, budget?: ConstructorParameters<typeof 
   new Explorer({ generator: createGenerator({ model }), evaluator: createEvaluator({ model }), strategy: bfs({ beamWidth: 2 }), maxDepth: 2, branchingFactor: 2, ...(budget ? { budget } : {}) });
 
 describe('a run budget', () => {
+  it('and the run stats count the same tokens for a call whose provider reported malformed usage', async () => {
+    const model: LanguageModel = { modelId: 'nan-usage', generate: async () => ({ outputs: ['{"current_thinking": "4", "planning": [], "next_thought_needed": false}'], usage: { inputTokens: Number.NaN, outputTokens: 3 } }) };
+    const budget = new Budget({ maxCalls: 5 });
+    const result = await new ChainOfThoughtNode({ model, format: 'json', budget }).run('2+2?');
+    expect(result.errors.map((e) => e.code)).toContain('GENERATION_FAILED');
+    const used = budget.snapshot().used;
+    expect(used.calls).toBe(1);
+    expect(used.inputTokens).toBeGreaterThan(0);
+    expect(result.stats).toMatchObject({ llmCalls: 1, inputTokens: used.inputTokens, outputTokens: used.outputTokens });
+  });
+
   it('charges once a call that reaches a budget both through withBudget and through the runner', async () => {
     const provider = twoByTwo();
     const budget = new Budget({ maxCalls: 100 });
