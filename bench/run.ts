@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const ALL = ['tree', 'overhead', 'game24-replay', 'latency', 'event-store', 'reasoning-loops', 'recording'];
+const ALL = ['tree', 'overhead', 'game24-replay', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const out = `${root}.tmp/bench/`;
@@ -36,8 +36,9 @@ await build({
   format: 'esm',
   target: 'node20',
   tsconfig: `${root}tsconfig.json`,
-  // Database drivers stay in node_modules (better-sqlite3 is native); so do CommonJS packages that need require.
-  external: ['better-sqlite3', 'pg'],
+  // Database drivers stay in node_modules (better-sqlite3 and sqlite3 are native); so do CommonJS
+  // packages that need require, and Emmett, which the event store benchmark compares against.
+  external: ['better-sqlite3', 'sqlite3', 'pg', '@event-driven-io/*'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });

@@ -146,6 +146,7 @@ export interface TotErrorDetailsMap {
     id?: string;
     size?: number;
     maxEventBytes?: number;
+    maxSnapshotBytes?: number;
     response?: unknown;
   };
   ILLEGAL_STATE: CommonErrorDetails & { nodeId?: string; from?: string; to?: string; status?: string };
@@ -158,7 +159,11 @@ export interface TotErrorDetailsMap {
     parentClock?: Record<string, number>;
     clock?: Record<string, number>;
   };
-  IDEMPOTENCY_CONFLICT: CommonErrorDetails & { idempotencyKey: string };
+  IDEMPOTENCY_CONFLICT: CommonErrorDetails & {
+    idempotencyKey: string;
+    /** The event id of the batch that another stored event already has (the key is its event's). */
+    eventId?: string;
+  };
   LOOP_DETECTED: CommonErrorDetails & { frameId: string; goal: string; repeats?: number };
   RESUME_MISMATCH: CommonErrorDetails & {
     runId: string;

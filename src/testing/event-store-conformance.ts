@@ -72,7 +72,7 @@ async function collect(iterable: AsyncIterable<StoredEvent>): Promise<StoredEven
   return out;
 }
 
-async function rejects(promise: unknown, code: TotErrorCode, what: string): Promise<void> {
+async function rejects(promise: unknown, code: TotErrorCode, what: string, field?: string): Promise<void> {
   let caught: unknown;
   try {
     await promise;
@@ -82,7 +82,21 @@ async function rejects(promise: unknown, code: TotErrorCode, what: string): Prom
   assert.ok(caught !== undefined, `${what}: expected ${code}, but it succeeded`);
   assert.ok(TotError.isInstance(caught), `${what}: expected a TotError ${code}, got ${String(caught)}`);
   assert.equal((caught as TotError).code, code, `${what}: expected ${code}, got ${(caught as TotError).code}: ${(caught as TotError).message}`);
+  if (field !== undefined) assert.equal((caught as TotError<'INVALID_ARGUMENT'>).details?.field, field, `${what}: the error names ${field}`);
 }
+
+/** The JSON text of a value: equal texts are equal values with their keys in the same order. */
+const text = (value: unknown) => JSON.stringify(value);
+
+/** `value` nested in `depth` arrays or objects. */
+function nested(depth: number, wrap: (inner: unknown) => unknown): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < depth; i++) v = wrap(v);
+  return v;
+}
+
+/** Strings a model can emit that a database may refuse or change: NUL, half an emoji, a reversed pair. */
+const HOSTILE_TEXT = 'nul \u0000 high \ud83d low \ude00x reversed \ude00\ud83d end';
 
 /** A call that may throw synchronously or reject. */
 const attempt = (fn: () => unknown): Promise<unknown> => Promise.resolve().then(fn);
@@ -352,11 +366,147 @@ export function eventStoreConformanceCases(factory: EventStoreFactory): Conforma
         ['a bigint in data', () => store.append(s, [event(`${s}-big`, { n: 1n })], { expectedVersion: 'any' })],
         ['NaN in data', () => store.append(s, [event(`${s}-nan`, { n: Number.NaN })], { expectedVersion: 'any' })],
         ['a cycle in data', () => { const o: Record<string, unknown> = {}; o.self = o; return store.append(s, [event(`${s}-cycle`, o)], { expectedVersion: 'any' }); }],
+        ['a Date in data', () => store.append(s, [event(`${s}-date`, { at: new Date(0) })], { expectedVersion: 'any' })],
+        ['a getter that throws in data', () => store.append(s, [event(`${s}-getter`, { get boom(): never { throw new Error('boom'); } })], { expectedVersion: 'any' })],
+        ['a sparse batch', () => store.append(s, [, event(`${s}-sparse`)] as never, { expectedVersion: 'any' })], // eslint-disable-line no-sparse-arrays
         ['an oversize event', () => store.append(s, [event(`${s}-huge`, 'x'.repeat(2_000_000))], { expectedVersion: 'any' })],
         ['a negative fromVersion', () => collect(store.readStream(s, { fromVersion: -1 }))],
       ];
       for (const [label, call] of cases) await rejects(attempt(call), 'INVALID_ARGUMENT', label);
       assert.deepEqual((await collect(store.readStream(s))).map((e) => e.idempotencyKey), [`${s}-0`]);
+    }),
+
+    withStore('round-trips data, metadata, clocks and snapshot state exactly: NUL, unpaired surrogates, key order, "__proto__" keys', async (store) => {
+      const s = unique('exact');
+      const data = JSON.parse(`{"z":1,"a":{"y":[{"b":2,"a":1}],"x":null},"__proto__":{"polluted":true},"2":"two","1":"one","text":${text(HOSTILE_TEXT)},${text(HOSTILE_TEXT)}:"a key"}`) as Record<string, unknown>;
+      const metadata = JSON.parse(`{"b":${text(HOSTILE_TEXT)},"a":1,"__proto__":{"x":1}}`) as Record<string, unknown>;
+      const clock = JSON.parse('{"worker_b":2,"worker_a":1,"__proto__":3}') as Record<string, number>;
+      const sent = [event(`${s}-1`, data, { metadata, clock }), event(`${s}-2`, HOSTILE_TEXT), event(`${s}-3`, ['\ud800', '\udfff', '\u0000'])];
+      await store.append(s, sent, { expectedVersion: 'no_stream' });
+      for (const read of [await collect(store.readStream(s)), (await collect(store.readAll())).filter((e) => e.streamId === s)]) {
+        assert.deepEqual(read.map((e) => [text(e.data), text(e.metadata), text(e.clock)]), sent.map((e) => [text(e.data), text(e.metadata ?? {}), text(e.clock ?? {})]), 'read back as sent, key order included');
+      }
+      assert.equal((await store.append(s, sent, { expectedVersion: 'no_stream' })).deduplicated, true, 'a retry of the same events is deduplicated');
+      await store.saveSnapshot({ streamId: s, version: 2, state: data, metadata });
+      const snapshot = await store.loadSnapshot(s);
+      assert.deepEqual([text(snapshot?.state), text(snapshot?.metadata)], [text(data), text(metadata)], 'the snapshot reads back as saved');
+    }),
+
+    withStore('refuses identifiers with NUL or unpaired surrogates with INVALID_ARGUMENT naming the field, writing nothing', async (store) => {
+      const s = unique('ids');
+      await store.append(s, [event(`${s}-0`)], { expectedVersion: 'no_stream' });
+      for (const bad of ['a\u0000b', 'a\ud800', '\udc00a', '\udc00\ud800']) {
+        const label = text(bad);
+        await rejects(attempt(() => store.append(`${s}${bad}`, [event(`${s}-x`)], { expectedVersion: 'any' })), 'INVALID_ARGUMENT', `stream id ${label}`, 'streamId');
+        await rejects(attempt(() => collect(store.readStream(`${s}${bad}`))), 'INVALID_ARGUMENT', `readStream ${label}`, 'streamId');
+        await rejects(attempt(() => store.streamVersion(`${s}${bad}`)), 'INVALID_ARGUMENT', `streamVersion ${label}`, 'streamId');
+        await rejects(attempt(() => store.loadSnapshot(`${s}${bad}`)), 'INVALID_ARGUMENT', `loadSnapshot ${label}`, 'streamId');
+        await rejects(attempt(() => store.saveSnapshot({ streamId: `${s}${bad}`, version: 0, state: 1 })), 'INVALID_ARGUMENT', `snapshot stream id ${label}`, 'snapshot.streamId');
+        const fields: [string, Partial<NewEvent>][] = [
+          ['type', { type: `t${bad}` }],
+          ['idempotencyKey', { idempotencyKey: `${s}${bad}` }],
+          ['eventId', { eventId: `${s}${bad}` }],
+          ['parentIds[0]', { parentIds: [`${s}${bad}`] }],
+          [`clock.${bad}`, { clock: { [bad]: 1 } }],
+        ];
+        for (const [field, extra] of fields) {
+          await rejects(attempt(() => store.append(s, [event(`${s}-ok`), event(`${s}-bad`, 1, extra)], { expectedVersion: 'any' })), 'INVALID_ARGUMENT', `${field} ${label}`, `events[1].${field}`);
+        }
+      }
+      assert.deepEqual((await collect(store.readStream(s))).map((e) => e.idempotencyKey), [`${s}-0`], 'nothing written');
+    }),
+
+    withStore('refuses values nested deeper than 512 levels with INVALID_ARGUMENT, however deep, and keeps 512', async (store) => {
+      const s = unique('deep');
+      const cases: [string, unknown][] = [
+        ['arrays 20,000 deep', nested(20_000, (v) => [v])],
+        ['objects 5,000 deep', nested(5_000, (v) => ({ v }))],
+        ['arrays 513 deep', nested(513, (v) => [v])],
+      ];
+      for (const [label, value] of cases) {
+        await rejects(attempt(() => store.append(s, [event(`${s}-data`, value)], { expectedVersion: 'any' })), 'INVALID_ARGUMENT', `data: ${label}`, 'events[0].data');
+        await rejects(attempt(() => store.append(s, [event(`${s}-meta`, 1, { metadata: { deep: value } })], { expectedVersion: 'any' })), 'INVALID_ARGUMENT', `metadata: ${label}`, 'events[0].metadata');
+        await rejects(attempt(() => store.saveSnapshot({ streamId: s, version: 0, state: value })), 'INVALID_ARGUMENT', `snapshot state: ${label}`, 'snapshot.state');
+      }
+      assert.equal(await store.streamVersion(s), null, 'nothing written');
+      assert.equal(await store.loadSnapshot(s), null, 'no snapshot saved');
+      const deepest = nested(512, (v) => [v]);
+      await store.append(s, [event(`${s}-512`, deepest)], { expectedVersion: 'no_stream' });
+      assert.equal(text((await collect(store.readStream(s)))[0]!.data), text(deepest), '512 levels round-trip');
+    }),
+
+    withStore('refuses values whose JSON would be far larger than the value without building it', async (store) => {
+      const s = unique('shared');
+      // One string held 2^40 times: its JSON would be terabytes.
+      let shared: unknown = 'x';
+      for (let i = 0; i < 40; i++) shared = [shared, shared];
+      await rejects(attempt(() => store.append(s, [event(`${s}-0`, shared)], { expectedVersion: 'any' })), 'INVALID_ARGUMENT', 'event data');
+      await rejects(attempt(() => store.saveSnapshot({ streamId: s, version: 0, state: shared })), 'INVALID_ARGUMENT', 'snapshot state');
+      assert.equal(await store.streamVersion(s), null, 'nothing written');
+    }),
+
+    withStore('refuses an eventId another stored event has with IDEMPOTENCY_CONFLICT, writing nothing, and still deduplicates a retry', async (store) => {
+      const s = unique('event-ids');
+      const mine = await store.append(s, [event(`${s}-0`, 0, { eventId: `${s}-chosen` })], { expectedVersion: 'no_stream' });
+      const made = await store.append(s, [event(`${s}-1`)], { expectedVersion: 0 });
+      const other = unique('event-ids-other');
+      await rejects(store.append(other, [event(`${s}-2`, 2, { eventId: `${s}-chosen` })], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT', 'an id the caller chose before, in another stream');
+      await rejects(store.append(s, [event(`${s}-3`, 3, { eventId: `${s}-chosen` })], { expectedVersion: 1 }), 'IDEMPOTENCY_CONFLICT', 'an id the caller chose before, in the same stream');
+      await rejects(store.append(other, [event(`${s}-4`), event(`${s}-5`, 5, { eventId: made.events[0]!.eventId })], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT', 'an id the store made');
+      await rejects(store.append(other, [event(`${s}-6`, 6, { eventId: `${s}-twice` }), event(`${s}-7`, 7, { eventId: `${s}-twice` })], { expectedVersion: 'any' }), 'INVALID_ARGUMENT', 'one id twice in a batch', 'events[1].eventId');
+      assert.equal(await store.streamVersion(other), null, 'nothing written to the other stream');
+      assert.equal(await store.streamVersion(s), 1, 'nothing written to the stream');
+      const retry = await store.append(s, [event(`${s}-0`, 0, { eventId: `${s}-chosen` })], { expectedVersion: 'no_stream' });
+      assert.equal(retry.deduplicated, true, 'a retry of the event with its id is deduplicated');
+      assert.equal(retry.events[0]!.eventId, mine.events[0]!.eventId);
+    }),
+
+    withStore('loads the snapshot of the highest version, as a fresh object the caller may change', async (store) => {
+      const s = unique('snapshot-latest');
+      await store.saveSnapshot({ streamId: s, version: 5, state: { at: 5, list: [1] } });
+      await store.saveSnapshot({ streamId: s, version: 3, state: { at: 3, list: [1] } });
+      const first = await store.loadSnapshot(s);
+      assert.equal(first?.version, 5, 'version 5 saved before version 3 is still the latest');
+      (first!.state as { list: number[] }).list.push(2);
+      (first!.state as { at: number }).at = 0;
+      const second = await store.loadSnapshot(s);
+      assert.notEqual(second, first, 'a new object on every load');
+      assert.deepEqual(second?.state, { at: 5, list: [1] }, "the caller's change is not stored");
+      await store.saveSnapshot({ streamId: s, version: 5, state: { at: 'again' } });
+      assert.deepEqual((await store.loadSnapshot(s))?.state, { at: 'again' }, 'saving a version again replaces it');
+      await store.saveSnapshot({ streamId: s, version: 2 ** 40, state: 'far' });
+      assert.equal((await store.loadSnapshot(s))?.version, 2 ** 40, 'any safe integer is a version');
+    }),
+
+    withStore('reads nothing past the end and refuses negative, fractional or mistyped positions, versions and limits', async (store) => {
+      const s = unique('ranges');
+      const { events } = await store.append(s, [event(`${s}-0`), event(`${s}-1`), event(`${s}-2`)], { expectedVersion: 'no_stream' });
+      const before = events[0]!.globalPosition - 1n;
+      assert.deepEqual(await collect(store.readAll({ after: 2n ** 70n })), [], 'readAll after 2^70');
+      assert.deepEqual(await collect(store.readAll({ after: 2n ** 63n - 1n })), [], 'readAll after 2^63 - 1');
+      assert.deepEqual(await collect(store.readStream(s, { fromVersion: 2 ** 40 })), [], 'readStream from 2^40');
+      assert.deepEqual((await collect(store.readStream(s, { toVersion: 2 ** 40, limit: 2 ** 40 }))).map((e) => e.version), [0, 1, 2], 'readStream to 2^40, limit 2^40');
+      assert.deepEqual((await collect(store.readAll({ after: before, limit: 2 ** 40 }))).filter((e) => e.streamId === s).length, 3, 'readAll limit 2^40');
+      const bad: [string, () => unknown, string][] = [
+        ['readAll after -1n', () => collect(store.readAll({ after: -1n })), 'options.after'],
+        ['readAll after a number', () => collect(store.readAll({ after: 1 as never })), 'options.after'],
+        ['readAll after a string', () => collect(store.readAll({ after: '1' as never })), 'options.after'],
+        ['readAll limit 0', () => collect(store.readAll({ limit: 0 })), 'options.limit'],
+        ['readAll limit 1.5', () => collect(store.readAll({ limit: 1.5 })), 'options.limit'],
+        ['readStream fromVersion -1', () => collect(store.readStream(s, { fromVersion: -1 })), 'options.fromVersion'],
+        ['readStream fromVersion 1.5', () => collect(store.readStream(s, { fromVersion: 1.5 })), 'options.fromVersion'],
+        ['readStream fromVersion NaN', () => collect(store.readStream(s, { fromVersion: Number.NaN })), 'options.fromVersion'],
+        ['readStream fromVersion Infinity', () => collect(store.readStream(s, { fromVersion: Number.POSITIVE_INFINITY })), 'options.fromVersion'],
+        ['readStream fromVersion a string', () => collect(store.readStream(s, { fromVersion: '1' as never })), 'options.fromVersion'],
+        ['readStream toVersion -1', () => collect(store.readStream(s, { toVersion: -1 })), 'options.toVersion'],
+        ['readStream limit -1', () => collect(store.readStream(s, { limit: -1 })), 'options.limit'],
+        ['readStream limit Infinity', () => collect(store.readStream(s, { limit: Number.POSITIVE_INFINITY })), 'options.limit'],
+        ['snapshot version -1', () => store.saveSnapshot({ streamId: s, version: -1, state: 1 }), 'snapshot.version'],
+        ['snapshot version 1.5', () => store.saveSnapshot({ streamId: s, version: 1.5, state: 1 }), 'snapshot.version'],
+        ['snapshot version a string', () => store.saveSnapshot({ streamId: s, version: '1' as never, state: 1 }), 'snapshot.version'],
+      ];
+      for (const [label, call, field] of bad) await rejects(attempt(call), 'INVALID_ARGUMENT', label, field);
+      assert.equal(await store.loadSnapshot(s), null, 'no snapshot saved');
     }),
 
     withStore('fails every call with ILLEGAL_STATE once closed', async (store) => {

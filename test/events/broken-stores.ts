@@ -1,4 +1,4 @@
-import { InMemoryEventStore, type AppendOptions, type AppendResult, type EventStore, type NewEvent, type ReadAllOptions, type StoredEvent } from '../../src/index.js';
+import { InMemoryEventStore, TotError, type AppendOptions, type AppendResult, type EventStore, type NewEvent, type ReadAllOptions, type Snapshot, type StoredEvent } from '../../src/index.js';
 
 /** A store that delegates to an in-memory store, for breaking one behaviour at a time. */
 class Delegating implements EventStore {
@@ -100,12 +100,75 @@ export class LosesSnapshots extends Delegating {
   override async saveSnapshot() {}
 }
 
-/** Accepts data JSON cannot carry, dropping it silently. */
+/** Accepts data JSON cannot carry, dropping it silently (a function or bigint property becomes null). */
 export class AcceptsAnyData extends Delegating {
   override append(streamId: string, events: NewEvent[], options: AppendOptions) {
-    return this.inner.append(streamId, events.map((e) => ({ ...e, data: JSON.parse(JSON.stringify(e.data, (_k, v) => (typeof v === 'function' || typeof v === 'bigint' ? null : v)) ?? 'null') as unknown })), options);
+    const lenient = (data: unknown) =>
+      typeof data === 'object' && data !== null && !Array.isArray(data) ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'function' || typeof v === 'bigint' ? null : v])) : data;
+    return this.inner.append(streamId, events.map((e) => ({ ...e, data: lenient(e.data) })), options);
   }
 }
 
 /** Comes back empty after a reopen. */
 export const forgetsOnReopen = { create: () => new InMemoryEventStore(), reopen: async () => new InMemoryEventStore() };
+
+/** Reads data back with its object keys sorted, as PostgreSQL's jsonb does. */
+export class SortsKeys extends Delegating {
+  override async *readStream(streamId: string, options?: Parameters<EventStore['readStream']>[1]) {
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(sorted) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+    for await (const e of this.inner.readStream(streamId, options)) yield { ...e, data: sorted(e.data) };
+  }
+}
+
+/** Loads the snapshot saved last, whatever its version, and the same frozen object every time. */
+export class KeepsLastSnapshot extends Delegating {
+  private readonly last = new Map<string, Snapshot>();
+  override async saveSnapshot(snapshot: Snapshot) {
+    await this.inner.saveSnapshot(snapshot);
+    this.last.set(snapshot.streamId, Object.freeze(JSON.parse(JSON.stringify(snapshot)) as Snapshot));
+  }
+  override async loadSnapshot(streamId: string) {
+    return this.last.get(streamId) ?? null;
+  }
+}
+
+/** Writes an event whose id another event has by dropping the id. */
+export class ReusesEventIds extends Delegating {
+  override async append(streamId: string, events: NewEvent[], options: AppendOptions) {
+    try {
+      return await this.inner.append(streamId, events, options);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'IDEMPOTENCY_CONFLICT') throw error;
+      return this.inner.append(streamId, events.map(({ eventId: _, ...e }) => e), options);
+    }
+  }
+}
+
+/** Walks every event's data recursively before checking it: a value nested thousands deep overflows the stack. */
+export class StringifiesFirst extends Delegating {
+  override append(streamId: string, events: NewEvent[], options: AppendOptions) {
+    // Down the first branch only, as a recursive copy would go first.
+    const walk = (v: unknown): void => {
+      if (typeof v === 'object' && v !== null) walk(Object.values(v)[0]);
+    };
+    for (const e of events) walk(e.data);
+    return this.inner.append(streamId, events, options);
+  }
+}
+
+/** Writes ids as a UTF-8 driver does: an unpaired surrogate becomes U+FFFD. */
+export class ReplacesLoneSurrogates extends Delegating {
+  override append(streamId: string, events: NewEvent[], options: AppendOptions) {
+    const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+    return this.inner.append(utf8(streamId), events.map((e) => ({ ...e, type: utf8(e.type), idempotencyKey: utf8(e.idempotencyKey) })), options);
+  }
+}
+
+/** Fails a read past the largest position instead of reading nothing. */
+export class FailsPastTheEnd extends Delegating {
+  override readAll(options?: ReadAllOptions) {
+    if (options?.after !== undefined && options.after >= 2n ** 63n - 1n) throw new TotError('ILLEGAL_STATE', 'value out of range for type bigint');
+    return this.inner.readAll(options);
+  }
+}

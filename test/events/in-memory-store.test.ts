@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryEventStore } from '../../src/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
@@ -70,6 +70,70 @@ describe('InMemoryEventStore', () => {
     const error = await catchTotError(() => store.append('s', [{ type: 't', data: 'x'.repeat(200), idempotencyKey: 'k' }], { expectedVersion: 'any' }), 'INVALID_ARGUMENT');
     expect(error.message).toContain('exceeds the limit of 100');
     await catchTotError(() => new InMemoryEventStore({ maxEventBytes: 0 }), 'INVALID_ARGUMENT');
+  });
+
+  it('takes a configurable snapshot size limit', async () => {
+    const store = new InMemoryEventStore({ maxSnapshotBytes: 100 });
+    const error = await catchTotError(() => store.saveSnapshot({ streamId: 's', version: 0, state: 'x'.repeat(200) }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('exceeds the limit of 100');
+    await store.saveSnapshot({ streamId: 's', version: 0, state: 'x'.repeat(50) });
+    await catchTotError(() => new InMemoryEventStore({ maxSnapshotBytes: 0 }), 'INVALID_ARGUMENT');
+  });
+
+  it('names the place where data stops being JSON, and the field whose data nests too deep', async () => {
+    const store = new InMemoryEventStore();
+    const cycle: Record<string, unknown> = { list: [1, {}] };
+    (cycle.list as unknown[])[1] = { back: cycle };
+    const cyclic = await catchTotError(() => store.append('s', [{ type: 't', data: cycle, idempotencyKey: 'k' }], { expectedVersion: 'any' }), 'INVALID_ARGUMENT');
+    expect(cyclic.details?.field).toBe('events[0].data.list[1].back');
+    expect(cyclic.message).toContain('cycle');
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = { deep };
+    const tooDeep = await catchTotError(() => store.append('s', [{ type: 't', data: { ok: 1, deep }, idempotencyKey: 'k' }], { expectedVersion: 'any' }), 'INVALID_ARGUMENT');
+    expect(tooDeep.details?.field).toBe('events[0].data');
+    expect(tooDeep.message).toContain('deeper than 512 levels');
+  });
+
+  it('answers data whose getter throws with INVALID_ARGUMENT, keeping the error as its cause', async () => {
+    const store = new InMemoryEventStore();
+    const boom = new Error('boom');
+    const data = {
+      get value(): never {
+        throw boom;
+      },
+    };
+    const error = await catchTotError(() => store.append('s', [{ type: 't', data, idempotencyKey: 'k' }], { expectedVersion: 'any' }), 'INVALID_ARGUMENT');
+    expect(error.cause).toBe(boom);
+    expect(await store.streamVersion('s')).toBeNull();
+  });
+
+  describe('finding an event id it made', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('among many batches of one millisecond, and never an id it did not hand out', async () => {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 0, 1) });
+      const store = new InMemoryEventStore();
+      const made: string[] = [];
+      for (let b = 0; b < 40; b++) made.push((await store.append(`s${b}`, [{ type: 't', data: b, idempotencyKey: `k${b}` }, { type: 't', data: b, idempotencyKey: `k${b}b` }], { expectedVersion: 'no_stream' })).events[1]!.eventId);
+      await catchTotError(() => store.append('other', [{ type: 't', data: 1, idempotencyKey: 'x', eventId: made[23]! }], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT');
+      // The same millisecond and block, a position no event has.
+      const unused = `${made[23]!.slice(0, 32)}00ff`;
+      await store.append('other', [{ type: 't', data: 1, idempotencyKey: 'y', eventId: unused }], { expectedVersion: 'any' });
+    });
+
+    it('when the clock goes back: ids keep the later millisecond, so both batches are still found', async () => {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 0, 1) });
+      const store = new InMemoryEventStore();
+      const first = (await store.append('a', [{ type: 't', data: 1, idempotencyKey: 'k1' }], { expectedVersion: 'no_stream' })).events[0]!.eventId;
+      vi.setSystemTime(Date.UTC(2025, 11, 31));
+      const second = (await store.append('b', [{ type: 't', data: 2, idempotencyKey: 'k2' }], { expectedVersion: 'no_stream' })).events[0]!.eventId;
+      // The time part (the first 48 bits) did not go back.
+      expect(second.slice(0, 13)).toBe(first.slice(0, 13));
+      await catchTotError(() => store.append('c', [{ type: 't', data: 3, idempotencyKey: 'k3', eventId: second }], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT');
+      await catchTotError(() => store.append('c', [{ type: 't', data: 3, idempotencyKey: 'k3', eventId: first }], { expectedVersion: 'any' }), 'IDEMPOTENCY_CONFLICT');
+    });
   });
 
   it('refuses an append whose signal is already aborted', async () => {

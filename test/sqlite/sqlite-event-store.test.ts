@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { TotError } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
 import Database from 'better-sqlite3';
@@ -56,6 +57,67 @@ describe('SqliteEventStore', () => {
     bytes.write('garbage garbage garbage', 0);
     writeFileSync(path, bytes);
     await catchTotError(() => new SqliteEventStore({ path }), 'INVALID_ARGUMENT');
+  });
+
+  /** A file of 2,000 events with ten pages in the middle overwritten: its header and schema still read fine. */
+  async function overwrittenPages(): Promise<string> {
+    const path = join(dir(), 'events.db');
+    const store = new SqliteEventStore({ path });
+    await store.append('s', Array.from({ length: 2_000 }, (_, i) => ({ type: 't', data: { i, text: 'text to fill pages' }, idempotencyKey: `k${i}` })), { expectedVersion: 'no_stream' });
+    await store.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0x5a, 4096 * 10, 4096 * 20);
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  for (const integrityCheck of ['quick', 'full'] as const) {
+    it(`refuses a file whose pages were overwritten when it opens it (integrityCheck: '${integrityCheck}'), leaving it untouched`, async () => {
+      const path = await overwrittenPages();
+      const before = readFileSync(path);
+      const error = await catchTotError(() => new SqliteEventStore({ path, integrityCheck }), 'INVALID_ARGUMENT');
+      expect(error.message).toContain('corrupt');
+      expect(error.details?.field).toBe('path');
+      expect(readFileSync(path).equals(before)).toBe(true);
+    });
+  }
+
+  it('answers a corruption found after opening with INVALID_ARGUMENT in every method, never an untyped error', async () => {
+    const store = new SqliteEventStore({ path: await overwrittenPages(), integrityCheck: 'off' });
+    const calls: [string, () => Promise<unknown>][] = [
+      ['append', () => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'new' }], { expectedVersion: 'any' })],
+      ['readStream', () => collect(store.readStream('s'))],
+      ['readAll', () => collect(store.readAll())],
+      ['streamVersion', () => store.streamVersion('s')],
+      ['saveSnapshot', () => store.saveSnapshot({ streamId: 's', version: 1, state: 1 })],
+      ['loadSnapshot', () => store.loadSnapshot('s')],
+    ];
+    const answers: Record<string, string> = {};
+    for (const [name, call] of calls) {
+      answers[name] = await call().then(
+        () => 'ok',
+        (error: unknown) => (TotError.isInstance(error) ? error.code : `untyped ${String(error)}`),
+      );
+    }
+    // Which calls reach a damaged page depends on where the damage is; none may throw untyped.
+    for (const answer of Object.values(answers)) expect(['ok', 'INVALID_ARGUMENT']).toContain(answer);
+    expect(answers.readStream).toBe('INVALID_ARGUMENT');
+    expect(answers.readAll).toBe('INVALID_ARGUMENT');
+    await store.close();
+  });
+
+  it('answers every driver error with a TotError: a database its host closed', async () => {
+    const database = new Database(join(dir(), 'hosted.db'));
+    const store = new SqliteEventStore({ database });
+    await store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'no_stream' });
+    database.close();
+    await catchTotError(() => store.append('s', [{ type: 't', data: 2, idempotencyKey: 'k2' }], { expectedVersion: 'any' }), 'ILLEGAL_STATE');
+    await catchTotError(() => collect(store.readStream('s')), 'ILLEGAL_STATE');
+    await catchTotError(() => collect(store.readAll()), 'ILLEGAL_STATE');
+    await catchTotError(() => store.streamVersion('s'), 'ILLEGAL_STATE');
+    await catchTotError(() => store.saveSnapshot({ streamId: 's', version: 0, state: 1 }), 'ILLEGAL_STATE');
+    await catchTotError(() => store.loadSnapshot('s'), 'ILLEGAL_STATE');
+    await store.close();
   });
 
   it('refuses an events table of a layout it does not know, changing nothing', async () => {

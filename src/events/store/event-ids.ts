@@ -36,6 +36,23 @@ export class TimeOrderedIds {
     private readonly now: number = Date.now(),
   ) {}
 
+  /** The millisecond the ids carry. */
+  get time(): number {
+    return this.now;
+  }
+
+  /**
+   * Where `id` is in the batch, or -1 when it is none of the batch's ids. Before any id was made
+   * (the random part is not drawn yet) nobody can know one, so nothing matches.
+   */
+  indexOf(id: string): number {
+    if (this.prefixes === undefined || id.length !== 36) return -1;
+    const block = this.prefixes.indexOf(id.slice(0, 32));
+    if (block === -1 || !/^[0-9a-f]{4}$/.test(id.slice(32))) return -1;
+    const i = block * BLOCK + Number.parseInt(id.slice(32), 16);
+    return i < this.count ? i : -1;
+  }
+
   /** The id of the `i`-th event of the batch. */
   at(i: number): string {
     this.prefixes ??= this.draw();

@@ -4,17 +4,20 @@ import { TimeOrderedIds } from './event-ids.js';
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from './types.js';
 import {
   closedError,
+  eventIdTaken,
   lazyAppendResult,
+  loadedSnapshot,
   matchRetriedBatch,
   parseReadAll,
   parseReadStream,
-  parseSnapshot,
   parseStreamId,
   prepareAppend,
+  prepareSnapshot,
   storeOptionsSchema,
   versionConflict,
   versionMatches,
   storedPayload,
+  type PreparedSnapshot,
 } from './validate-append.js';
 
 /**
@@ -29,17 +32,10 @@ import {
  * ```
  */
 export interface InMemoryEventStoreOptions {
-  /** Largest event (JSON of data + metadata), in bytes. Default 1 MiB. */
+  /** Largest event (JSON of data, metadata, parent ids and clock, and the type), in bytes. Default 1 MiB. */
   maxEventBytes?: number;
-}
-
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
+  /** Largest snapshot (JSON of state and metadata), in bytes. Default 64 MiB. */
+  maxSnapshotBytes?: number;
 }
 
 /** What an event carries beyond type, data and key; kept only for the events that have it. */
@@ -170,17 +166,25 @@ const byPosition = (b: Batch) => b.firstPosition;
  */
 export class InMemoryEventStore implements EventStore {
   private readonly maxEventBytes: number;
+  private readonly maxSnapshotBytes: number;
   private readonly streams = new Map<string, Stream>();
   /** Every batch in commit order. */
   private readonly log: Batch[] = [];
   private position = 0;
   /** Idempotency key → global position. */
   private readonly keys = new Map<string, number>();
-  private readonly snapshots = new Map<string, Snapshot>();
+  /** Event ids the callers chose → global position (the ids the store makes are found in their batch). */
+  private readonly eventIds = new Map<string, number>();
+  /** The millisecond of the last batch's ids: never earlier than the one before, so the log is in id order. */
+  private lastMillisecond = 0;
+  /** The latest snapshot of each stream. */
+  private readonly snapshots = new Map<string, PreparedSnapshot>();
   private closed = false;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
-    this.maxEventBytes = parseOptions(storeOptionsSchema, options, 'InMemoryEventStore').maxEventBytes;
+    const o = parseOptions(storeOptionsSchema, options, 'InMemoryEventStore');
+    this.maxEventBytes = o.maxEventBytes;
+    this.maxSnapshotBytes = o.maxSnapshotBytes;
   }
 
   /**
@@ -207,6 +211,7 @@ export class InMemoryEventStore implements EventStore {
     const stream = this.streams.get(a.streamId);
     const actual = stream ? stream.length - 1 : null;
     if (!versionMatches(a.expectedVersion, actual)) throw versionConflict(a.streamId, a.expectedVersion, actual);
+    for (const p of a.events) if (p.event.eventId !== undefined && this.hasEventId(p.event.eventId)) throw eventIdTaken('InMemoryEventStore.append', p);
     const n = a.events.length;
     const types = new Array<string>(n);
     const keys = new Array<string>(n);
@@ -224,11 +229,18 @@ export class InMemoryEventStore implements EventStore {
       }
     }
     const target = stream ?? { batches: [], length: 0 };
-    const batch = new Batch(a.streamId, target.length, this.position + 1, new Date().toISOString(), new TimeOrderedIds(n), types, keys, JSON.stringify(data), metadata && JSON.stringify(metadata), extras);
+    this.lastMillisecond = Math.max(this.lastMillisecond, Date.now());
+    const batch = new Batch(a.streamId, target.length, this.position + 1, new Date().toISOString(), new TimeOrderedIds(n, this.lastMillisecond), types, keys, JSON.stringify(data), metadata && JSON.stringify(metadata), extras);
     target.batches.push(batch);
     target.length += n;
     this.log.push(batch);
     for (let i = 0; i < n; i++) this.keys.set(keys[i]!, this.position + 1 + i);
+    if (extras) {
+      for (let i = 0; i < n; i++) {
+        const id = extras[i]?.eventId;
+        if (id !== undefined) this.eventIds.set(id, this.position + 1 + i);
+      }
+    }
     this.position += n;
     this.streams.set(a.streamId, target);
     return lazyAppendResult(() => batch.events(), target.length - 1);
@@ -289,6 +301,30 @@ export class InMemoryEventStore implements EventStore {
     return batch.events(i, i + 1)[0]!;
   }
 
+  /** Whether a stored event has the id `id`, whether its caller chose it or the store made it. */
+  private hasEventId(id: string): boolean {
+    if (this.eventIds.has(id)) return true;
+    // A made id starts with its millisecond, and the log is in millisecond order: only the
+    // batches of that millisecond can hold it.
+    const time = /^([0-9a-f]{8})-([0-9a-f]{4})-7/.exec(id);
+    if (!time) return false;
+    const ms = Number.parseInt(time[1]! + time[2]!, 16);
+    let lo = 0;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.log[mid]!.ids.time < ms) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let b = lo; b < this.log.length && this.log[b]!.ids.time === ms; b++) {
+      const batch = this.log[b]!;
+      const i = batch.ids.indexOf(id);
+      // An event with an id of its own never hands out the id the store made for its place.
+      if (i !== -1 && batch.extras?.[i]?.eventId === undefined) return true;
+    }
+    return false;
+  }
+
   private payloadAt(position: number): string {
     const batch = this.log[batchIndex(this.log, position, byPosition)]!;
     return storedPayload(this.eventAt(position), batch.extras?.[position - batch.firstPosition]?.eventId !== undefined);
@@ -322,8 +358,10 @@ export class InMemoryEventStore implements EventStore {
    */
   async saveSnapshot(snapshot: Snapshot): Promise<void> {
     this.open('saveSnapshot');
-    const s = parseSnapshot(snapshot, 'InMemoryEventStore.saveSnapshot');
-    this.snapshots.set(s.streamId, deepFreeze(JSON.parse(JSON.stringify(s)) as Snapshot));
+    const s = prepareSnapshot(snapshot, this.maxSnapshotBytes, 'InMemoryEventStore.saveSnapshot');
+    // The latest is the highest version, as in the database stores: an older one saved late is not it.
+    const latest = this.snapshots.get(s.streamId);
+    if (!latest || latest.version <= s.version) this.snapshots.set(s.streamId, s);
   }
 
   /**
@@ -338,7 +376,8 @@ export class InMemoryEventStore implements EventStore {
    */
   async loadSnapshot(streamId: string): Promise<Snapshot | null> {
     this.open('loadSnapshot');
-    return this.snapshots.get(parseStreamId(streamId, 'InMemoryEventStore.loadSnapshot')) ?? null;
+    const s = this.snapshots.get(parseStreamId(streamId, 'InMemoryEventStore.loadSnapshot'));
+    return s ? loadedSnapshot(s.streamId, s.version, s.stateJson, s.metadataJson) : null;
   }
 
   /**

@@ -45,16 +45,20 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
  * ```
  */
 export interface NewEvent {
+  /** 1 to 256 UTF-16 units. Identifiers (this, keys, ids, clock keys) hold no NUL and no unpaired surrogate. */
   type: string;
-  /** Any JSON value. */
+  /** Any JSON value, at most 512 arrays and objects deep; read back exactly as sent. */
   data: unknown;
-  /** Required: re-appending the same key returns the stored event instead of writing it twice. */
+  /** Required (1 to 512 UTF-16 units): re-appending the same key returns the stored event instead of writing it twice. */
   idempotencyKey: string;
-  /** Client-chosen event id. Default: a time-ordered UUID (version 7) that the store assigns. */
+  /**
+   * Client-chosen event id (1 to 256 UTF-16 units), unique in the store. Default: a time-ordered
+   * UUID (version 7) that the store assigns.
+   */
   eventId?: string;
   /** Ids of the events this one follows from (seed 004's DAG). */
   parentIds?: string[];
-  /** Vector clock (seed 004). */
+  /** Vector clock (seed 004): worker id → a whole number ≥ 0. */
   clock?: Record<string, number>;
   metadata?: Record<string, unknown>;
 }
@@ -152,7 +156,7 @@ export interface ReadStreamOptions {
  * ```
  */
 export interface ReadAllOptions {
-  /** Only events after this global position. Default: from the start. */
+  /** Only events after this global position (≥ 0; past the end reads nothing). Default: from the start. */
   after?: bigint;
   limit?: number;
 }
@@ -195,7 +199,8 @@ export interface EventStore {
    * Appends a batch atomically: all of it or none. Fails with `EXPECTED_VERSION_CONFLICT`
    * (nothing written) when the stream is not at `expectedVersion`; returns the stored events with
    * `deduplicated: true` when every idempotency key is already stored with the same payload; fails
-   * with `IDEMPOTENCY_CONFLICT` when a key is stored with a different payload.
+   * with `IDEMPOTENCY_CONFLICT` when a key is stored with a different payload, or an `eventId` is
+   * another stored event's.
    */
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /** The stream's events in version order (nothing for an unknown stream). */
@@ -206,7 +211,7 @@ export interface EventStore {
   streamVersion(streamId: string): Promise<number | null>;
   /** Stores a stream's folded state at a version. */
   saveSnapshot(snapshot: Snapshot): Promise<void>;
-  /** The latest snapshot of a stream, or `null`. */
+  /** The stream's snapshot of the highest version, or `null`: a fresh object on every call. */
   loadSnapshot(streamId: string): Promise<Snapshot | null>;
   /** Releases resources; every later call fails with `ILLEGAL_STATE`. */
   close(): Promise<void>;
