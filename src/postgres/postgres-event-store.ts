@@ -20,6 +20,7 @@ import {
   type PreparedEvent,
 } from '../events/store/validate-append.js';
 import { TimeOrderedIds } from '../events/store/event-ids.js';
+import { eventFromRow } from '../events/store/event-row.js';
 import { abortedError, raceAbort, whenAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { sqlLiteral } from './sql-literal.js';
@@ -90,24 +91,10 @@ const isoTime = (value: string) => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-M
 const COLUMNS = `global_position, event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata, ${isoTime('recorded_at')} AS recorded_at`;
 /** What a read needs: the payload digest is for retries. */
 const READ_COLUMNS = COLUMNS.replace(' payload,', '');
-/** The JSON of no parent ids, no clock, no metadata: most events', answered without parsing. */
-const jsonOrEmpty = (text: string, empty: '[]' | '{}') => (text === empty ? (empty === '[]' ? [] : {}) : JSON.parse(text));
 
 function toEvent(row: Row): StoredEvent {
   try {
-    return {
-      eventId: row.event_id,
-      streamId: row.stream_id,
-      version: row.version,
-      globalPosition: BigInt(row.global_position),
-      type: row.type,
-      data: JSON.parse(row.data) as unknown,
-      idempotencyKey: row.idempotency_key,
-      parentIds: jsonOrEmpty(row.parent_ids, '[]') as string[],
-      clock: jsonOrEmpty(row.clock, '{}') as Record<string, number>,
-      metadata: jsonOrEmpty(row.metadata, '{}') as Record<string, unknown>,
-      recordedAt: row.recorded_at,
-    };
+    return eventFromRow(row);
   } catch (error) {
     // Only a table changed outside the store holds a row whose JSON does not parse.
     throw new TotError('ILLEGAL_STATE', `PostgresEventStore: the event at global position ${row.global_position} is not valid JSON: ${(error as Error).message}`, { cause: error });
@@ -477,19 +464,19 @@ export class PostgresEventStore implements EventStore {
     const written = () =>
       batch.map((p, i): StoredEvent => {
         const row = byVersion.get(first + i)!;
-        return {
-          eventId: ids[i]!,
-          streamId,
+        return eventFromRow({
+          global_position: row.global_position,
+          event_id: ids[i]!,
+          stream_id: streamId,
           version: row.version,
-          globalPosition: BigInt(row.global_position),
           type: p.event.type,
-          data: JSON.parse(p.dataJson) as unknown,
-          idempotencyKey: p.event.idempotencyKey,
-          parentIds: jsonOrEmpty(parentIds[i]!, '[]') as string[],
-          clock: jsonOrEmpty(clocks[i]!, '{}') as Record<string, number>,
-          metadata: jsonOrEmpty(p.metadataJson, '{}') as Record<string, unknown>,
-          recordedAt,
-        };
+          data: p.dataJson,
+          idempotency_key: p.event.idempotencyKey,
+          parent_ids: parentIds[i]!,
+          clock: clocks[i]!,
+          metadata: p.metadataJson,
+          recorded_at: recordedAt,
+        });
       });
     return lazyAppendResult(written, first + batch.length - 1);
   }

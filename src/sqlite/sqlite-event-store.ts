@@ -22,6 +22,7 @@ import {
   type PreparedEvent,
 } from '../events/store/validate-append.js';
 import { TimeOrderedIds } from '../events/store/event-ids.js';
+import { eventFromRow } from '../events/store/event-row.js';
 import { abortedError } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 
@@ -143,27 +144,11 @@ const RETRY = Symbol('retry');
 
 function toEvent(row: Row): StoredEvent {
   try {
-    return rowEvent(row);
+    return eventFromRow(row);
   } catch (error) {
     // Only a file changed outside the store holds a row whose JSON does not parse.
     throw corruptFile('SqliteEventStore', `the event at global position ${row.global_position} is not valid JSON`, error);
   }
-}
-
-function rowEvent(row: Row): StoredEvent {
-  return {
-    eventId: row.event_id,
-    streamId: row.stream_id,
-    version: row.version,
-    globalPosition: BigInt(row.global_position),
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    idempotencyKey: row.idempotency_key,
-    parentIds: JSON.parse(row.parent_ids) as string[],
-    clock: JSON.parse(row.clock) as Record<string, number>,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    recordedAt: row.recorded_at,
-  };
 }
 
 function columnsOf(db: Database.Database): Set<string> {

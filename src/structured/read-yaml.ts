@@ -69,8 +69,7 @@ export function* readYaml(text: string): Generator<void, SyntaxResult> {
   // errors fail at the first instead of building an exception (and its stack trace) per error.
   // If a later version stops calling it, errors are collected as before and read below.
   const hooked = composer as unknown as { onError?: (source: unknown, code: string, message: string, warning?: boolean) => void };
-  const collect = hooked.onError;
-  if (typeof collect === 'function') {
+  if (typeof hooked.onError === 'function') {
     hooked.onError = (source, code, message, warning) => {
       if (warning) return;
       firstError ??= message;
@@ -106,7 +105,8 @@ function asJson(text: string): SyntaxResult | undefined {
   const first = text[0];
   if (first !== '{' && first !== '[') return undefined;
   if (text.includes('"__proto__"') || text.includes('"<<"')) return undefined;
-  // V8's JSON.parse takes tens of milliseconds to fail on a megabyte of open brackets.
+  // Before parsing: V8's JSON.parse takes tens of milliseconds to fail on a megabyte of open
+  // brackets, and the count bounds the depth of whatever does parse.
   if (jsonNestsDeeperThan(text, MAX_NESTING)) return failure(`nested deeper than ${MAX_NESTING} levels`);
   let value: unknown;
   try {
@@ -114,20 +114,7 @@ function asJson(text: string): SyntaxResult | undefined {
   } catch {
     return undefined;
   }
-  if (jsonTooDeep(value)) return failure(`nested deeper than ${MAX_NESTING} levels`);
   return { ok: true, value };
-}
-
-/** Deeper than {@link MAX_NESTING}, walked without recursion. */
-function jsonTooDeep(value: unknown): boolean {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > MAX_NESTING) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
-  }
-  return false;
 }
 
 /** Nesting deeper than {@link MAX_NESTING} or more than {@link MAX_ALIASES} aliases, found without recursion. */

@@ -6,6 +6,7 @@ import { registerEventStoreConformance } from '../../src/testing/index.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';
 import { settlesWithin } from '../helpers/settles-within.js';
 import { collect } from '../helpers/collect.js';
+import { everyStoreMethod } from '../helpers/every-store-method.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 const data = process.env.TOT_POSTGRES_DATA;
@@ -274,14 +275,7 @@ describe.skipIf(!url)('PostgresEventStore: abort, driver errors and the table la
 
   it('answers tables that were never set up with ILLEGAL_STATE saying so, in every method', async () => {
     const store = new PostgresEventStore({ connectionString: url!, tablePrefix: prefix() });
-    const calls: [string, () => Promise<unknown>][] = [
-      ['append', () => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'any' })],
-      ['readStream', () => collect(store.readStream('s'))],
-      ['readAll', () => collect(store.readAll())],
-      ['streamVersion', () => store.streamVersion('s')],
-      ['saveSnapshot', () => store.saveSnapshot({ streamId: 's', version: 0, state: 1 })],
-      ['loadSnapshot', () => store.loadSnapshot('s')],
-    ];
+    const calls = everyStoreMethod(store);
     for (const [name, call] of calls) {
       const error = await catchTotError(call, 'ILLEGAL_STATE');
       expect(error.message, name).toContain('setup()');
@@ -291,15 +285,7 @@ describe.skipIf(!url)('PostgresEventStore: abort, driver errors and the table la
 
   it('answers a server it cannot reach with a recoverable ILLEGAL_STATE, in every method', async () => {
     const store = new PostgresEventStore({ connectionString: 'postgres://postgres@127.0.0.1:1/postgres' });
-    const calls: [string, () => Promise<unknown>][] = [
-      ['setup', () => store.setup()],
-      ['append', () => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'any' })],
-      ['readStream', () => collect(store.readStream('s'))],
-      ['readAll', () => collect(store.readAll())],
-      ['streamVersion', () => store.streamVersion('s')],
-      ['saveSnapshot', () => store.saveSnapshot({ streamId: 's', version: 0, state: 1 })],
-      ['loadSnapshot', () => store.loadSnapshot('s')],
-    ];
+    const calls: [string, () => Promise<unknown>][] = [['setup', () => store.setup()], ...everyStoreMethod(store)];
     for (const [name, call] of calls) {
       const error = await catchTotError(call, 'ILLEGAL_STATE');
       expect(error.recoverable, name).toBe(true);

@@ -12,6 +12,7 @@ import { registerEventStoreConformance } from '../../src/testing/index.js';
 import Database from 'better-sqlite3';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
+import { everyStoreMethod } from '../helpers/every-store-method.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = () => mkdtempSync(join(tmpdir(), 'tot-sqlite-'));
@@ -84,14 +85,7 @@ describe('SqliteEventStore', () => {
 
   it('answers a corruption found after opening with INVALID_ARGUMENT in every method, never an untyped error', async () => {
     const store = new SqliteEventStore({ path: await overwrittenPages(), integrityCheck: 'off' });
-    const calls: [string, () => Promise<unknown>][] = [
-      ['append', () => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'new' }], { expectedVersion: 'any' })],
-      ['readStream', () => collect(store.readStream('s'))],
-      ['readAll', () => collect(store.readAll())],
-      ['streamVersion', () => store.streamVersion('s')],
-      ['saveSnapshot', () => store.saveSnapshot({ streamId: 's', version: 1, state: 1 })],
-      ['loadSnapshot', () => store.loadSnapshot('s')],
-    ];
+    const calls = everyStoreMethod(store, { key: 'new', version: 1 });
     const answers: Record<string, string> = {};
     for (const [name, call] of calls) {
       answers[name] = await call().then(
