@@ -6,6 +6,8 @@ const shared: Options = {
     'testing/index': 'src/testing/index.ts',
     'sqlite/index': 'src/sqlite/index.ts',
     'postgres/index': 'src/postgres/index.ts',
+    'ai-sdk/index': 'src/ai-sdk/index.ts',
+    'openai/index': 'src/openai/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],

@@ -7,6 +7,8 @@ export default defineConfig({
       '@tot/core/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       '@tot/core/sqlite': fileURLToPath(new URL('./src/sqlite/index.ts', import.meta.url)),
       '@tot/core/postgres': fileURLToPath(new URL('./src/postgres/index.ts', import.meta.url)),
+      '@tot/core/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
+      '@tot/core/openai': fileURLToPath(new URL('./src/openai/index.ts', import.meta.url)),
       '@tot/core': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

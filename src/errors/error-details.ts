@@ -59,7 +59,10 @@ export interface CommonErrorDetails {
   attempts?: number;
   /** Each attempt's error message, in order. */
   errors?: string[];
-  /** A provider's retry-after hint that was longer than `maxRetryAfterMs`, so the call was not retried. */
+  /**
+   * A provider's retry-after hint, in milliseconds (on the final error of `withRetry`: a hint longer
+   * than `maxRetryAfterMs`, so the call was not retried).
+   */
   retryAfterMs?: number;
   maxRetryAfterMs?: number;
 }
@@ -125,6 +128,17 @@ export interface TotErrorDetailsMap {
     /** The request a mock or scripted model could not answer. */
     request?: unknown;
     file?: string;
+    /** The provider's HTTP status (set by the provider adapters). */
+    status?: number;
+    /** The provider's own error code or type, e.g. `rate_limit_exceeded` or `invalid_request_error`. */
+    providerCode?: string;
+    /** The provider's request id, for its support. */
+    requestId?: string;
+    /**
+     * A provider adapter's verdict on whether a retry may succeed; `withRetry`'s default policy
+     * follows it rather than judging the underlying error again.
+     */
+    retryable?: boolean;
   };
   EVALUATION_TIMEOUT: CommonErrorDetails & { ms?: number };
   SEARCH_EXHAUSTED: CommonErrorDetails;

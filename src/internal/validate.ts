@@ -17,7 +17,7 @@ export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, whe
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = describePath(issue.path);
-  const name = field === '' ? root : `${root}.${field}`;
+  const name = field === '' ? root : field.startsWith('[') ? `${root}${field}` : `${root}.${field}`;
   throw new TotError('INVALID_ARGUMENT', `${where}: ${name}: ${issue.message}`, {
     details: { field: name, issues: result.error.issues },
   });

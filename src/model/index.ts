@@ -9,6 +9,7 @@ export type {
   RetryNotice,
   Usage,
 } from './types.js';
+export type { EmbedOptions, Embedder } from './embedder.js';
 export { callModel, SAMPLE_INDEX_TAG } from './call-model.js';
 export { fromFunction, messagesToPrompt, type FromFunctionOptions, type PromptFunction, type RequestFunction } from './from-function.js';
 export { requestKey } from './request-key.js';

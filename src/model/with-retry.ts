@@ -57,7 +57,8 @@ function statusOf(error: unknown): number | undefined {
 /**
  * The default retry policy: retries timeouts, rate limits (408/409/429), server errors (5xx),
  * network errors and recoverable {@link TotError}s; never an abort, a budget stop, bad arguments,
- * other 4xx, or an error whose `isRetryable` is `false`.
+ * other 4xx, or an error whose `isRetryable` is `false`. A provider adapter's verdict
+ * (`details.retryable` of a `GENERATION_FAILED`) is followed as it is.
  *
  * @example
  * ```ts
@@ -72,7 +73,10 @@ export function isRetryableError(error: unknown): boolean {
     return error.isRetryable;
   }
   if (TotError.isInstance(error)) {
-    if (error.code === 'GENERATION_FAILED' && error.cause !== undefined) return isRetryableError(error.cause);
+    if (TotError.hasCode(error, 'GENERATION_FAILED')) {
+      if (typeof error.details?.retryable === 'boolean') return error.details.retryable;
+      if (error.cause !== undefined) return isRetryableError(error.cause);
+    }
     return error.recoverable;
   }
   if (error instanceof Error && error.name === 'AbortError') return false;

@@ -89,8 +89,15 @@ describe('the module graph (DESIGN §2)', () => {
     for (const other of ['fractal', 'cot']) expect(edges.get('solve')).not.toContain(other);
   });
 
-  it('keeps adapters on top: nothing imports sqlite, postgres or testing', () => {
-    for (const [from, deps] of edges) for (const adapter of ['sqlite', 'postgres', 'testing']) if (from !== adapter) expect(deps, `${from} → ${adapter}`).not.toContain(adapter);
+  it('keeps adapters on top: nothing imports sqlite, postgres, ai-sdk, openai or testing', () => {
+    const adapters = ['sqlite', 'postgres', 'ai-sdk', 'openai', 'testing'];
+    for (const [from, deps] of edges) for (const adapter of adapters) if (from !== adapter) expect(deps, `${from} → ${adapter}`).not.toContain(adapter);
+  });
+
+  it('keeps the provider adapters off the runners: they stand on the model port alone', () => {
+    for (const adapter of ['ai-sdk', 'openai']) {
+      expect([...reach(edges, adapter)].filter((m) => !['errors', 'model', 'budget', 'internal'].includes(m)), adapter).toEqual([]);
+    }
   });
 
   it("keeps the run's mechanisms in run/: recording, resume, the call log and run budgets appear nowhere else", () => {

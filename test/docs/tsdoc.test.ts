@@ -24,4 +24,12 @@ describe('TSDoc coverage', () => {
   it('every export of @tot/core/postgres has TSDoc with an @example', () => {
     expect(missingExamples(path('../../src/postgres/index.ts'))).toEqual([]);
   }, 60_000);
+
+  it('every export of @tot/core/ai-sdk has TSDoc with an @example', () => {
+    expect(missingExamples(path('../../src/ai-sdk/index.ts'))).toEqual([]);
+  }, 60_000);
+
+  it('every export of @tot/core/openai has TSDoc with an @example', () => {
+    expect(missingExamples(path('../../src/openai/index.ts'))).toEqual([]);
+  }, 60_000);
 });

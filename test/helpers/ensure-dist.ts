@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index'];
+const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index'];
 const lock = `${root}.tmp/dist-build.lock`;
 
 const built = () => entries.every((e) => ['.cjs', '.js', '.d.cts', '.d.ts'].every((ext) => existsSync(`${root}dist/${e}${ext}`)));

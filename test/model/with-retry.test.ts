@@ -121,6 +121,12 @@ describe('isRetryableError', () => {
     expect(isRetryableError(new TypeError('fetch failed'))).toBe(true);
   });
 
+  it("follows a provider adapter's verdict over the error it wraps", () => {
+    const wrap = (retryable: boolean, cause: unknown) => new TotError('GENERATION_FAILED', 'provider failed', { cause, details: { retryable } });
+    expect(isRetryableError(wrap(false, httpError(503)))).toBe(false);
+    expect(isRetryableError(wrap(true, httpError(400)))).toBe(true);
+  });
+
   it('looks through GENERATION_FAILED to the provider error', () => {
     expect(isRetryableError(new TotError('GENERATION_FAILED', 'x', { cause: httpError(400) }))).toBe(false);
     expect(isRetryableError(new TotError('GENERATION_FAILED', 'x', { cause: httpError(503) }))).toBe(true);

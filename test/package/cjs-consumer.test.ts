@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../helpers/ensure-dist.js';
@@ -9,10 +9,11 @@ import { ensureDist } from '../helpers/ensure-dist.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tscBin = join(root, 'node_modules/typescript/bin/tsc');
 
-const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index'];
+const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index'];
 
-// The packed package's dependencies and the @types its declarations import, taken from the repo.
-const linked = ['zod', 'eventemitter3', 'yaml', 'better-sqlite3', 'pg', '@types/node', '@types/better-sqlite3', '@types/pg'];
+// The packed package's dependencies and the @types its declarations import, taken from the repo,
+// and the provider clients a consumer passes to the adapters.
+const linked = ['zod', 'eventemitter3', 'yaml', 'better-sqlite3', 'pg', '@types/node', '@types/better-sqlite3', '@types/pg', 'openai', '@ai-sdk/openai-compatible'];
 
 /** A typed import from every subpath; the @ts-expect-error lines fail if a subpath came back as `any`. */
 const consumer = `
@@ -20,12 +21,20 @@ import { ThoughtTree, type LanguageModel } from '@tot/core';
 import { mockModel } from '@tot/core/testing';
 import { SqliteEventStore, type SqliteEventStoreOptions } from '@tot/core/sqlite';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '@tot/core/postgres';
+import { fromAiSdk, fromAiSdkEmbedding } from '@tot/core/ai-sdk';
+import { openAIEmbedder, openAIModel } from '@tot/core/openai';
+import OpenAI from 'openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 
 const tree: ThoughtTree = new ThoughtTree({ problem: '4 9 10 13' });
 const model: LanguageModel = mockModel('{"score": 7}');
 const sqlite: SqliteEventStoreOptions = { path: ':memory:' };
 const postgres: PostgresEventStoreOptions = { connectionString: 'postgres://localhost/tot' };
 export const used = [tree, model, new SqliteEventStore(sqlite), new PostgresEventStore(postgres)];
+const client = new OpenAI({ apiKey: 'k' });
+const local = createOpenAICompatible({ name: 'local', baseURL: 'http://localhost:11434/v1' });
+const models: LanguageModel[] = [openAIModel({ client, model: 'gpt-4o-mini' }), fromAiSdk(local.chatModel('llama3.1'))];
+export const adapters = [models, openAIEmbedder({ client, model: 'text-embedding-3-small' }), fromAiSdkEmbedding(local.embeddingModel('nomic-embed-text'))];
 
 // @ts-expect-error problem is a string
 new ThoughtTree({ problem: 42 });
@@ -35,6 +44,10 @@ mockModel(42);
 new SqliteEventStore({ path: 1 });
 // @ts-expect-error tablePrefix is a string
 new PostgresEventStore({ tablePrefix: 1 });
+// @ts-expect-error a model id string is not an AI SDK model
+fromAiSdk('gpt-4o-mini');
+// @ts-expect-error the client is required
+openAIModel({ model: 'gpt-4o-mini' });
 `;
 
 // esModuleInterop: without it the declarations' `import Database from 'better-sqlite3'` (and zod's
@@ -47,7 +60,11 @@ const pkg = () => join(dir, 'node_modules/@tot/core');
 function tsc(project: string) {
   const r = spawnSync(process.execPath, [tscBin, '-p', join(dir, project), '--listFiles'], { cwd: dir, encoding: 'utf8' });
   const lines = `${r.stdout}${r.stderr}`.split('\n');
-  return { status: r.status, errors: lines.filter((l) => /error TS\d+/.test(l)).join('\n'), files: lines.map((l) => l.trim()) };
+  // The AI SDK's own declarations import json-schema and eventsource-parser types it does not
+  // depend on: under skipLibCheck: false they fail in any project, with or without this package.
+  const ours = (l: string) => /error TS\d+/.test(l) && !l.includes('node_modules/@ai-sdk/');
+  const errors = lines.filter(ours);
+  return { status: errors.length === 0 ? 0 : r.status, errors: errors.join('\n'), files: lines.map((l) => l.trim()) };
 }
 
 describe('a TypeScript consumer of the packed package', () => {
@@ -61,8 +78,10 @@ describe('a TypeScript consumer of the packed package', () => {
     if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
     mkdirSync(pkg(), { recursive: true });
     execFileSync('tar', ['-xzf', join(dir, tarball), '-C', pkg(), '--strip-components=1']);
-    mkdirSync(join(dir, 'node_modules/@types'), { recursive: true });
-    for (const name of linked) symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
+    for (const name of linked) {
+      mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
+      symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
+    }
 
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
     writeFileSync(join(dir, 'consumer.ts'), consumer);

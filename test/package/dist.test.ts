@@ -44,6 +44,18 @@ describe('the built package', () => {
     expect(readFileSync(`${root}dist/sqlite/index.cjs`, 'utf8')).toMatch(/require\(["']better-sqlite3["']\)/);
   });
 
+  it('loads the provider adapter subpaths both ways without importing a provider package', () => {
+    const cjs = `const { fromAiSdk, fromAiSdkEmbedding } = require('@tot/core/ai-sdk'); const { openAIModel, openAIEmbedder } = require('@tot/core/openai');
+      console.log([fromAiSdk, fromAiSdkEmbedding, openAIModel, openAIEmbedder].map((f) => typeof f).join(' '));`;
+    expect(node(['-e', cjs])).toBe('function function function function');
+    const esm = `import { fromAiSdk } from '@tot/core/ai-sdk'; import { openAIModel } from '@tot/core/openai'; console.log(typeof fromAiSdk, typeof openAIModel);`;
+    expect(node(['--input-type=module', '-e', esm])).toBe('function function');
+    // The adapters read clients and models by shape: a user installs only the SDK they use.
+    for (const file of ['ai-sdk/index.cjs', 'ai-sdk/index.js', 'openai/index.cjs', 'openai/index.js']) {
+      expect(readFileSync(`${root}dist/${file}`, 'utf8'), file).not.toMatch(/(require\(|from )["'](openai|@ai-sdk\/[^"']+|ai)["']/);
+    }
+  });
+
   it('recognises a TotError made by the CJS copy from the ESM copy', () => {
     const code = `import { createRequire } from 'node:module'; import { TotError } from '@tot/core';
       const cjs = createRequire(import.meta.url)('@tot/core');

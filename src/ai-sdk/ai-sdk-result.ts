@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import type { FinishReason, Usage } from '../model/types.js';
+
+// A count the provider reported, or nothing. Versions differ in where counts sit, not in what they mean.
+const count = z.number().nullish();
+
+/**
+ * The parts of a `doGenerate` result the adapter reads, for the three specification versions:
+ * v3 and v4 nest token counts (`inputTokens.total`) and give the finish reason as
+ * `{ unified, raw }`; v2 has flat counts and a string reason. Both shapes are accepted whatever
+ * version the model declares, so a provider that mixes them still works.
+ */
+export const aiSdkGenerateResultSchema = z
+  .object({
+    content: z.array(z.object({ type: z.string(), text: z.unknown().optional() }).loose()),
+    finishReason: z.union([z.string(), z.object({ unified: z.string() }).loose()]).optional(),
+    usage: z
+      .union([
+        z.object({ inputTokens: z.object({ total: count }).loose(), outputTokens: z.object({ total: count }).loose() }).loose(),
+        z.object({ inputTokens: count, outputTokens: count }).loose(),
+      ])
+      .optional(),
+    structuredOutputText: z.string().optional(),
+  })
+  .loose();
+
+/** The parts of a `doEmbed` result the adapter reads (the same in every version). */
+export const aiSdkEmbedResultSchema = z.object({ embeddings: z.array(z.array(z.number())) }).loose();
+
+/** `result` checked against `schema`, or `GENERATION_FAILED` (not retryable: the provider object, not the network, is at fault). */
+export function checkedAiSdkResult<S extends z.ZodType>(schema: S, result: unknown, modelId: string, method: string): z.output<S> {
+  const checked = schema.safeParse(result);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0]!;
+  throw new TotError('GENERATION_FAILED', `Model "${modelId}": ${method} returned a result of no AI SDK specification version (${issue.path.join('.') || 'result'}: ${issue.message})`, {
+    recoverable: false,
+    details: { modelId, modelResult: result, issues: checked.error.issues, retryable: false },
+  });
+}
+
+const FINISH_REASONS: Record<string, FinishReason | undefined> = {
+  stop: 'stop',
+  length: 'length',
+  'content-filter': 'content-filter',
+  error: 'error',
+  'tool-calls': 'other',
+  // v4: the provider's stream ended without saying why; the output may be cut short.
+  interrupted: 'other',
+  other: 'other',
+  // v2: the provider did not say.
+  unknown: undefined,
+};
+
+/** The library's finish reason for a spec's (`'length'` or `{ unified: 'length', raw }`). */
+export function finishReasonOf(reason: z.output<typeof aiSdkGenerateResultSchema>['finishReason']): FinishReason | undefined {
+  const unified = typeof reason === 'string' ? reason : reason?.unified;
+  return unified === undefined ? undefined : Object.hasOwn(FINISH_REASONS, unified) ? FINISH_REASONS[unified] : 'other';
+}
+
+/** Reported counts only: a count the provider did not give stays `undefined`, never 0. */
+export function usageOf(usage: z.output<typeof aiSdkGenerateResultSchema>['usage']): Usage {
+  if (usage === undefined) return {};
+  const total = (c: unknown) => (typeof c === 'object' && c !== null ? (c as { total?: number | null }).total : (c as number | null | undefined));
+  const inputTokens = total(usage.inputTokens);
+  const outputTokens = total(usage.outputTokens);
+  return {
+    ...(typeof inputTokens === 'number' ? { inputTokens } : {}),
+    ...(typeof outputTokens === 'number' ? { outputTokens } : {}),
+  };
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { abortable, abortedError } from '../internal/abort.js';
+import { parseOptions } from '../internal/validate.js';
+import { embedInBatches } from '../model/embed-in-batches.js';
+import type { EmbedOptions, Embedder } from '../model/embedder.js';
+import { aiSdkError } from './ai-sdk-error.js';
+import { aiSdkEmbedResultSchema, checkedAiSdkResult } from './ai-sdk-result.js';
+import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
+import type { AiSdkEmbeddingModel, AiSdkProviderOptions } from './types.js';
+
+/**
+ * Options of {@link fromAiSdkEmbedding}.
+ *
+ * @example
+ * ```ts
+ * import type { FromAiSdkEmbeddingOptions } from '@tot/core/ai-sdk';
+ *
+ * const options: FromAiSdkEmbeddingOptions = { id: 'openai/text-embedding-3-small@256', providerOptions: { openai: { dimensions: 256 } } };
+ * ```
+ */
+export interface FromAiSdkEmbeddingOptions {
+  /** The embedder's id in caches. Default: the model's `modelId`. Give another when settings change the vectors (dimensions). */
+  id?: string;
+  /** Provider settings sent with every call (the AI SDK's `providerOptions`). */
+  providerOptions?: AiSdkProviderOptions;
+  /** HTTP headers sent with every call. */
+  headers?: Record<string, string>;
+}
+
+const optionsSchema = z.object({
+  id: z.string().min(1).optional(),
+  providerOptions: providerOptionsSchema.optional(),
+  headers: headersSchema.optional(),
+});
+
+/**
+ * Turns an AI SDK embedding model (specification v2, v3 or v4) into an {@link Embedder}. Texts
+ * are sent in batches of the model's `maxEmbeddingsPerCall`, one batch after another; vectors
+ * come back in the order of the texts, checked (one finite vector per text).
+ *
+ * Errors are `GENERATION_FAILED` with `details.status` and `details.retryable`, as for
+ * {@link fromAiSdk}. The adapter calls `doEmbed` once per batch and retries nothing (the `ai`
+ * package's `embedMany` retries are not in the path); the caller decides, and a deliberation
+ * falls back to lexical similarity.
+ *
+ * @example
+ * ```ts
+ * import { fromAiSdkEmbedding } from '@tot/core/ai-sdk';
+ * import { openai } from '@ai-sdk/openai';
+ *
+ * const embedder = fromAiSdkEmbedding(openai.embedding('text-embedding-3-small'));
+ * const [a, b] = await embedder.embed(['sunny day', 'clear sky']);
+ * ```
+ */
+export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: FromAiSdkEmbeddingOptions = {}): Embedder {
+  parseOptions(aiSdkModelSchema('doEmbed'), model, 'fromAiSdkEmbedding', 'model');
+  const o = parseOptions(optionsSchema, options, 'fromAiSdkEmbedding');
+  const id = o.id ?? model.modelId;
+  const fixed = {
+    ...(o.providerOptions === undefined ? {} : { providerOptions: o.providerOptions }),
+    ...(o.headers === undefined ? {} : { headers: o.headers }),
+  };
+  return {
+    id,
+    async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+      const { signal } = embedOptions;
+      return embedInBatches(id, texts, () => model.maxEmbeddingsPerCall, signal, async (values) => {
+        let raw: unknown;
+        try {
+          raw = await abortable(signal, () => model.doEmbed({ values, ...(signal === undefined ? {} : { abortSignal: signal }), ...fixed } as never), 'embedding call');
+        } catch (error) {
+          if (TotError.isInstance(error)) throw error;
+          if (signal?.aborted) throw abortedError(signal, 'embedding call');
+          throw aiSdkError(error, id);
+        }
+        return checkedAiSdkResult(aiSdkEmbedResultSchema, raw, id, 'doEmbed').embeddings;
+      });
+    },
+  };
+}

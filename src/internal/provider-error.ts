@@ -1,0 +1,38 @@
+import { TotError } from '../errors/index.js';
+
+/** What a provider adapter knows about a failed call. */
+export interface ProviderFailure {
+  /** The adapter's model (or embedder) id. */
+  modelId: string;
+  /** The provider's own message. */
+  message: string;
+  status?: number | undefined;
+  retryable: boolean;
+  providerCode?: string | undefined;
+  requestId?: string | undefined;
+  retryAfterMs?: number | undefined;
+  /** The SDK's error, kept whole as the cause. */
+  cause: unknown;
+}
+
+/**
+ * The `GENERATION_FAILED` a provider adapter throws: status, provider code and retry verdict as
+ * typed details, so callers branch on `details.status` and `withRetry` follows `details.retryable`
+ * (its retry-after hint is read from the cause's headers).
+ */
+export function providerError(f: ProviderFailure): TotError<'GENERATION_FAILED'> {
+  const http = f.status === undefined ? '' : `HTTP ${f.status}${f.providerCode === undefined ? '' : ` ${f.providerCode}`}: `;
+  return new TotError('GENERATION_FAILED', `Model "${f.modelId}" failed: ${http}${f.message}`, {
+    recoverable: f.retryable,
+    cause: f.cause,
+    details: {
+      modelId: f.modelId,
+      retryable: f.retryable,
+      ...(f.status === undefined ? {} : { status: f.status }),
+      ...(f.providerCode === undefined ? {} : { providerCode: f.providerCode }),
+      ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
+      ...(f.retryAfterMs === undefined ? {} : { retryAfterMs: f.retryAfterMs }),
+    },
+  });
+}
+

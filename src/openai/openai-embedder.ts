@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { abortable, abortedError } from '../internal/abort.js';
+import { parseOptions } from '../internal/validate.js';
+import { embedInBatches } from '../model/embed-in-batches.js';
+import type { EmbedOptions, Embedder } from '../model/embedder.js';
+import type { OpenAIEmbeddingsClient } from './client-types.js';
+import { openAIError } from './openai-error.js';
+
+/**
+ * Options of {@link openAIEmbedder}.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from 'openai';
+ * import type { OpenAIEmbedderOptions } from '@tot/core/openai';
+ *
+ * const options: OpenAIEmbedderOptions = { client: new OpenAI(), model: 'text-embedding-3-small', dimensions: 256 };
+ * ```
+ */
+export interface OpenAIEmbedderOptions {
+  /** An `openai` client (OpenAI or a compatible server through `baseURL`). */
+  client: OpenAIEmbeddingsClient;
+  /** The embedding model, e.g. `text-embedding-3-small` or `nomic-embed-text`. */
+  model: string;
+  /** Shorter vectors, for the models that can give them (OpenAI's `text-embedding-3-*`). */
+  dimensions?: number;
+  /** The embedder's id in caches. Default: `model`, with `@<dimensions>` when `dimensions` is set. */
+  id?: string;
+  /** Texts per request. Default 2048 (OpenAI's limit). */
+  batchSize?: number;
+  /**
+   * Retries the client makes by itself. Default: the client's own setting (2 unless you changed
+   * it): no retry layer of the library wraps an embedder.
+   */
+  clientMaxRetries?: number;
+  /** HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+const optionsSchema = z.object({
+  client: z.custom<OpenAIEmbeddingsClient>(
+    (v) => typeof (v as { embeddings?: { create?: unknown } } | undefined)?.embeddings?.create === 'function',
+    'expected an openai client (new OpenAI({ baseURL, apiKey }))',
+  ),
+  model: z.string().min(1),
+  dimensions: z.number().int().positive().optional(),
+  id: z.string().min(1).optional(),
+  batchSize: z.number().int().positive().default(2048),
+  clientMaxRetries: z.number().int().min(0).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const embeddingsResponseSchema = z.object({ data: z.array(z.object({ index: z.number().optional(), embedding: z.array(z.number()) }).loose()) }).loose();
+
+/**
+ * An {@link Embedder} on the official `openai` client's embeddings endpoint. Texts go in batches
+ * of `batchSize`, one request after another, as float vectors (`encoding_format: 'float'`, which
+ * every compatible server speaks); vectors come back in the order of the texts, checked.
+ *
+ * Errors are `GENERATION_FAILED` with `details.status`, `details.providerCode` and
+ * `details.retryable`, as for {@link openAIModel}; the signal closes the request.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from 'openai';
+ * import { openAIEmbedder } from '@tot/core/openai';
+ *
+ * const embedder = openAIEmbedder({ client: new OpenAI(), model: 'text-embedding-3-small' });
+ * const [a, b] = await embedder.embed(['sunny day', 'clear sky']);
+ * ```
+ */
+export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
+  const o = parseOptions(optionsSchema, options, 'openAIEmbedder');
+  const { client } = options;
+  const id = o.id ?? (o.dimensions === undefined ? o.model : `${o.model}@${o.dimensions}`);
+  return {
+    id,
+    embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+      const { signal } = embedOptions;
+      return embedInBatches(id, texts, () => o.batchSize, signal, async (input) => {
+        const body = { model: o.model, input, encoding_format: 'float', ...(o.dimensions === undefined ? {} : { dimensions: o.dimensions }) };
+        const requestOptions = {
+          ...(o.clientMaxRetries === undefined ? {} : { maxRetries: o.clientMaxRetries }),
+          ...(signal === undefined ? {} : { signal }),
+          ...(o.headers === undefined ? {} : { headers: o.headers }),
+        };
+        let raw: unknown;
+        try {
+          raw = await abortable(signal, () => client.embeddings.create(body as never, requestOptions as never), 'embedding call');
+        } catch (error) {
+          if (TotError.isInstance(error)) throw error;
+          if (signal?.aborted) throw abortedError(signal, 'embedding call');
+          throw openAIError(error, id);
+        }
+        const parsed = embeddingsResponseSchema.safeParse(raw);
+        if (!parsed.success) {
+          throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned a response that is not an embedding list: ${parsed.error.issues[0]?.message}`, {
+            details: { modelId: id, modelResult: raw, issues: parsed.error.issues, retryable: true },
+          });
+        }
+        const data = parsed.data.data;
+        const ordered = data.every((d, i) => d.index === undefined || d.index === i) ? data : [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+        return ordered.map((d) => d.embedding);
+      });
+    },
+  };
+}
