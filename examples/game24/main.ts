@@ -10,8 +10,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bfs, Budget, Explorer, ThoughtTree, withConcurrency, withRetry, withTimeout, type ExplorationResult } from '@tot/core';
-import { openAiCompatibleModel } from './openai-model.js';
+import { bfs, Budget, composeModel, concurrencyMiddleware, Explorer, retryMiddleware, ThoughtTree, timeoutMiddleware, type ExplorationResult, type LanguageModel } from '@tot/core';
+import { openAIModel } from '@tot/core/openai';
+import OpenAI from 'openai';
 import { game24Evaluator, game24Generator, isGame24Solution } from './prompts.js';
 import { loadReplayLog, replayEvaluator, replayGenerator, stateOf } from './replay.js';
 import { checkAnswer } from './verifier.js';
@@ -20,18 +21,26 @@ const { values } = parseArgs({ options: { puzzles: { type: 'string', default: '3
 const count = Number(values.puzzles);
 const log = loadReplayLog(values.log ?? fileURLToPath(new URL('../../bench/fixtures/game24-gpt4-bfs.json', import.meta.url)));
 const live = process.env.OPENAI_BASE_URL && process.env.OPENAI_API_KEY;
+const modelName = process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
 
-console.log(live ? `Live mode: ${process.env.OPENAI_MODEL ?? 'gpt-4o-mini'} at ${process.env.OPENAI_BASE_URL}` : 'Replay mode: the recorded GPT-4 run (set OPENAI_BASE_URL and OPENAI_API_KEY for a live run)');
+console.log(live ? `Live mode: ${modelName} at ${process.env.OPENAI_BASE_URL}` : 'Replay mode: the recorded GPT-4 run (set OPENAI_BASE_URL and OPENAI_API_KEY for a live run)');
+
+// Any OpenAI-compatible server through the official client; retries, a concurrency cap and a
+// time limit per attempt from the library's middleware (the client's own retries stay off).
+const model: LanguageModel | undefined = live
+  ? composeModel(openAIModel({ client: new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY }), model: modelName }), [
+      retryMiddleware({ maxRetries: 3 }),
+      concurrencyMiddleware({ limit: 8 }),
+      timeoutMiddleware({ ms: 60_000 }),
+    ])
+  : undefined;
 
 let solved = 0;
 let first: ExplorationResult | undefined;
 for (const puzzle of log.slice(0, count)) {
   const numbers = puzzle.steps[0]!.x;
   let explorer: Explorer;
-  if (live) {
-    const model = withRetry(
-      withConcurrency(withTimeout(openAiCompatibleModel({ baseUrl: process.env.OPENAI_BASE_URL!, apiKey: process.env.OPENAI_API_KEY!, model: process.env.OPENAI_MODEL ?? 'gpt-4o-mini' }), { ms: 60_000 }), { limit: 8 }),
-    );
+  if (model) {
     explorer = new Explorer({
       generator: game24Generator(model),
       evaluator: game24Evaluator(model),
