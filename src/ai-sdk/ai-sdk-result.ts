@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { compileFastCheck, compileSafeParse } from '../internal/fast-check.js';
 import type { FinishReason, Usage } from '../model/types.js';
 
 // A count the provider reported, or nothing. Versions differ in where counts sit, not in what they mean.
 const count = z.number().nullish();
 
+const content = z.array(z.object({ type: z.string(), text: z.unknown().optional() }).loose());
+
 /**
  * The parts of a `doGenerate` result the adapter reads, for the three specification versions:
  * v3 and v4 nest token counts (`inputTokens.total`) and give the finish reason as
- * `{ unified, raw }`; v2 has flat counts and a string reason. Both shapes are accepted whatever
- * version the model declares, so a provider that mixes them still works.
+ * `{ unified, raw }`; v2 has flat counts and a string reason. Either form of each field is
+ * accepted whatever version the model declares.
  */
 export const aiSdkGenerateResultSchema = z
   .object({
-    content: z.array(z.object({ type: z.string(), text: z.unknown().optional() }).loose()),
+    content,
     finishReason: z.union([z.string(), z.object({ unified: z.string() }).loose()]).optional(),
     usage: z
       .union([
@@ -25,12 +28,40 @@ export const aiSdkGenerateResultSchema = z
   })
   .loose();
 
+type AiSdkGenerateResult = z.output<typeof aiSdkGenerateResultSchema>;
+
+/** A v3 or v4 result as providers write it: the fast path's shape (a narrowing of the schema above). */
+export const generateResultV3Schema = z
+  .object({
+    content,
+    finishReason: z.object({ unified: z.string() }).loose().optional(),
+    usage: z.object({ inputTokens: z.object({ total: count }).loose(), outputTokens: z.object({ total: count }).loose() }).loose().optional(),
+    structuredOutputText: z.string().optional(),
+  })
+  .loose();
+
+/** A v2 result as providers write it: likewise. */
+export const generateResultV2Schema = z
+  .object({ content, finishReason: z.string().optional(), usage: z.object({ inputTokens: count, outputTokens: count }).loose().optional(), structuredOutputText: z.string().optional() })
+  .loose();
+
+// The schema's unions have no literal to tell their options apart, so zod alone could read them;
+// a result of either version's usual shape is valid under the schema as it is, without a copy.
+const fastV3 = compileFastCheck(generateResultV3Schema);
+const fastV2 = compileFastCheck(generateResultV2Schema);
+const parseGenerateResult = (value: unknown): z.ZodSafeParseResult<AiSdkGenerateResult> =>
+  fastV3?.(value) || fastV2?.(value) ? { success: true, data: value as AiSdkGenerateResult } : aiSdkGenerateResultSchema.safeParse(value);
+
 /** The parts of a `doEmbed` result the adapter reads (the same in every version). */
 export const aiSdkEmbedResultSchema = z.object({ embeddings: z.array(z.array(z.number())) }).loose();
 
-/** `result` checked against `schema`, or `GENERATION_FAILED` (not retryable: the provider object, not the network, is at fault). */
-export function checkedAiSdkResult<S extends z.ZodType>(schema: S, result: unknown, modelId: string, method: string): z.output<S> {
-  const checked = schema.safeParse(result);
+const parseEmbedResult = compileSafeParse(aiSdkEmbedResultSchema);
+
+/** `result` read as a `doGenerate` or `doEmbed` result, or `GENERATION_FAILED` (not retryable: the provider object, not the network, is at fault). */
+export function checkedAiSdkResult(method: 'doGenerate', result: unknown, modelId: string): AiSdkGenerateResult;
+export function checkedAiSdkResult(method: 'doEmbed', result: unknown, modelId: string): z.output<typeof aiSdkEmbedResultSchema>;
+export function checkedAiSdkResult(method: 'doGenerate' | 'doEmbed', result: unknown, modelId: string): unknown {
+  const checked = method === 'doGenerate' ? parseGenerateResult(result) : parseEmbedResult(result);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0]!;
   throw new TotError('GENERATION_FAILED', `Model "${modelId}": ${method} returned a result of no AI SDK specification version (${issue.path.join('.') || 'result'}: ${issue.message})`, {
@@ -53,13 +84,13 @@ const FINISH_REASONS: Record<string, FinishReason | undefined> = {
 };
 
 /** The library's finish reason for a spec's (`'length'` or `{ unified: 'length', raw }`). */
-export function finishReasonOf(reason: z.output<typeof aiSdkGenerateResultSchema>['finishReason']): FinishReason | undefined {
+export function finishReasonOf(reason: AiSdkGenerateResult['finishReason']): FinishReason | undefined {
   const unified = typeof reason === 'string' ? reason : reason?.unified;
   return unified === undefined ? undefined : Object.hasOwn(FINISH_REASONS, unified) ? FINISH_REASONS[unified] : 'other';
 }
 
 /** Reported counts only: a count the provider did not give stays `undefined`, never 0. */
-export function usageOf(usage: z.output<typeof aiSdkGenerateResultSchema>['usage']): Usage {
+export function usageOf(usage: AiSdkGenerateResult['usage']): Usage {
   if (usage === undefined) return {};
   const total = (c: unknown) => (typeof c === 'object' && c !== null ? (c as { total?: number | null }).total : (c as number | null | undefined));
   const inputTokens = total(usage.inputTokens);

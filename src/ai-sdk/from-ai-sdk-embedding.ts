@@ -5,7 +5,7 @@ import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
 import { aiSdkError } from './ai-sdk-error.js';
-import { aiSdkEmbedResultSchema, checkedAiSdkResult } from './ai-sdk-result.js';
+import { checkedAiSdkResult } from './ai-sdk-result.js';
 import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
 import type { AiSdkEmbeddingModel, AiSdkProviderOptions } from './types.js';
 
@@ -74,7 +74,7 @@ export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: FromAiSd
           if (signal?.aborted) throw abortedError(signal, 'embedding call');
           throw aiSdkError(error, id);
         }
-        return checkedAiSdkResult(aiSdkEmbedResultSchema, raw, id, 'doEmbed').embeddings;
+        return checkedAiSdkResult('doEmbed', raw, id).embeddings;
       });
     },
   };

@@ -6,7 +6,7 @@ import { callModel } from '../model/call-model.js';
 import type { CallOptions, ChatMessage, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 import { SETTLES_ON_ABORT } from '../model/wrap-model.js';
 import { aiSdkError } from './ai-sdk-error.js';
-import { aiSdkGenerateResultSchema, checkedAiSdkResult, finishReasonOf, usageOf } from './ai-sdk-result.js';
+import { checkedAiSdkResult, finishReasonOf, usageOf } from './ai-sdk-result.js';
 import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
 import type { AiSdkLanguageModel, AiSdkProviderOptions } from './types.js';
 
@@ -55,7 +55,7 @@ const toPromptMessage = (m: ChatMessage): PromptMessage =>
  *   `callModel`, which every runner uses, or this model's own `generate`).
  * - Errors: a `GENERATION_FAILED` with `details.status`, `details.providerCode` and the SDK's own
  *   retry verdict in `details.retryable` (408, 409, 429, 5xx and network failures), which
- *   {@link withRetry} follows, honouring `Retry-After` / `retry-after-ms`. The SDK's error is the
+ *   `withRetry` follows, honouring `Retry-After` / `retry-after-ms`. The SDK's error is the
  *   `cause`.
  * - Retries: this adapter calls the provider's `doGenerate`, below the `ai` package, so the
  *   `maxRetries` of `generateText` never applies: one `generate` is one HTTP request, and
@@ -114,7 +114,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       if (signal?.aborted) throw abortedError(signal, 'model call');
       throw aiSdkError(error, modelId);
     }
-    const result = checkedAiSdkResult(aiSdkGenerateResultSchema, raw, modelId, 'doGenerate');
+    const result = checkedAiSdkResult('doGenerate', raw, modelId);
     let text = '';
     for (const part of result.content) if (part.type === 'text' && typeof part.text === 'string') text += part.text;
     // v4: the text to parse as JSON when it differs from the text parts (drafts before an answer).

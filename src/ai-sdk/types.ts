@@ -32,6 +32,7 @@ export interface AiSdkLanguageModel {
   /** The provider's name, e.g. `openai.chat`. */
   readonly provider: string;
   readonly modelId: string;
+  /** Generates a response: the adapter calls it once per output. */
   doGenerate(options: never): PromiseLike<unknown>;
 }
 
@@ -53,6 +54,7 @@ export interface AiSdkEmbeddingModel {
   readonly modelId: string;
   /** Texts one call may embed (a number, a promise of one, or `undefined` for no limit). */
   readonly maxEmbeddingsPerCall?: PromiseLike<number | undefined> | number | undefined;
+  /** Embeds a batch of texts: the adapter calls it once per batch. */
   doEmbed(options: never): PromiseLike<unknown>;
 }
 

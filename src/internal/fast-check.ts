@@ -184,6 +184,17 @@ function refinement(def: CheckDef | Def): FastCheck {
 }
 
 /**
+ * `schema.safeParse`, answered by the schema's compiled check when it can: a value the check
+ * accepts comes back as it is, anything else goes through zod. For replies read on every model
+ * call (a provider adapter's), where zod's parse was most of the adapter's time per call.
+ */
+export function compileSafeParse<S extends z.ZodType>(schema: S): (value: unknown) => z.ZodSafeParseResult<z.output<S>> {
+  const check = compileFastCheck(schema);
+  if (check === undefined) return (value) => schema.safeParse(value);
+  return (value) => (check(value) ? { success: true, data: value as z.output<S> } : schema.safeParse(value));
+}
+
+/**
  * Like {@link compileFastCheck}, for an options object whose fields may have defaults: returns
  * the value zod's parse would give (the value itself, or a shallow copy with the absent defaults
  * filled in), or `undefined` for "not sure: parse it with the schema".

@@ -13,7 +13,12 @@
  * ```
  */
 export interface OpenAIChatClient {
-  chat: { completions: { create(body: never, options: never): PromiseLike<unknown> } };
+  chat: {
+    completions: {
+      /** Creates a chat completion: the adapter calls it once per `generate`. */
+      create(body: never, options: never): PromiseLike<unknown>;
+    };
+  };
 }
 
 /**
@@ -28,5 +33,8 @@ export interface OpenAIChatClient {
  * ```
  */
 export interface OpenAIEmbeddingsClient {
-  embeddings: { create(body: never, options: never): PromiseLike<unknown> };
+  embeddings: {
+    /** Embeds a batch of texts: the adapter calls it once per batch. */
+    create(body: never, options: never): PromiseLike<unknown>;
+  };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { abortable, abortedError } from '../internal/abort.js';
+import { compileSafeParse } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
@@ -51,7 +52,10 @@ const optionsSchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
-const embeddingsResponseSchema = z.object({ data: z.array(z.object({ index: z.number().optional(), embedding: z.array(z.number()) }).loose()) }).loose();
+/** The parts of an embeddings response the adapter reads. */
+export const embeddingsResponseSchema = z.object({ data: z.array(z.object({ index: z.number().optional(), embedding: z.array(z.number()) }).loose()) }).loose();
+
+const parseEmbeddings = compileSafeParse(embeddingsResponseSchema);
 
 /**
  * An {@link Embedder} on the official `openai` client's embeddings endpoint. Texts go in batches
@@ -93,7 +97,7 @@ export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
           if (signal?.aborted) throw abortedError(signal, 'embedding call');
           throw openAIError(error, id);
         }
-        const parsed = embeddingsResponseSchema.safeParse(raw);
+        const parsed = parseEmbeddings(raw);
         if (!parsed.success) {
           throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned a response that is not an embedding list: ${parsed.error.issues[0]?.message}`, {
             details: { modelId: id, modelResult: raw, issues: parsed.error.issues, retryable: true },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { abortable, abortedError } from '../internal/abort.js';
+import { compileSafeParse } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { callModel } from '../model/call-model.js';
 import type { CallOptions, FinishReason, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
@@ -70,7 +71,7 @@ const optionsSchema = z.object({
 });
 
 /** The parts of a chat completion the adapter reads. */
-const chatCompletionSchema = z
+export const chatCompletionSchema = z
   .object({
     choices: z.array(
       z
@@ -84,6 +85,8 @@ const chatCompletionSchema = z
     usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).loose().nullish(),
   })
   .loose();
+
+const parseChatCompletion = compileSafeParse(chatCompletionSchema);
 
 type Choice = z.output<typeof chatCompletionSchema>['choices'][number];
 
@@ -177,7 +180,7 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
       if (signal?.aborted) throw abortedError(signal, 'model call');
       throw openAIError(error, modelId);
     }
-    const parsed = chatCompletionSchema.safeParse(raw);
+    const parsed = parseChatCompletion(raw);
     if (!parsed.success) {
       throw new TotError('GENERATION_FAILED', `Model "${modelId}" returned a response that is not a chat completion: ${parsed.error.issues[0]?.message}`, {
         details: { modelId, modelResult: raw, issues: parsed.error.issues, retryable: true },

@@ -5,6 +5,9 @@ import { compileFastCheck, compileFastParse } from '../../src/internal/fast-chec
 import { generateRequestSchema, generateResultSchema } from '../../src/model/schemas.js';
 import { optionsSchema as generateStructuredOptionsSchema } from '../../src/structured/generate-structured.js';
 import { evaluationSchema } from '../../src/tree/schemas.js';
+import { aiSdkGenerateResultSchema, generateResultV2Schema, generateResultV3Schema } from '../../src/ai-sdk/ai-sdk-result.js';
+import { chatCompletionSchema } from '../../src/openai/openai-model.js';
+import { embeddingsResponseSchema } from '../../src/openai/openai-embedder.js';
 
 type Def = { type: string; checks?: { _zod: { def: Record<string, unknown> } }[] } & Record<string, unknown>;
 const defOf = (s: unknown) => (s as { _zod: { def: Def } })._zod.def;
@@ -93,6 +96,10 @@ const schemas: [string, z.ZodType][] = [
   ['GenerateRequest', generateRequestSchema],
   ['GenerateResult', generateResultSchema],
   ['Evaluation', evaluationSchema],
+  ['chat completion (openai adapter)', chatCompletionSchema],
+  ['embeddings response (openai adapter)', embeddingsResponseSchema],
+  ['doGenerate result (AI SDK v3, v4)', generateResultV3Schema],
+  ['doGenerate result (AI SDK v2)', generateResultV2Schema],
   ['every supported feature', kitchenSink],
 ];
 
@@ -119,6 +126,22 @@ describe('compiled fast checks', () => {
     expect(fast).toBeGreaterThan(150);
     expect(invalid).toBeGreaterThan(150);
     expect(slowValid).toBeLessThan(fast);
+  });
+
+  it("accept an AI SDK result by either version's shape only when the adapter's lenient schema takes it unchanged", () => {
+    const checks = [compileFastCheck(generateResultV3Schema)!, compileFastCheck(generateResultV2Schema)!];
+    let fast = 0;
+    fc.assert(
+      fc.property(fc.oneof(near(generateResultV3Schema), near(generateResultV2Schema)), (value) => {
+        if (!checks.some((check) => check(value))) return;
+        fast += 1;
+        const parsed = aiSdkGenerateResultSchema.safeParse(value);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toStrictEqual(value);
+      }),
+      { numRuns: 4_000 },
+    );
+    expect(fast).toBeGreaterThan(150);
   });
 
   it('refuse to compile what they do not know: transforms, defaults, async or conditional refinements, other checks', () => {
