@@ -47,7 +47,10 @@ export interface OpenAIModelOptions {
    * `llm.retried` (the client's own retries would be invisible to both).
    */
   clientMaxRetries?: number;
-  /** More body fields sent with every request (`top_p`, `user`, `reasoning_effort`, …); the request's own fields win. */
+  /**
+   * More body fields sent with every request (`top_p`, `user`, `reasoning_effort`, …); the
+   * request's own fields win. `stream` and `n` are refused.
+   */
   params?: Record<string, unknown>;
   /** HTTP headers sent with every request. */
   headers?: Record<string, string>;
@@ -66,7 +69,11 @@ const optionsSchema = z.object({
   structuredOutputs: z.boolean().default(false),
   maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   clientMaxRetries: z.number().int().min(0).default(0),
-  params: z.record(z.string(), z.unknown()).optional(),
+  params: z
+    .record(z.string(), z.unknown())
+    .refine((p) => !('stream' in p), { error: 'streaming is not supported: the adapter reads whole responses', path: ['stream'] })
+    .refine((p) => !('n' in p), { error: "give n in each request (GenerateRequest.n), where the library counts the outputs", path: ['n'] })
+    .optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
 

@@ -52,6 +52,14 @@ describe('openAIModel', () => {
     expect(calls[0]!.body).toEqual({ top_p: 0.9, temperature: 0.2, model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
   });
 
+  it('refuses stream and n among the extra params', async () => {
+    const { client } = fakeClient(() => chatCompletion(['x']));
+    const stream = await catchTotError(() => openAIModel({ client, model: 'm', params: { stream: true } }), 'INVALID_ARGUMENT');
+    expect(stream.message).toBe('openAIModel: options.params.stream: streaming is not supported: the adapter reads whole responses');
+    const n = await catchTotError(() => openAIModel({ client, model: 'm', params: { n: 2 } }), 'INVALID_ARGUMENT');
+    expect(n.details?.field).toBe('options.params.n');
+  });
+
   it("writes the output token limit to max_completion_tokens for OpenAI's reasoning models", async () => {
     const { client, calls } = fakeClient(() => chatCompletion(['x']));
     await openAIModel({ client, model: 'o3-mini', maxTokensField: 'max_completion_tokens' }).generate(ask('Hi', { maxOutputTokens: 100 }));
