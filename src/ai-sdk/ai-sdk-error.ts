@@ -9,8 +9,9 @@ const API_CALL_ERROR = Symbol.for('vercel.ai.error.AI_APICallError');
 
 const marked = (error: unknown, marker: symbol) => typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
 
-// AI SDK errors about a reply that could not be read: another attempt may get a good one. Every
-// other AI SDK error (unsupported setting, invalid prompt, missing API key, …) fails every attempt.
+// AI SDK errors about a reply that could not be read (thrown as such by providers that do not go
+// through the SDK's HTTP helpers): another attempt may get a good one. Every other AI SDK error
+// (unsupported setting, invalid prompt, missing API key, …) fails every attempt.
 const READ_ERRORS = new Set(['AI_JSONParseError', 'AI_TypeValidationError', 'AI_EmptyResponseBodyError', 'AI_InvalidResponseDataError', 'AI_NoContentGeneratedError']);
 
 interface ApiCallError {
@@ -33,6 +34,11 @@ export function aiSdkError(error: unknown, modelId: string): TotError<'GENERATIO
   const message = error instanceof Error ? error.message : String(error);
   if (marked(error, API_CALL_ERROR)) {
     const e = error as ApiCallError;
+    // A 2xx reply the provider could not read (not JSON, not of the expected shape): the SDK
+    // reports it as an API call error that is not retryable, but another attempt may get a good one.
+    if (e.statusCode !== undefined && e.statusCode >= 200 && e.statusCode < 300) {
+      return providerError({ modelId, message: `the provider could not read the reply: ${message}`, retryable: true, cause: error });
+    }
     const headers = e.responseHeaders ?? {};
     return providerError({
       modelId,

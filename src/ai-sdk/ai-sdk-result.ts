@@ -52,8 +52,8 @@ const fastV2 = compileFastCheck(generateResultV2Schema);
 const parseGenerateResult = (value: unknown): z.ZodSafeParseResult<AiSdkGenerateResult> =>
   fastV3?.(value) || fastV2?.(value) ? { success: true, data: value as AiSdkGenerateResult } : aiSdkGenerateResultSchema.safeParse(value);
 
-/** The parts of a `doEmbed` result the adapter reads (the same in every version). */
-export const aiSdkEmbedResultSchema = z.object({ embeddings: z.array(z.array(z.number())) }).loose();
+/** The parts of a `doEmbed` result the adapter reads (the same in every version); the vectors' values are judged by `checkedEmbeddings`, which names what is wrong. */
+export const aiSdkEmbedResultSchema = z.object({ embeddings: z.array(z.array(z.unknown())) }).loose();
 
 const parseEmbedResult = compileSafeParse(aiSdkEmbedResultSchema);
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { TotError } from '../errors/index.js';
-import { abortable, abortedError } from '../internal/abort.js';
+import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
+import { retryPolicy, type RetryOptions } from '../model/with-retry.js';
 import { aiSdkError } from './ai-sdk-error.js';
 import { checkedAiSdkResult } from './ai-sdk-result.js';
 import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
@@ -26,6 +26,11 @@ export interface FromAiSdkEmbeddingOptions {
   providerOptions?: AiSdkProviderOptions;
   /** HTTP headers sent with every call. */
   headers?: Record<string, string>;
+  /**
+   * Retries of a failed batch, under the policy of `withRetry` (rate limits and server errors,
+   * `Retry-After` honoured, never an abort). Default `{ maxRetries: 2 }`; `{ maxRetries: 0 }` for none.
+   */
+  retry?: RetryOptions;
 }
 
 const optionsSchema = z.object({
@@ -37,12 +42,11 @@ const optionsSchema = z.object({
 /**
  * Turns an AI SDK embedding model (specification v2, v3 or v4) into an {@link Embedder}. Texts
  * are sent in batches of the model's `maxEmbeddingsPerCall`, one batch after another; vectors
- * come back in the order of the texts, checked (one finite vector per text).
+ * come back in the order of the texts, checked (one finite vector per text, one length).
  *
  * Errors are `GENERATION_FAILED` with `details.status` and `details.retryable`, as for
- * {@link fromAiSdk}. The adapter calls `doEmbed` once per batch and retries nothing (the `ai`
- * package's `embedMany` retries are not in the path); the caller decides, and a deliberation
- * falls back to lexical similarity.
+ * {@link fromAiSdk}. A failed batch is retried under `retry` (the `ai` package's `embedMany`
+ * retries are not in the path: this adapter calls `doEmbed`).
  *
  * @example
  * ```ts
@@ -57,23 +61,18 @@ export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: FromAiSd
   parseOptions(aiSdkModelSchema('doEmbed'), model, 'fromAiSdkEmbedding', 'model');
   const o = parseOptions(optionsSchema, options, 'fromAiSdkEmbedding');
   const id = o.id ?? model.modelId;
+  const retry = retryPolicy(options.retry ?? {}, 'fromAiSdkEmbedding', 'options.retry');
   const fixed = {
     ...(o.providerOptions === undefined ? {} : { providerOptions: o.providerOptions }),
     ...(o.headers === undefined ? {} : { headers: o.headers }),
   };
   return {
     id,
-    async embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
+    embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
       const { signal } = embedOptions;
-      return embedInBatches(id, texts, () => model.maxEmbeddingsPerCall, signal, async (values) => {
-        let raw: unknown;
-        try {
-          raw = await abortable(signal, () => model.doEmbed({ values, ...(signal === undefined ? {} : { abortSignal: signal }), ...fixed } as never), 'embedding call');
-        } catch (error) {
-          if (TotError.isInstance(error)) throw error;
-          if (signal?.aborted) throw abortedError(signal, 'embedding call');
-          throw aiSdkError(error, id);
-        }
+      return embedInBatches(id, texts, () => model.maxEmbeddingsPerCall, signal, retry, async (values) => {
+        const callOptions = { values, ...(signal === undefined ? {} : { abortSignal: signal }), ...fixed };
+        const raw = await callProvider(signal, 'embedding call', () => model.doEmbed(callOptions as never), (error) => aiSdkError(error, id));
         return checkedAiSdkResult('doEmbed', raw, id).embeddings;
       });
     },

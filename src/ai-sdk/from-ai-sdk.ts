@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { TotError } from '../errors/index.js';
-import { abortable, abortedError } from '../internal/abort.js';
+import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
-import { callModel } from '../model/call-model.js';
+import { callModel, checkedRequest } from '../model/call-model.js';
 import type { CallOptions, ChatMessage, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 import { SETTLES_ON_ABORT } from '../model/wrap-model.js';
 import { aiSdkError } from './ai-sdk-error.js';
@@ -85,10 +84,11 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
 
   const adapter: LanguageModel = {
     modelId,
-    generate(request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> {
+    async generate(request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> {
+      const checked = checkedRequest(request, 'fromAiSdk');
       // No `n` in the AI SDK: samples are separate calls, made by the library's emulation.
-      if ((request.n ?? 1) > 1) return callModel(adapter, request, callOptions);
-      return generateOne(request, callOptions.signal);
+      if ((checked.n ?? 1) > 1) return callModel(adapter, checked, callOptions);
+      return generateOne(checked, callOptions.signal);
     },
   };
   // Every call races its signal below, so callModel need not race it again.
@@ -106,14 +106,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       ...(signal === undefined ? {} : { abortSignal: signal }),
       ...fixed,
     };
-    let raw: unknown;
-    try {
-      raw = await abortable(signal, () => model.doGenerate(callOptions as never), 'model call');
-    } catch (error) {
-      if (TotError.isInstance(error)) throw error;
-      if (signal?.aborted) throw abortedError(signal, 'model call');
-      throw aiSdkError(error, modelId);
-    }
+    const raw = await callProvider(signal, 'model call', () => model.doGenerate(callOptions as never), (error) => aiSdkError(error, modelId));
     const result = checkedAiSdkResult('doGenerate', raw, modelId);
     let text = '';
     for (const part of result.content) if (part.type === 'text' && typeof part.text === 'string') text += part.text;

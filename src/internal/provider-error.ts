@@ -1,4 +1,5 @@
 import { TotError } from '../errors/index.js';
+import { abortable, abortedError } from './abort.js';
 
 /** What a provider adapter knows about a failed call. */
 export interface ProviderFailure {
@@ -36,3 +37,17 @@ export function providerError(f: ProviderFailure): TotError<'GENERATION_FAILED'>
   });
 }
 
+/**
+ * One call to a provider SDK: raced with `signal` (a provider that ignores it cannot keep the
+ * caller waiting), an abort reported as `ABORTED` whatever the SDK threw, and any other failure
+ * turned into the adapter's typed error by `toError`.
+ */
+export async function callProvider<T>(signal: AbortSignal | undefined, what: string, call: () => PromiseLike<T>, toError: (error: unknown) => TotError): Promise<T> {
+  try {
+    return await abortable(signal, call, what);
+  } catch (error) {
+    if (TotError.isInstance(error)) throw error;
+    if (signal?.aborted) throw abortedError(signal, what);
+    throw toError(error);
+  }
+}

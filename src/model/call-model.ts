@@ -43,7 +43,7 @@ export function callModel(model: LanguageModel, request: GenerateRequest, option
         details: { field: 'model' },
       });
     }
-    const valid = isValidRequest(request) ? request : (parseOptions(generateRequestSchema, request, 'callModel', 'request') as GenerateRequest);
+    const valid = checkedRequest(request, 'callModel');
     throwIfAborted(options.signal, 'model call');
     const n = valid.n ?? 1;
     if (n > 1 && model.capabilities?.multipleOutputs !== true) return emulateN(model, valid, n, options);
@@ -56,6 +56,11 @@ export function callModel(model: LanguageModel, request: GenerateRequest, option
 // Compiled from the schemas (see fast-check.ts): a valid request or result is used as it is.
 const isValidRequest = compileFastCheck(generateRequestSchema) ?? (() => false);
 const isValidResult = compileFastCheck(generateResultSchema) ?? (() => false);
+
+/** `request` when it is a valid request, else `INVALID_ARGUMENT` naming the field for `where`. */
+export function checkedRequest(request: GenerateRequest, where: string): GenerateRequest {
+  return isValidRequest(request) ? request : (parseOptions(generateRequestSchema, request, where, 'request') as GenerateRequest);
+}
 
 /** Whether `result` is one {@link checkedResult} accepts: a valid result with `n` outputs. */
 export function isWellFormedResult(result: unknown, n: number): result is GenerateResult {

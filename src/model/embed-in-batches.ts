@@ -2,18 +2,21 @@ import { z } from 'zod';
 import { abortable, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { checkedEmbeddings } from './embedder.js';
+import type { RetryPolicy } from './with-retry.js';
 
 const textsSchema = z.array(z.string());
 
 /**
  * The texts embedded `batchSize()` at a time (all at once when the provider sets no limit), one
- * batch after another, each batch's vectors checked: the shared body of the embedder adapters.
+ * batch after another, a failed batch retried under `retry`, each batch's vectors checked: the
+ * shared body of the embedder adapters.
  */
 export async function embedInBatches(
   id: string,
   texts: readonly string[],
   batchSize: () => PromiseLike<number | undefined> | number | undefined,
   signal: AbortSignal | undefined,
+  retry: RetryPolicy,
   embedBatch: (values: string[]) => Promise<unknown>,
 ): Promise<number[][]> {
   parseOptions(textsSchema, texts, `embedder "${id}"`, 'texts');
@@ -24,7 +27,7 @@ export async function embedInBatches(
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += size) {
     const values = texts.slice(start, start + size);
-    vectors.push(...checkedEmbeddings(id, await embedBatch(values), values.length));
+    vectors.push(...checkedEmbeddings(id, await retry(id, () => embedBatch(values), { signal }), values.length));
   }
   // Batches checked one by one may still disagree on the length of their vectors.
   return size < texts.length ? checkedEmbeddings(id, vectors, texts.length) : vectors;

@@ -49,7 +49,7 @@ export interface Embedder {
  */
 export function checkedEmbeddings(id: string, vectors: unknown, count: number): number[][] {
   const fail = (what: string) => {
-    throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned ${what}.`, { recoverable: false, details: { modelId: id, modelResult: vectors } });
+    throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned ${what}.`, { recoverable: false, details: { modelId: id, modelResult: vectors, retryable: false } });
   };
   if (!Array.isArray(vectors)) return fail('no list of vectors');
   if (vectors.length !== count) return fail(`${vectors.length} vectors for ${count} texts`);

@@ -4,7 +4,7 @@ import { abortable, sleep } from '../internal/abort.js';
 import { toTotError } from '../internal/to-tot-error.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
-import type { LanguageModel } from './types.js';
+import type { CallOptions, LanguageModel } from './types.js';
 import { wrapModel } from './wrap-model.js';
 
 /**
@@ -85,7 +85,8 @@ export function isRetryableError(error: unknown): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-function headerValue(headers: unknown, name: string): string | undefined {
+/** A header of a `Headers` object or a plain record, by its lower-case name (any case in a record). */
+export function headerValue(headers: unknown, name: string): string | undefined {
   if (headers === null || typeof headers !== 'object') return undefined;
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers)) {
@@ -139,32 +140,45 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
  */
 export function withRetry(model: LanguageModel, options: RetryOptions = {}): LanguageModel {
   parseOptions(languageModelSchema, model, 'withRetry', 'model');
-  const o = parseOptions(optionsSchema, options, 'withRetry');
+  const retry = retryPolicy(options, 'withRetry');
+  return wrapModel(model, (request, callOptions = {}) =>
+    // Raced with the signal: an attempt that ignores its signal must not keep the caller waiting.
+    retry(model.modelId, () => abortable(callOptions.signal, () => model.generate(request, callOptions), 'model call'), callOptions),
+  );
+}
+
+/**
+ * Runs an attempt until it succeeds, under a retry policy: the loop of {@link withRetry}, shared
+ * with the embedder adapters so that every retry of the library follows one rule.
+ */
+export type RetryPolicy = <T>(id: string, attempt: () => Promise<T>, callOptions: Pick<CallOptions, 'signal' | 'onRetry'>) => Promise<T>;
+
+/** The policy of `options` (checked, defaults filled in), or `INVALID_ARGUMENT` naming the option (`root.field`) for `where`. */
+export function retryPolicy(options: RetryOptions, where: string, root = 'options'): RetryPolicy {
+  const o = parseOptions(optionsSchema, options, where, root);
   const shouldRetry = o.shouldRetry ?? ((error: unknown) => isRetryableError(error));
   const random = o.random ?? Math.random;
-  return wrapModel(model, async (request, callOptions = {}) => {
-    const { signal } = callOptions;
+  return async (id, run, { signal, onRetry }) => {
     const errors: unknown[] = [];
     for (let attempt = 0; ; attempt++) {
       try {
-        // Raced with the signal: an attempt that ignores its signal must not keep the caller waiting.
-        return await abortable(signal, () => model.generate(request, callOptions), 'model call');
+        return await run();
       } catch (error) {
         errors.push(error);
-        if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The model call was aborted');
+        if (signal?.aborted || TotError.hasCode(error, 'ABORTED')) throw toTotError(error, 'ABORTED', 'The call was aborted');
         const hint = retryAfterMs(error);
         if (hint !== undefined && hint > o.maxRetryAfterMs) {
-          throw finalError(model.modelId, error, errors, { retryAfterMs: hint, maxRetryAfterMs: o.maxRetryAfterMs });
+          throw finalError(id, error, errors, { retryAfterMs: hint, maxRetryAfterMs: o.maxRetryAfterMs });
         }
-        if (attempt >= o.maxRetries || !shouldRetry(error, attempt + 1)) throw finalError(model.modelId, error, errors);
+        if (attempt >= o.maxRetries || !shouldRetry(error, attempt + 1)) throw finalError(id, error, errors);
         const backoff = Math.min(o.maxDelayMs, o.initialDelayMs * o.backoffFactor ** attempt);
         const delay = hint ?? (o.jitter ? random() * backoff : backoff);
         // The caller may refuse the retry (a run whose budget cannot admit another attempt).
-        callOptions.onRetry?.({ attempt: attempt + 1, delayMs: delay, error });
+        onRetry?.({ attempt: attempt + 1, delayMs: delay, error });
         await sleep(delay, signal);
       }
     }
-  });
+  };
 }
 
 function finalError(modelId: string, last: unknown, errors: unknown[], hint?: { retryAfterMs: number; maxRetryAfterMs: number }): TotError {

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortable, abortedError } from '../internal/abort.js';
-import { compileSafeParse } from '../internal/fast-check.js';
+import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
+import { retryPolicy, type RetryOptions } from '../model/with-retry.js';
 import type { OpenAIEmbeddingsClient } from './client-types.js';
 import { openAIError } from './openai-error.js';
+import { inIndexOrder, parseEmbeddingsResponse } from './replies.js';
 
 /**
  * Options of {@link openAIEmbedder}.
@@ -31,9 +32,11 @@ export interface OpenAIEmbedderOptions {
   /** Texts per request. Default 2048 (OpenAI's limit). */
   batchSize?: number;
   /**
-   * Retries the client makes by itself. Default: the client's own setting (2 unless you changed
-   * it): no retry layer of the library wraps an embedder.
+   * Retries of a failed batch, under the policy of `withRetry` (rate limits and server errors,
+   * `Retry-After` honoured, never an abort). Default `{ maxRetries: 2 }`; `{ maxRetries: 0 }` for none.
    */
+  retry?: RetryOptions;
+  /** Retries the client makes by itself, unseen by `retry`. Default 0. */
   clientMaxRetries?: number;
   /** HTTP headers sent with every request. */
   headers?: Record<string, string>;
@@ -48,14 +51,9 @@ const optionsSchema = z.object({
   dimensions: z.number().int().positive().optional(),
   id: z.string().min(1).optional(),
   batchSize: z.number().int().positive().default(2048),
-  clientMaxRetries: z.number().int().min(0).optional(),
+  clientMaxRetries: z.number().int().min(0).default(0),
   headers: z.record(z.string(), z.string()).optional(),
 });
-
-/** The parts of an embeddings response the adapter reads. */
-export const embeddingsResponseSchema = z.object({ data: z.array(z.object({ index: z.number().optional(), embedding: z.array(z.number()) }).loose()) }).loose();
-
-const parseEmbeddings = compileSafeParse(embeddingsResponseSchema);
 
 /**
  * An {@link Embedder} on the official `openai` client's embeddings endpoint. Texts go in batches
@@ -78,34 +76,22 @@ export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const o = parseOptions(optionsSchema, options, 'openAIEmbedder');
   const { client } = options;
   const id = o.id ?? (o.dimensions === undefined ? o.model : `${o.model}@${o.dimensions}`);
+  const retry = retryPolicy(options.retry ?? {}, 'openAIEmbedder', 'options.retry');
   return {
     id,
     embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {
       const { signal } = embedOptions;
-      return embedInBatches(id, texts, () => o.batchSize, signal, async (input) => {
+      return embedInBatches(id, texts, () => o.batchSize, signal, retry, async (input) => {
         const body = { model: o.model, input, encoding_format: 'float', ...(o.dimensions === undefined ? {} : { dimensions: o.dimensions }) };
-        const requestOptions = {
-          ...(o.clientMaxRetries === undefined ? {} : { maxRetries: o.clientMaxRetries }),
-          ...(signal === undefined ? {} : { signal }),
-          ...(o.headers === undefined ? {} : { headers: o.headers }),
-        };
-        let raw: unknown;
-        try {
-          raw = await abortable(signal, () => client.embeddings.create(body as never, requestOptions as never), 'embedding call');
-        } catch (error) {
-          if (TotError.isInstance(error)) throw error;
-          if (signal?.aborted) throw abortedError(signal, 'embedding call');
-          throw openAIError(error, id);
-        }
-        const parsed = parseEmbeddings(raw);
+        const requestOptions = { maxRetries: o.clientMaxRetries, ...(signal === undefined ? {} : { signal }), ...(o.headers === undefined ? {} : { headers: o.headers }) };
+        const raw = await callProvider(signal, 'embedding call', () => client.embeddings.create(body as never, requestOptions as never), (error) => openAIError(error, id));
+        const parsed = parseEmbeddingsResponse(raw);
         if (!parsed.success) {
           throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned a response that is not an embedding list: ${parsed.error.issues[0]?.message}`, {
             details: { modelId: id, modelResult: raw, issues: parsed.error.issues, retryable: true },
           });
         }
-        const data = parsed.data.data;
-        const ordered = data.every((d, i) => d.index === undefined || d.index === i) ? data : [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-        return ordered.map((d) => d.embedding);
+        return inIndexOrder(parsed.data.data).map((d) => d.embedding);
       });
     },
   };

@@ -1,13 +1,13 @@
 import type { TotError } from '../errors/index.js';
 import { providerError } from '../internal/provider-error.js';
-import { isRetryableError, retryAfterMs } from '../model/with-retry.js';
+import { headerValue, isRetryableError, retryAfterMs } from '../model/with-retry.js';
 
 // The openai client's APIError, by shape (any major, any copy of the package). Connection
 // errors and timeouts are APIErrors without a status.
 interface OpenAIApiError {
   message: string;
   status: number | undefined;
-  headers: { get(name: string): string | null } | Record<string, string> | undefined;
+  headers: unknown;
   requestID?: string | null;
   code?: string | null;
   type?: string;
@@ -15,18 +15,10 @@ interface OpenAIApiError {
 
 const isApiError = (error: unknown): error is OpenAIApiError => error instanceof Error && 'status' in error && 'requestID' in error;
 
-function header(headers: OpenAIApiError['headers'], name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  return (headers as Record<string, string>)[name];
-}
-
-/** The retry rule of the openai client itself: the server's `x-should-retry`, else 408, 409, 429, 5xx and connection failures. */
+/** The openai client's own retry rule: the server's `x-should-retry`, else the status (none: a connection failure). */
 function retryable(e: OpenAIApiError): boolean {
-  const should = header(e.headers, 'x-should-retry');
-  if (should === 'true') return true;
-  if (should === 'false') return false;
-  return e.status === undefined || e.status === 408 || e.status === 409 || e.status === 429 || e.status >= 500;
+  const should = headerValue(e.headers, 'x-should-retry');
+  return should === 'true' ? true : should === 'false' ? false : isRetryableError(e);
 }
 
 /** An error of the openai client as the library's typed `GENERATION_FAILED`. */

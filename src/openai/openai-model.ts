@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortable, abortedError } from '../internal/abort.js';
-import { compileSafeParse } from '../internal/fast-check.js';
+import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
-import { callModel } from '../model/call-model.js';
+import { callModel, checkedRequest } from '../model/call-model.js';
 import type { CallOptions, FinishReason, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 import { SETTLES_ON_ABORT } from '../model/wrap-model.js';
 import type { OpenAIChatClient } from './client-types.js';
 import { openAIError } from './openai-error.js';
+import { chatCompletionSchema, inIndexOrder, parseChatCompletion } from './replies.js';
 
 /**
  * Options of {@link openAIModel}.
@@ -34,11 +34,12 @@ export interface OpenAIModelOptions {
   multipleOutputs?: boolean;
   /**
    * JSON mode with a schema: `true` sends `response_format: { type: 'json_schema', … }` with the
-   * request's schema (OpenAI's structured outputs, vLLM, LM Studio, recent Ollama); `false`
-   * (default) sends `{ type: 'json_object' }`, which nearly every compatible server accepts
-   * (OpenAI then wants the word "JSON" in the messages).
+   * request's schema as guidance (`strict: false`: vLLM, LM Studio, recent Ollama, OpenAI);
+   * `'strict'` asks OpenAI to guarantee the schema (`strict: true`, which wants every property
+   * required and `additionalProperties: false`); `false` (default) sends `{ type: 'json_object' }`,
+   * which nearly every compatible server accepts (OpenAI then wants the word "JSON" in the messages).
    */
-  structuredOutputs?: boolean;
+  structuredOutputs?: boolean | 'strict';
   /** The body field for `maxOutputTokens`. Default `'max_tokens'`; OpenAI's reasoning models want `'max_completion_tokens'`. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /**
@@ -49,7 +50,7 @@ export interface OpenAIModelOptions {
   clientMaxRetries?: number;
   /**
    * More body fields sent with every request (`top_p`, `user`, `reasoning_effort`, …); the
-   * request's own fields win. `stream` and `n` are refused.
+   * request's own fields win. `stream`, `n`, `model` and `messages` are refused.
    */
   params?: Record<string, unknown>;
   /** HTTP headers sent with every request. */
@@ -66,34 +67,18 @@ const optionsSchema = z.object({
   model: z.string().min(1),
   modelId: z.string().min(1).optional(),
   multipleOutputs: z.boolean().default(true),
-  structuredOutputs: z.boolean().default(false),
+  structuredOutputs: z.union([z.boolean(), z.literal('strict')]).default(false),
   maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   clientMaxRetries: z.number().int().min(0).default(0),
   params: z
     .record(z.string(), z.unknown())
     .refine((p) => !('stream' in p), { error: 'streaming is not supported: the adapter reads whole responses', path: ['stream'] })
-    .refine((p) => !('n' in p), { error: "give n in each request (GenerateRequest.n), where the library counts the outputs", path: ['n'] })
+    .refine((p) => !('n' in p), { error: 'give n in each request (GenerateRequest.n), where the library counts the outputs', path: ['n'] })
+    .refine((p) => !('model' in p), { error: 'give the model as the model option', path: ['model'] })
+    .refine((p) => !('messages' in p), { error: "give the messages in each request", path: ['messages'] })
     .optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
-
-/** The parts of a chat completion the adapter reads. */
-export const chatCompletionSchema = z
-  .object({
-    choices: z.array(
-      z
-        .object({
-          index: z.number().optional(),
-          message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }).loose().nullish(),
-          finish_reason: z.string().nullish(),
-        })
-        .loose(),
-    ),
-    usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).loose().nullish(),
-  })
-  .loose();
-
-const parseChatCompletion = compileSafeParse(chatCompletionSchema);
 
 type Choice = z.output<typeof chatCompletionSchema>['choices'][number];
 
@@ -150,10 +135,11 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
   const adapter: LanguageModel = {
     modelId,
     capabilities: { multipleOutputs: o.multipleOutputs },
-    generate(request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> {
-      const n = request.n ?? 1;
-      if (n > 1 && !o.multipleOutputs) return callModel(adapter, request, callOptions);
-      return generate(request, n, callOptions.signal);
+    async generate(request: GenerateRequest, callOptions: CallOptions = {}): Promise<GenerateResult> {
+      const checked = checkedRequest(request, 'openAIModel');
+      const n = checked.n ?? 1;
+      if (n > 1 && !o.multipleOutputs) return callModel(adapter, checked, callOptions);
+      return generate(checked, n, callOptions.signal);
     },
   };
   // Every call races its signal below, so callModel need not race it again.
@@ -162,7 +148,7 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
   function responseFormat(format: GenerateRequest['responseFormat']): object | undefined {
     if (format?.type !== 'json') return undefined;
     if (!o.structuredOutputs || format.schema === undefined) return { type: 'json_object' };
-    return { type: 'json_schema', json_schema: { name: 'response', schema: format.schema, strict: false } };
+    return { type: 'json_schema', json_schema: { name: 'response', schema: format.schema, strict: o.structuredOutputs === 'strict' } };
   }
 
   async function generate(request: GenerateRequest, n: number, signal: AbortSignal | undefined): Promise<GenerateResult> {
@@ -179,14 +165,7 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
       ...(format === undefined ? {} : { response_format: format }),
     };
     const requestOptions = { maxRetries: o.clientMaxRetries, ...(signal === undefined ? {} : { signal }), ...(o.headers === undefined ? {} : { headers: o.headers }) };
-    let raw: unknown;
-    try {
-      raw = await abortable(signal, () => client.chat.completions.create(body as never, requestOptions as never), 'model call');
-    } catch (error) {
-      if (TotError.isInstance(error)) throw error;
-      if (signal?.aborted) throw abortedError(signal, 'model call');
-      throw openAIError(error, modelId);
-    }
+    const raw = await callProvider(signal, 'model call', () => client.chat.completions.create(body as never, requestOptions as never), (error) => openAIError(error, modelId));
     const parsed = parseChatCompletion(raw);
     if (!parsed.success) {
       throw new TotError('GENERATION_FAILED', `Model "${modelId}" returned a response that is not a chat completion: ${parsed.error.issues[0]?.message}`, {
@@ -195,13 +174,15 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
     }
     const { choices, usage } = parsed.data;
     if (choices.length !== n) {
-      const hint = choices.length < n && n > 1 ? `: the server ignores n; pass multipleOutputs: false so that the library asks ${n} times` : '';
+      // No choice at all is a bad reply another attempt may mend; one for n > 1 is a server that ignores n.
+      const empty = choices.length === 0;
+      const hint = n > 1 && choices.length === 1 ? `: the server ignores n; pass multipleOutputs: false so that the library asks ${n} times` : '';
       throw new TotError('GENERATION_FAILED', `Model "${modelId}" was asked for ${n} choice(s) and returned ${choices.length}${hint}.`, {
-        recoverable: false,
-        details: { modelId, modelResult: raw, retryable: false },
+        recoverable: empty,
+        details: { modelId, modelResult: raw, retryable: empty },
       });
     }
-    const ordered = choices.every((c, i) => c.index === undefined || c.index === i) ? choices : [...choices].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    const ordered = inIndexOrder(choices);
     const finishReason = finishReasonOf(ordered);
     return {
       outputs: ordered.map((c) => c.message?.content ?? ''),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { compileFastCheck } from '../internal/fast-check.js';
+import { compileSafeParse } from '../internal/fast-check.js';
 
 /**
  * The shapes of a runner's own events, by type: only what its fold reads. Objects are loose (a
@@ -43,10 +43,9 @@ const sharedShapes: EventShapes = {
 
 /** A check that answers from the compiled predicate when it can and asks zod (for the message) when not. */
 function compiled(schema: z.ZodType): (value: unknown) => z.core.$ZodIssue[] | undefined {
-  const fast = compileFastCheck(schema);
+  const parse = compileSafeParse(schema);
   return (value) => {
-    if (fast?.(value)) return undefined;
-    const parsed = schema.safeParse(value);
+    const parsed = parse(value);
     return parsed.success ? undefined : parsed.error.issues;
   };
 }

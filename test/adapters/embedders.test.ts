@@ -71,7 +71,7 @@ describe.each(ADAPTERS)('$name', ({ make }) => {
 
   it.each([
     ['fewer vectors than texts', (texts: string[]) => texts.slice(1).map(() => [1]), /returned 1 vectors for 2 texts/],
-    ['a value that is not a number', () => [[1, Number.NaN], [1, 2]], /returned (a vector with a value that is not a finite number|a result of no AI SDK specification version|a response that is not an embedding list)/],
+    ['a value that is not a number', () => [[1, Number.NaN], [1, 2]], /returned a vector with a value that is not a finite number \(text 0\)\.$/],
     ['vectors of different lengths', () => [[1, 2], [1]], /vectors of different lengths/],
     ['an empty vector', () => [[], []], /no vector for text 0/],
   ])('fails %s with GENERATION_FAILED', async (_, answer, message) => {
@@ -119,5 +119,40 @@ describe('openAIEmbedder', () => {
     await embedder.embed(['x']);
     expect(bodies).toEqual([{ model: 'text-embedding-3-small', input: ['x'], encoding_format: 'float', dimensions: 2 }]);
     expect(embedder.id).toBe('text-embedding-3-small@2');
+  });
+});
+
+describe('fromAiSdkEmbedding', () => {
+  const model = (calls: unknown[], maxEmbeddingsPerCall?: PromiseLike<number | undefined>) => ({
+    specificationVersion: 'v4' as const,
+    provider: 'fake.embedding',
+    modelId: 'fake-embed',
+    maxEmbeddingsPerCall,
+    async doEmbed(options: { values: string[] }) {
+      calls.push(options);
+      return { embeddings: options.values.map(() => [1, 2]) };
+    },
+  });
+
+  it('sends the provider options and headers given with every call, and takes the id given', async () => {
+    const calls: unknown[] = [];
+    const embedder = fromAiSdkEmbedding(model(calls), { id: 'fake-embed@2', providerOptions: { fake: { dimensions: 2 } }, headers: { 'x-team': 'a' } });
+    await embedder.embed(['x']);
+    expect(embedder.id).toBe('fake-embed@2');
+    expect(calls).toEqual([{ values: ['x'], providerOptions: { fake: { dimensions: 2 } }, headers: { 'x-team': 'a' } }]);
+  });
+
+  it('settles with ABORTED while the batch size is still being worked out', async () => {
+    const calls: unknown[] = [];
+    const controller = new AbortController();
+    const call = fromAiSdkEmbedding(model(calls, new Promise(() => undefined))).embed(['x'], { signal: controller.signal });
+    controller.abort();
+    await settlesWithin(catchTotError(() => call, 'ABORTED'));
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses retry options of the wrong type, naming them', async () => {
+    const error = await catchTotError(() => fromAiSdkEmbedding(model([]), { retry: { maxRetries: -1 } }), 'INVALID_ARGUMENT');
+    expect(error.details?.field).toBe('options.retry.maxRetries');
   });
 });

@@ -131,11 +131,11 @@ describe.each(PROVIDER_CLIENTS)('$name', (client) => {
       expect(notices.map((n) => n.delayMs)).toEqual([250]);
     });
 
-    it('does not retry a 400, and the caller sees the status and the provider code', async () => {
-      server.handle(() => ({ status: 400, json: errorBody("Invalid value for 'temperature'", 'invalid_request_error', 'invalid_value') }));
+    it('does not retry a 400, and the caller sees the status, the provider code and the request id', async () => {
+      server.handle(() => ({ status: 400, headers: { 'x-request-id': 'req_abc' }, json: errorBody("Invalid value for 'temperature'", 'invalid_request_error', 'invalid_value') }));
       const error = await catchTotError(() => withRetry(model(), { maxRetries: 3, initialDelayMs: 0 }).generate(ask('Hi')), 'GENERATION_FAILED');
       expect(server.requests).toHaveLength(1);
-      expect(error.details).toMatchObject({ status: 400, providerCode: 'invalid_value', retryable: false });
+      expect(error.details).toMatchObject({ status: 400, providerCode: 'invalid_value', requestId: 'req_abc', retryable: false });
       expect(error.recoverable).toBe(false);
       expect(error.message).toContain('HTTP 400');
     });
@@ -152,6 +152,21 @@ describe.each(PROVIDER_CLIENTS)('$name', (client) => {
       const error = await catchTotError(() => withRetry(model(), { maxRetries: 2, initialDelayMs: 0 }).generate(ask('Hi')), 'GENERATION_FAILED');
       expect(server.requests).toHaveLength(3);
       expect(error.details).toMatchObject({ status: 503, retryable: true, attempts: 3 });
+    });
+
+    it('retries a 200 reply that is not JSON, and succeeds', async () => {
+      server.handle((_, index) => (index === 0 ? { text: '<html>Bad gateway</html>' } : { json: chatCompletion(['recovered']) }));
+      const error = await catchTotError(() => model().generate(ask('Hi')), 'GENERATION_FAILED');
+      expect(error.details?.retryable).toBe(true);
+      expect(error.details?.status).toBeUndefined();
+      const result = await withRetry(model(), { maxRetries: 2, initialDelayMs: 0 }).generate(ask('Hi'));
+      expect(result.outputs).toEqual(['recovered']);
+    });
+
+    it('refuses a bad request before sending anything', async () => {
+      await catchTotError(() => model().generate(ask('Hi', { n: 0 })), 'INVALID_ARGUMENT');
+      await catchTotError(() => model().generate({ messages: [] }), 'INVALID_ARGUMENT');
+      expect(server.requests).toHaveLength(0);
     });
 
     it("makes one request per attempt: the client's own retries are not in the path", async () => {
@@ -245,6 +260,22 @@ describe.each(PROVIDER_CLIENTS)('$name', (client) => {
       const vectors = await client.embedder(server.url, { embeddingBatchSize: 2 }).embed(['a', 'bb', 'ccc', 'dddd', 'eeeee']);
       expect(vectors).toEqual(['a', 'bb', 'ccc', 'dddd', 'eeeee'].map(vectorOf));
       expect(server.requests.map((r) => r.body.input)).toEqual([['a', 'bb'], ['ccc', 'dddd'], ['eeeee']]);
+    });
+
+    it('retries a rate-limited batch, waiting for Retry-After', async () => {
+      server.handle((request, index) =>
+        index === 0 ? { status: 429, headers: { 'retry-after-ms': '50' }, json: errorBody('Rate limit reached', 'requests') } : embeddingsReply()(request),
+      );
+      expect(await client.embedder(server.url).embed(['apple'])).toEqual([vectorOf('apple')]);
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(45);
+    });
+
+    it('makes one request for a failed batch with retry: { maxRetries: 0 }', async () => {
+      server.handle(() => ({ status: 500, json: errorBody('boom', 'server_error') }));
+      const error = await catchTotError(() => client.embedder(server.url, { embeddingRetry: { maxRetries: 0 } }).embed(['x']), 'GENERATION_FAILED');
+      expect(error.details).toMatchObject({ status: 500, retryable: true });
+      expect(server.requests).toHaveLength(1);
     });
 
     it('fails with the status on a provider error', async () => {

@@ -14,8 +14,8 @@ export interface WireRequest {
   closedByClient: boolean;
 }
 
-/** A reply: a JSON body (status 200 unless given), or no reply at all until the client gives up. */
-export type WireReply = { status?: number; headers?: Record<string, string>; json: unknown } | { hang: true };
+/** A reply: a JSON body (status 200 unless given), a raw body, or no reply at all until the client gives up. */
+export type WireReply = { status?: number; headers?: Record<string, string>; json: unknown } | { status?: number; headers?: Record<string, string>; text: string } | { hang: true };
 
 export type WireHandler = (request: WireRequest, index: number) => WireReply | Promise<WireReply>;
 
@@ -90,7 +90,7 @@ export async function startWireServer(handler: WireHandler = () => ({ json: chat
       void Promise.resolve(current(request, index)).then((reply) => {
         if ('hang' in reply) return;
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-        res.end(JSON.stringify(reply.json));
+        res.end('text' in reply ? reply.text : JSON.stringify(reply.json));
       });
     });
   });

@@ -3,7 +3,7 @@ import { createOpenAICompatible as createV2 } from 'ai-sdk-openai-compatible-v1'
 import { createOpenAICompatible as createV4 } from 'ai-sdk-openai-compatible-v3';
 import OpenAI from 'openai';
 import OpenAI7 from 'openai-v7';
-import type { Embedder, LanguageModel } from '../../src/index.js';
+import type { Embedder, LanguageModel, RetryOptions } from '../../src/index.js';
 import { fromAiSdk, fromAiSdkEmbedding, type AiSdkEmbeddingModel, type AiSdkLanguageModel } from '../../src/ai-sdk/index.js';
 import { openAIEmbedder, openAIModel, type OpenAIModelOptions } from '../../src/openai/index.js';
 
@@ -11,6 +11,7 @@ import { openAIEmbedder, openAIModel, type OpenAIModelOptions } from '../../src/
 export interface ClientSettings {
   structuredOutputs?: boolean;
   embeddingBatchSize?: number;
+  embeddingRetry?: RetryOptions;
   openai?: Partial<OpenAIModelOptions>;
 }
 
@@ -33,7 +34,7 @@ function openAIClient(name: string, Client: typeof OpenAI | typeof OpenAI7): Pro
     nativeN: true,
     model: (baseURL, s = {}) => openAIModel({ client: client(baseURL), model: 'test-model', ...(s.structuredOutputs ? { structuredOutputs: true } : {}), ...s.openai }),
     embedder: (baseURL, s = {}) =>
-      openAIEmbedder({ client: client(baseURL), model: 'test-embedder', clientMaxRetries: 0, ...(s.embeddingBatchSize ? { batchSize: s.embeddingBatchSize } : {}) }),
+      openAIEmbedder({ client: client(baseURL), model: 'test-embedder', ...(s.embeddingBatchSize ? { batchSize: s.embeddingBatchSize } : {}), ...(s.embeddingRetry ? { retry: s.embeddingRetry } : {}) }),
   };
 }
 
@@ -51,7 +52,7 @@ function aiSdkClient(name: string, create: Create): ProviderClient {
       const model = (p.embeddingModel ?? p.textEmbeddingModel).call(p, 'test-embedder');
       // The provider's limit (2048) is a getter: a model with a smaller one inherits everything else.
       const limited = (size: number) => Object.create(model, { maxEmbeddingsPerCall: { value: size } }) as AiSdkEmbeddingModel;
-      return fromAiSdkEmbedding(s.embeddingBatchSize ? limited(s.embeddingBatchSize) : model);
+      return fromAiSdkEmbedding(s.embeddingBatchSize ? limited(s.embeddingBatchSize) : model, s.embeddingRetry ? { retry: s.embeddingRetry } : {});
     },
   };
 }

@@ -6,8 +6,7 @@ import { generateRequestSchema, generateResultSchema } from '../../src/model/sch
 import { optionsSchema as generateStructuredOptionsSchema } from '../../src/structured/generate-structured.js';
 import { evaluationSchema } from '../../src/tree/schemas.js';
 import { aiSdkGenerateResultSchema, generateResultV2Schema, generateResultV3Schema } from '../../src/ai-sdk/ai-sdk-result.js';
-import { chatCompletionSchema } from '../../src/openai/openai-model.js';
-import { embeddingsResponseSchema } from '../../src/openai/openai-embedder.js';
+import { chatCompletionSchema, embeddingsResponseSchema } from '../../src/openai/replies.js';
 
 type Def = { type: string; checks?: { _zod: { def: Record<string, unknown> } }[] } & Record<string, unknown>;
 const defOf = (s: unknown) => (s as { _zod: { def: Def } })._zod.def;

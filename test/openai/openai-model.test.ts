@@ -48,16 +48,33 @@ describe('openAIModel', () => {
 
   it('sends only the fields the request sets, more params underneath, and the request winning', async () => {
     const { client, calls } = fakeClient(() => chatCompletion(['x']));
-    await openAIModel({ client, model: 'm', params: { top_p: 0.9, temperature: 1, model: 'other' } }).generate(ask('Hi', { temperature: 0.2 }));
+    await openAIModel({ client, model: 'm', params: { top_p: 0.9, temperature: 1 } }).generate(ask('Hi', { temperature: 0.2 }));
     expect(calls[0]!.body).toEqual({ top_p: 0.9, temperature: 0.2, model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
   });
 
-  it('refuses stream and n among the extra params', async () => {
+  it('refuses stream, n, model and messages among the extra params', async () => {
     const { client } = fakeClient(() => chatCompletion(['x']));
     const stream = await catchTotError(() => openAIModel({ client, model: 'm', params: { stream: true } }), 'INVALID_ARGUMENT');
     expect(stream.message).toBe('openAIModel: options.params.stream: streaming is not supported: the adapter reads whole responses');
-    const n = await catchTotError(() => openAIModel({ client, model: 'm', params: { n: 2 } }), 'INVALID_ARGUMENT');
-    expect(n.details?.field).toBe('options.params.n');
+    for (const field of ['n', 'model', 'messages']) {
+      const error = await catchTotError(() => openAIModel({ client, model: 'm', params: { [field]: 1 } }), 'INVALID_ARGUMENT');
+      expect(error.details?.field).toBe(`options.params.${field}`);
+    }
+  });
+
+  it('checks a request given to its own generate, and sends nothing for a bad one', async () => {
+    const { client, calls } = fakeClient(() => chatCompletion(['x']));
+    const model = openAIModel({ client, model: 'm' });
+    expect((await catchTotError(() => model.generate(ask('Hi', { n: 0 })), 'INVALID_ARGUMENT')).details?.field).toBe('request.n');
+    await catchTotError(() => model.generate({ messages: 'Hi' } as never), 'INVALID_ARGUMENT');
+    expect(calls).toHaveLength(0);
+  });
+
+  it("asks OpenAI to guarantee the schema with structuredOutputs: 'strict'", async () => {
+    const { client, calls } = fakeClient(() => chatCompletion(['{}']));
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    await openAIModel({ client, model: 'm', structuredOutputs: 'strict' }).generate(ask('JSON', { responseFormat: { type: 'json', schema } }));
+    expect(calls[0]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema, strict: true } });
   });
 
   it("writes the output token limit to max_completion_tokens for OpenAI's reasoning models", async () => {
@@ -105,6 +122,14 @@ describe('openAIModel', () => {
     const error = await catchTotError(() => openAIModel({ client, model: 'm' }).generate(ask('Hi', { n: 3 })), 'GENERATION_FAILED');
     expect(error.message).toBe('Model "m" was asked for 3 choice(s) and returned 1: the server ignores n; pass multipleOutputs: false so that the library asks 3 times.');
     expect(isRetryableError(error)).toBe(false);
+  });
+
+  it('retries a reply without choices: another attempt may mend it', async () => {
+    let attempts = 0;
+    const { client } = fakeClient(() => (attempts++ === 0 ? { ...(chatCompletion([]) as object), choices: [] } : chatCompletion(['ok'])));
+    const error = await catchTotError(() => openAIModel({ client, model: 'm' }).generate(ask('Hi')), 'GENERATION_FAILED');
+    expect(error.details?.retryable).toBe(true);
+    expect((await withRetry(openAIModel({ client, model: 'm' }), { initialDelayMs: 0 }).generate(ask('Hi'))).outputs).toEqual(['ok']);
   });
 
   it('asks n times, without n on the wire, with multipleOutputs: false', async () => {
