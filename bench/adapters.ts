@@ -8,8 +8,9 @@
  * against the model's `doGenerate` (@ai-sdk/openai-compatible 2, provider specification v3), and
  * both embedders against their raw calls. Target: ≤ 50 µs median per call over 1,000 calls.
  *
- * A second measure takes the network out: the same calls on clients that answer at once from
- * memory, so what remains is the adapter's own CPU time (mapping, checks, abort handling).
+ * The raw call against itself (an A/A comparison) gives the method's own error. A last measure
+ * takes the network out: the same calls on clients that answer at once from memory, so what
+ * remains is the adapter's own CPU time (request check, mapping, reply check, abort handling).
  */
 import { Worker } from 'node:worker_threads';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -127,6 +128,12 @@ const http = {
   fromAiSdkEmbedding: await compare(() => embeddingModel.doEmbed({ values: texts }), () => adapters.fromAiSdkEmbedding.embed(texts), EMBED_CALLS),
 };
 
+// The method's own error: the raw call on both sides of each round (an A/A comparison).
+const calibration = {
+  openai: await compare(() => client.chat.completions.create(openAIBody), () => client.chat.completions.create(openAIBody), CALLS),
+  aiSdk: await compare(() => chatModel.doGenerate(aiSdkOptions), () => chatModel.doGenerate(aiSdkOptions), CALLS),
+};
+
 // In memory: clients that answer at once, so the difference is the adapter's own CPU time.
 const instantClient = { chat: { completions: { create: async () => completion } } };
 const instantModel = {
@@ -153,6 +160,7 @@ report('adapters', {
   server: 'OpenAI wire format on 127.0.0.1, in a worker thread, keep-alive',
   clients: { openai: '6', aiSdkProvider: '@ai-sdk/openai-compatible 2 (specification v3)' },
   http,
+  calibration,
   inMemory: cpu,
   targets: { overheadMedianMicros: 50 },
 });
