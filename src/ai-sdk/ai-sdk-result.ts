@@ -7,43 +7,28 @@ import type { FinishReason, Usage } from '../model/types.js';
 const count = z.number().nullish();
 
 const content = z.array(z.object({ type: z.string(), text: z.unknown().optional() }).loose());
+// v3 and v4 nest token counts (`inputTokens.total`) and give the finish reason as `{ unified, raw }`;
+// v2 has flat counts and a string reason.
+const finishV3 = z.object({ unified: z.string() }).loose();
+const usageV3 = z.object({ inputTokens: z.object({ total: count }).loose(), outputTokens: z.object({ total: count }).loose() }).loose();
+const usageV2 = z.object({ inputTokens: count, outputTokens: count }).loose();
+
+const resultSchema = <F extends z.ZodType, U extends z.ZodType>(finishReason: F, usage: U) =>
+  z.object({ content, finishReason: finishReason.optional(), usage: usage.optional(), structuredOutputText: z.string().optional() }).loose();
 
 /**
  * The parts of a `doGenerate` result the adapter reads, for the three specification versions:
- * v3 and v4 nest token counts (`inputTokens.total`) and give the finish reason as
- * `{ unified, raw }`; v2 has flat counts and a string reason. Either form of each field is
- * accepted whatever version the model declares.
+ * either form of each field is accepted whatever version the model declares.
  */
-export const aiSdkGenerateResultSchema = z
-  .object({
-    content,
-    finishReason: z.union([z.string(), z.object({ unified: z.string() }).loose()]).optional(),
-    usage: z
-      .union([
-        z.object({ inputTokens: z.object({ total: count }).loose(), outputTokens: z.object({ total: count }).loose() }).loose(),
-        z.object({ inputTokens: count, outputTokens: count }).loose(),
-      ])
-      .optional(),
-    structuredOutputText: z.string().optional(),
-  })
-  .loose();
+export const aiSdkGenerateResultSchema = resultSchema(z.union([z.string(), finishV3]), z.union([usageV3, usageV2]));
 
 type AiSdkGenerateResult = z.output<typeof aiSdkGenerateResultSchema>;
 
 /** A v3 or v4 result as providers write it: the fast path's shape (a narrowing of the schema above). */
-export const generateResultV3Schema = z
-  .object({
-    content,
-    finishReason: z.object({ unified: z.string() }).loose().optional(),
-    usage: z.object({ inputTokens: z.object({ total: count }).loose(), outputTokens: z.object({ total: count }).loose() }).loose().optional(),
-    structuredOutputText: z.string().optional(),
-  })
-  .loose();
+export const generateResultV3Schema = resultSchema(finishV3, usageV3);
 
 /** A v2 result as providers write it: likewise. */
-export const generateResultV2Schema = z
-  .object({ content, finishReason: z.string().optional(), usage: z.object({ inputTokens: count, outputTokens: count }).loose().optional(), structuredOutputText: z.string().optional() })
-  .loose();
+export const generateResultV2Schema = resultSchema(z.string(), usageV2);
 
 // The schema's unions have no literal to tell their options apart, so zod alone could read them;
 // a result of either version's usual shape is valid under the schema as it is, without a copy.

@@ -6,7 +6,7 @@ import type { EmbedOptions, Embedder } from '../model/embedder.js';
 import { retryPolicy, type RetryOptions } from '../model/with-retry.js';
 import { aiSdkError } from './ai-sdk-error.js';
 import { checkedAiSdkResult } from './ai-sdk-result.js';
-import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
+import { aiSdkModelSchema, callSettings, callSettingsShape } from './model-schema.js';
 import type { AiSdkEmbeddingModel, AiSdkProviderOptions } from './types.js';
 
 /**
@@ -35,8 +35,7 @@ export interface FromAiSdkEmbeddingOptions {
 
 const optionsSchema = z.object({
   id: z.string().min(1).optional(),
-  providerOptions: providerOptionsSchema.optional(),
-  headers: headersSchema.optional(),
+  ...callSettingsShape,
 });
 
 /**
@@ -62,10 +61,7 @@ export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: FromAiSd
   const o = parseOptions(optionsSchema, options, 'fromAiSdkEmbedding');
   const id = o.id ?? model.modelId;
   const retry = retryPolicy(options.retry ?? {}, 'fromAiSdkEmbedding', 'options.retry');
-  const fixed = {
-    ...(o.providerOptions === undefined ? {} : { providerOptions: o.providerOptions }),
-    ...(o.headers === undefined ? {} : { headers: o.headers }),
-  };
+  const fixed = callSettings(o);
   return {
     id,
     embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<number[][]> {

@@ -6,7 +6,7 @@ import type { CallOptions, ChatMessage, GenerateRequest, GenerateResult, Languag
 import { SETTLES_ON_ABORT } from '../model/wrap-model.js';
 import { aiSdkError } from './ai-sdk-error.js';
 import { checkedAiSdkResult, finishReasonOf, usageOf } from './ai-sdk-result.js';
-import { aiSdkModelSchema, headersSchema, providerOptionsSchema } from './model-schema.js';
+import { aiSdkModelSchema, callSettings, callSettingsShape } from './model-schema.js';
 import type { AiSdkLanguageModel, AiSdkProviderOptions } from './types.js';
 
 /**
@@ -30,8 +30,7 @@ export interface FromAiSdkOptions {
 
 const optionsSchema = z.object({
   modelId: z.string().min(1).optional(),
-  providerOptions: providerOptionsSchema.optional(),
-  headers: headersSchema.optional(),
+  ...callSettingsShape,
 });
 
 // The prompt every specification version takes: a system message's content is a string, the
@@ -77,10 +76,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   parseOptions(aiSdkModelSchema('doGenerate'), model, 'fromAiSdk', 'model');
   const o = parseOptions(optionsSchema, options, 'fromAiSdk');
   const modelId = o.modelId ?? model.modelId;
-  const fixed = {
-    ...(o.providerOptions === undefined ? {} : { providerOptions: o.providerOptions }),
-    ...(o.headers === undefined ? {} : { headers: o.headers }),
-  };
+  const fixed = callSettings(o);
 
   const adapter: LanguageModel = {
     modelId,

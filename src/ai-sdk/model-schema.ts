@@ -26,7 +26,16 @@ export function aiSdkModelSchema(method: 'doGenerate' | 'doEmbed') {
   );
 }
 
-/** JSON-like provider settings keyed by provider name. */
-export const providerOptionsSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
+/** The settings both AI SDK adapters send with every call: JSON-like provider options keyed by provider name, and HTTP headers. */
+export const callSettingsShape = {
+  providerOptions: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+};
 
-export const headersSchema = z.record(z.string(), z.string());
+/** The call options those settings give: only the ones set. */
+export function callSettings(o: { providerOptions?: Record<string, Record<string, unknown>> | undefined; headers?: Record<string, string> | undefined }) {
+  return {
+    ...(o.providerOptions === undefined ? {} : { providerOptions: o.providerOptions }),
+    ...(o.headers === undefined ? {} : { headers: o.headers }),
+  };
+}

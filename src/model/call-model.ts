@@ -3,7 +3,7 @@ import { raceAbort, throwIfAborted } from '../internal/abort.js';
 import { compileFastCheck } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
-import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
+import type { CallOptions, FinishReason, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
 import { SETTLES_ON_ABORT } from './wrap-model.js';
 
 /**
@@ -132,6 +132,11 @@ async function emulateN(model: LanguageModel, request: GenerateRequest, n: numbe
   }
 }
 
+/** One finish reason for several samples: the first that is not `stop` (a cut-short sample must show), else the first. */
+export function mergedFinishReason(reasons: readonly (FinishReason | undefined)[]): FinishReason | undefined {
+  return reasons.find((r) => r !== undefined && r !== 'stop') ?? reasons[0];
+}
+
 function sumKnown(values: (number | undefined)[]): number | undefined {
   let total = 0;
   for (const value of values) {
@@ -148,7 +153,7 @@ function mergeResults(results: GenerateResult[]): GenerateResult {
   if (inputTokens !== undefined) usage.inputTokens = inputTokens;
   if (outputTokens !== undefined) usage.outputTokens = outputTokens;
   const merged: GenerateResult = { outputs: results.flatMap((r) => r.outputs), usage };
-  const finish = results.find((r) => r.finishReason !== undefined && r.finishReason !== 'stop')?.finishReason ?? results[0]?.finishReason;
+  const finish = mergedFinishReason(results.map((r) => r.finishReason));
   if (finish !== undefined) merged.finishReason = finish;
   if (results.every((r) => r.cacheHit === true)) merged.cacheHit = true;
   merged.raw = results.map((r) => r.raw);

@@ -27,8 +27,8 @@ export async function embedInBatches(
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += size) {
     const values = texts.slice(start, start + size);
-    vectors.push(...checkedEmbeddings(id, await retry(id, () => embedBatch(values), { signal }), values.length));
+    // Every batch's vectors must have the first batch's length.
+    vectors.push(...checkedEmbeddings(id, await retry(id, () => embedBatch(values), { signal }), values.length, vectors[0]?.length));
   }
-  // Batches checked one by one may still disagree on the length of their vectors.
-  return size < texts.length ? checkedEmbeddings(id, vectors, texts.length) : vectors;
+  return vectors;
 }

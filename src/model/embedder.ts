@@ -43,20 +43,20 @@ export interface Embedder {
 }
 
 /**
- * `vectors` when they are `count` non-empty arrays of finite numbers of one length, else
- * `GENERATION_FAILED` naming what is wrong: a provider's reply is checked before anything compares
- * vectors with it. Shared by the embedder adapters.
+ * `vectors` when they are `count` non-empty arrays of finite numbers of one length (`dimensions`,
+ * when an earlier batch set it), else `GENERATION_FAILED` naming what is wrong: a provider's reply
+ * is checked before anything compares vectors with it. Shared by the embedder adapters.
  */
-export function checkedEmbeddings(id: string, vectors: unknown, count: number): number[][] {
+export function checkedEmbeddings(id: string, vectors: unknown, count: number, dimensions?: number): number[][] {
   const fail = (what: string) => {
     throw new TotError('GENERATION_FAILED', `Embedder "${id}" returned ${what}.`, { recoverable: false, details: { modelId: id, modelResult: vectors, retryable: false } });
   };
   if (!Array.isArray(vectors)) return fail('no list of vectors');
   if (vectors.length !== count) return fail(`${vectors.length} vectors for ${count} texts`);
-  const dimensions = (vectors[0] as unknown[] | undefined)?.length;
+  const length = dimensions ?? (vectors[0] as unknown[] | undefined)?.length;
   for (const [i, vector] of vectors.entries()) {
     if (!Array.isArray(vector) || vector.length === 0) return fail(`no vector for text ${i}`);
-    if (vector.length !== dimensions) return fail(`vectors of different lengths (${dimensions} and ${vector.length})`);
+    if (vector.length !== length) return fail(`vectors of different lengths (${length} and ${vector.length})`);
     if (!vector.every((x) => typeof x === 'number' && Number.isFinite(x))) return fail(`a vector with a value that is not a finite number (text ${i})`);
   }
   return vectors as number[][];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
-import { callModel, checkedRequest } from '../model/call-model.js';
+import { callModel, checkedRequest, mergedFinishReason } from '../model/call-model.js';
 import type { CallOptions, FinishReason, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 import { SETTLES_ON_ABORT } from '../model/wrap-model.js';
 import type { OpenAIChatClient } from './client-types.js';
@@ -62,6 +62,14 @@ const chatClientSchema = z.custom<OpenAIChatClient>(
   'expected an openai client (new OpenAI({ baseURL, apiKey }))',
 );
 
+// Body fields `params` may not set, and why.
+const REFUSED_PARAMS: Record<string, string> = {
+  stream: 'streaming is not supported: the adapter reads whole responses',
+  n: 'give n in each request (GenerateRequest.n), where the library counts the outputs',
+  model: 'give the model as the model option',
+  messages: 'give the messages in each request',
+};
+
 const optionsSchema = z.object({
   client: chatClientSchema,
   model: z.string().min(1),
@@ -72,10 +80,9 @@ const optionsSchema = z.object({
   clientMaxRetries: z.number().int().min(0).default(0),
   params: z
     .record(z.string(), z.unknown())
-    .refine((p) => !('stream' in p), { error: 'streaming is not supported: the adapter reads whole responses', path: ['stream'] })
-    .refine((p) => !('n' in p), { error: 'give n in each request (GenerateRequest.n), where the library counts the outputs', path: ['n'] })
-    .refine((p) => !('model' in p), { error: 'give the model as the model option', path: ['model'] })
-    .refine((p) => !('messages' in p), { error: "give the messages in each request", path: ['messages'] })
+    .superRefine((params, ctx) => {
+      for (const [key, message] of Object.entries(REFUSED_PARAMS)) if (key in params) ctx.addIssue({ code: 'custom', message, path: [key] });
+    })
     .optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
@@ -84,17 +91,10 @@ type Choice = z.output<typeof chatCompletionSchema>['choices'][number];
 
 const FINISH_REASONS: Record<string, FinishReason> = { stop: 'stop', length: 'length', content_filter: 'content-filter' };
 
-/** One reason for all choices: the first that is not `stop` (a cut-short sample is what a caller must see). */
-function finishReasonOf(choices: Choice[]): FinishReason | undefined {
-  let first: FinishReason | undefined;
-  for (const choice of choices) {
-    const raw = choice.message?.refusal ? 'content_filter' : choice.finish_reason;
-    if (raw === undefined || raw === null) continue;
-    const reason = FINISH_REASONS[raw] ?? 'other';
-    if (reason !== 'stop') return reason;
-    first ??= reason;
-  }
-  return first;
+/** A choice's finish reason (a refusal is the content filter's). */
+function finishReasonOf(choice: Choice): FinishReason | undefined {
+  const raw = choice.message?.refusal ? 'content_filter' : choice.finish_reason;
+  return raw === undefined || raw === null ? undefined : (FINISH_REASONS[raw] ?? 'other');
 }
 
 /**
@@ -183,7 +183,7 @@ export function openAIModel(options: OpenAIModelOptions): LanguageModel {
       });
     }
     const ordered = inIndexOrder(choices);
-    const finishReason = finishReasonOf(ordered);
+    const finishReason = mergedFinishReason(ordered.map(finishReasonOf));
     return {
       outputs: ordered.map((c) => c.message?.content ?? ''),
       usage: {

@@ -9,27 +9,15 @@ describe('TSDoc coverage', () => {
     expect(missingExamples(path('./fixtures/partly-documented.ts'))).toEqual(['Widget.bare', 'noExample', 'undocumentedConst']);
   });
 
-  it('every export of @tot/core has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/index.ts'))).toEqual([]);
-  }, 60_000);
-
-  it('every export of @tot/core/testing has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/testing/index.ts'))).toEqual([]);
-  }, 60_000);
-
-  it('every export of @tot/core/sqlite has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/sqlite/index.ts'))).toEqual([]);
-  }, 60_000);
-
-  it('every export of @tot/core/postgres has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/postgres/index.ts'))).toEqual([]);
-  }, 60_000);
-
-  it('every export of @tot/core/ai-sdk has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/ai-sdk/index.ts'))).toEqual([]);
-  }, 60_000);
-
-  it('every export of @tot/core/openai has TSDoc with an @example', () => {
-    expect(missingExamples(path('../../src/openai/index.ts'))).toEqual([]);
+  // Every entry point of the package: the root and each subpath.
+  it.each([
+    ['@tot/core', 'index'],
+    ['@tot/core/testing', 'testing/index'],
+    ['@tot/core/sqlite', 'sqlite/index'],
+    ['@tot/core/postgres', 'postgres/index'],
+    ['@tot/core/ai-sdk', 'ai-sdk/index'],
+    ['@tot/core/openai', 'openai/index'],
+  ])('every export of %s has TSDoc with an @example', (_name, entry) => {
+    expect(missingExamples(path(`../../src/${entry}.ts`))).toEqual([]);
   }, 60_000);
 });
