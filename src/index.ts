@@ -16,3 +16,4 @@ export * from './search/index.js';
 export * from './solve/index.js';
 export * from './cot/index.js';
 export * from './fractal/index.js';
+export * from './graph/index.js';

@@ -40,6 +40,15 @@ export interface RunSettings<E extends RunEventBase> {
    * that a log which would not replay is refused with `INVALID_FORMAT` instead of being extended.
    */
   replayLog?: (events: readonly RunEventBase[]) => unknown;
+  /**
+   * How a resumed program catches up with its log. `'rerun'` (the default): it runs again from
+   * the start, with recorded calls served, and must emit the log's own events again in the same
+   * order (the kernel swallows them and fails the run with `RESUME_MISMATCH` where they differ).
+   * `'fold'`: it rebuilds its state from the log itself and emits only what is new — for runners
+   * whose event order depends on timing (an operation graph's independent operations finish in
+   * whatever order their calls return), so that no replay of that order can be demanded.
+   */
+  resumeBy?: 'rerun' | 'fold';
 }
 
 /** Per-run options, validated by the runner. */
@@ -110,6 +119,8 @@ function describeLocation(where: ErrorLocation | undefined): string {
       return `${where.operator} of frame ${where.frameId}`;
     case 'thought':
       return `thought ${where.thoughtNumber}`;
+    case 'operation':
+      return `${where.operation} operation ${where.operationId}${where.parentIds && where.parentIds.length > 0 ? ` on ${where.parentIds.join(', ')}` : ''}`;
     case 'phase':
       return where.phase;
     case 'strategy':
@@ -652,7 +663,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.nextSeq = log.lastSeq + 1;
       this.calls = log.requestedCalls;
       this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
-      if (log.runnerEvents.length > 0) this.replay = { events: log.runnerEvents, index: 0 };
+      if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);
     }

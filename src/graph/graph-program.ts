@@ -1,0 +1,194 @@
+import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
+import { callModel } from '../model/call-model.js';
+import type { LanguageModel } from '../model/types.js';
+import type { RunEnd, Run, RunProgram } from '../run/run.js';
+import type { RunResult, RunStats } from '../run/run-result.js';
+import type { SharedStopReason } from '../run/stop-detail.js';
+import type { GraphEvent, ThoughtRecord } from './graph-events.js';
+import type { Operation, OperationContext } from './operation.js';
+import { makeThought, type GraphThought } from './thought.js';
+import { ThoughtGraph, type GraphLog, type OperationInfo } from './thought-graph.js';
+
+/**
+ * Why an operation-graph run stopped: the shared reasons (`completed`, `budget_exceeded`,
+ * `aborted`, `timeout`, `error`).
+ *
+ * @example
+ * ```ts
+ * import type { GraphStopReason } from '@tot/core';
+ *
+ * const partial = (r: GraphStopReason) => r !== 'completed';
+ * ```
+ */
+export type GraphStopReason = SharedStopReason;
+
+/**
+ * Counters of an operation-graph run: the shared {@link RunStats} and the graph's own.
+ *
+ * @example
+ * ```ts
+ * import type { GraphStats } from '@tot/core';
+ *
+ * const summary = (s: GraphStats) => `${s.operations} operations, ${s.thoughts} thoughts, ${s.droppedThoughts} dropped`;
+ * ```
+ */
+export interface GraphStats extends RunStats {
+  /** Operations that completed. */
+  operations: number;
+  /** Operations that failed (they pass nothing on). */
+  failedOperations: number;
+  /** Thoughts the operations made (the input not counted). */
+  thoughts: number;
+  /** Thoughts dropped: parses that threw or returned nothing, failed calls, failed checks. */
+  droppedThoughts: number;
+}
+
+/**
+ * What an operation-graph run returns: the output thoughts of its last operations (those no other
+ * operation follows, in the order they were added), the whole graph of thoughts, and the shared
+ * result fields. A run that stopped early (budget, time) returns what its completed operations made.
+ *
+ * @example
+ * ```ts
+ * import type { OperationGraphResult } from '@tot/core';
+ *
+ * const best = (r: OperationGraphResult<{ list: number[] }>) => r.thoughts[0]?.state.list;
+ * ```
+ */
+export interface OperationGraphResult<S> extends RunResult<GraphStopReason, GraphStats> {
+  thoughts: GraphThought<S>[];
+  graph: ThoughtGraph<S>;
+}
+
+/** An operation as a run holds it. */
+export interface GraphOp<S> extends OperationInfo {
+  operation: Operation<S>;
+}
+
+const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: [...t.parentIds] });
+
+function protocolError(error: unknown, code: TotErrorCode): ProtocolErrorObject {
+  return TotError.isInstance(error) ? error.toProtocolError() : { code, message: error instanceof Error ? error.message : String(error), recoverable: false };
+}
+
+/** The outputs of the operations no other operation follows, in the order they were added. */
+export function leafOutputs<S>(ops: readonly OperationInfo[], graph: ThoughtGraph<S>): GraphThought<S>[] {
+  const followed = new Set(ops.flatMap((o) => o.after));
+  return ops.filter((o) => !followed.has(o.id)).flatMap((o) => [...(graph.outputsOf(o.id) ?? [])]);
+}
+
+/**
+ * One run of an operation graph. Each operation is a promise that waits for its own predecessors
+ * only (no barrier between levels), so independent operations, and the calls inside each, run at
+ * once under the run's concurrency. A resumed run (`log`) takes the operations its log finished as
+ * they were, and runs the rest with their recorded calls served from the log.
+ */
+export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<S>>, model: LanguageModel | undefined, input: S, log?: GraphLog<S>): RunProgram<OperationGraphResult<S>> {
+  const graph = new ThoughtGraph<S>(ops, input);
+  const stats = { operations: 0, failedOperations: 0, thoughts: 0, droppedThoughts: 0 };
+  const runModel = model ? run.runModel(model) : undefined;
+  const outputs = new Map<string, Promise<readonly GraphThought<S>[]>>();
+  const byId = new Map(ops.map((o) => [o.id, o]));
+  const where = (op: GraphOp<S>, parentIds?: readonly string[]): ErrorLocation => ({ kind: 'operation', operationId: op.id, operation: op.kind, ...(parentIds ? { parentIds: [...parentIds] } : {}) });
+
+  if (log) {
+    // The operations the log finished, in the order it finished them: the graph as it was.
+    for (const id of log.finished) {
+      const op = byId.get(id)!;
+      for (const d of log.dropped.get(id) ?? []) {
+        stats.droppedThoughts += 1;
+        run.recordError(new TotError(d.error.code as TotErrorCode, d.error.message), where(op, d.parentIds));
+      }
+      const failure = log.graph.errorOf(id);
+      if (failure) {
+        stats.failedOperations += 1;
+        graph.fail(id, failure);
+        run.recordError(new TotError(failure.code as TotErrorCode, failure.message), where(op));
+        outputs.set(id, Promise.resolve([]));
+        continue;
+      }
+      const made = log.graph.thoughtsOf(id);
+      const out = graph.complete(id, made, (log.graph.outputsOf(id) ?? []).map((t) => t.id));
+      stats.operations += 1;
+      stats.thoughts += made.length;
+      outputs.set(id, Promise.resolve(out));
+    }
+  }
+
+  const context = (op: GraphOp<S>, created: GraphThought<S>[]): OperationContext<S> => {
+    const make = (state: S, parents: readonly GraphThought<S>[], marks: Parameters<OperationContext<S>['thought']>[2]) => {
+      const t = makeThought(`${op.id}.${created.length}`, op.id, parents.map((p) => p.id), state, marks);
+      created.push(t);
+      return t;
+    };
+    return {
+      operationId: op.id,
+      signal: run.signal,
+      model: runModel,
+      async generate(request) {
+        if (!runModel) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
+        const result = await callModel(runModel, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, { signal: run.signal });
+        return result.outputs;
+      },
+      thought: make,
+      derive: (from, marks) => make(from.state, [from], { score: from.score, valid: from.valid, solved: from.solved, ...marks }),
+      drop(error, parents, response) {
+        if (run.stopping) throw error;
+        const parentIds = parents.map((p) => p.id);
+        const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
+        stats.droppedThoughts += 1;
+        const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
+        run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
+      },
+      guard: (work, what) => run.guard(work, what),
+    };
+  };
+
+  const execute = async (op: GraphOp<S>): Promise<readonly GraphThought<S>[]> => {
+    const inputs = op.after.length === 0 ? [graph.input] : (await Promise.all(op.after.map((id) => exec(byId.get(id)!)))).flat();
+    // A stopping run starts no operation.
+    if (run.stopping) throw new TotError('ABORTED', 'The graph run stopped.');
+    run.emit({ type: 'operation.started', operationId: op.id, operation: op.kind, inputIds: inputs.map((t) => t.id) });
+    const created: GraphThought<S>[] = [];
+    let result: readonly GraphThought<S>[];
+    try {
+      result = await run.guard(() => op.operation.execute(inputs, context(op, created)), `operation ${op.id}`);
+      if (!Array.isArray(result)) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned ${typeof result}, not an array of thoughts.`);
+      const mine = new Set(created);
+      for (const t of result) if (!mine.has(t)) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned a thought it did not make with its context (thought() or derive()).`);
+    } catch (error) {
+      if (run.stopping) throw error;
+      const recorded = run.recordError(error, where(op), 'INTERNAL');
+      const e = protocolError(error, recorded.code);
+      stats.failedOperations += 1;
+      graph.fail(op.id, e);
+      run.emit({ type: 'operation.failed', operationId: op.id, operation: op.kind, error: e });
+      return [];
+    }
+    const out = graph.complete(op.id, created, result.map((t) => t.id));
+    stats.operations += 1;
+    stats.thoughts += created.length;
+    run.emit({ type: 'operation.completed', operationId: op.id, operation: op.kind, thoughts: created.map(record), outputIds: out.map((t) => t.id) });
+    return out;
+  };
+
+  const exec = (op: GraphOp<S>): Promise<readonly GraphThought<S>[]> => {
+    let pending = outputs.get(op.id);
+    if (!pending) {
+      pending = execute(op);
+      outputs.set(op.id, pending);
+    }
+    return pending;
+  };
+
+  return {
+    async main() {
+      await Promise.all(ops.map(exec));
+    },
+    result(end: RunEnd): OperationGraphResult<S> {
+      const stopReason: GraphStopReason = end.halted?.reason ?? 'completed';
+      const detail = end.halted?.detail;
+      return { runId: end.runId, stopReason, ...(detail ? { detail } : {}), thoughts: leafOutputs(ops, graph), graph, errors: end.errors, stats: { ...end.stats, ...stats } };
+    },
+  };
+}

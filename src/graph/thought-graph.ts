@@ -1,0 +1,279 @@
+import { TotError } from '../errors/index.js';
+import type { ProtocolErrorObject } from '../errors/index.js';
+import type { StoredEvent } from '../events/store/types.js';
+import { eventShapeCheck } from '../run/run-log-check.js';
+import type { RunEventBase } from '../run/run-event.js';
+import { graphEventShapes, type GraphEvent, type ThoughtRecord } from './graph-events.js';
+import { INPUT_THOUGHT_ID, makeThought, type GraphThought } from './thought.js';
+
+/**
+ * An operation of a graph, as a {@link ThoughtGraph} and a run's configuration describe it.
+ *
+ * @example
+ * ```ts
+ * import type { OperationInfo } from '@tot/core';
+ *
+ * const info: OperationInfo = { id: 'sort', kind: 'generate', after: ['split'] };
+ * ```
+ */
+export interface OperationInfo {
+  id: string;
+  kind: string;
+  /** Its predecessors, in the order their outputs make its input; none: it works on the run's input. */
+  after: string[];
+}
+
+/**
+ * A {@link ThoughtGraph} as JSON: the operations (with whether each completed, its output, and
+ * the error of one that failed) and every thought, in a fixed order (the input, then each
+ * operation's thoughts in creation order, operations in the order they were added) whatever the
+ * order in which the run's operations finished.
+ *
+ * @example
+ * ```ts
+ * import type { ThoughtGraphJSON } from '@tot/core';
+ *
+ * const solved = (g: ThoughtGraphJSON) => g.thoughts.filter((t) => t.solved).map((t) => t.id);
+ * ```
+ */
+export interface ThoughtGraphJSON<S = unknown> {
+  operations: (OperationInfo & { status: 'pending' | 'completed' | 'failed'; outputIds: string[]; error?: ProtocolErrorObject })[];
+  thoughts: ThoughtRecord<S>[];
+}
+
+/**
+ * Options of {@link ThoughtGraph.toMermaid}.
+ *
+ * @example
+ * ```ts
+ * import type { ThoughtGraphMermaidOptions } from '@tot/core';
+ *
+ * const options: ThoughtGraphMermaidOptions<{ list: number[] }> = { label: (t) => t.state.list.join(' ') };
+ * ```
+ */
+export interface ThoughtGraphMermaidOptions<S> {
+  /** A node's text. Default: its state as JSON, cut at 60 characters, and its score. */
+  label?: (thought: GraphThought<S>) => string;
+}
+
+const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: [...t.parentIds] });
+
+/**
+ * The graph of thoughts of an operation-graph run: every thought, the operation that made it and
+ * its parents; which operations completed and what each passed on. Built by the run as operations
+ * complete, and equally by folding the run's events ({@link foldGraphEvents}).
+ *
+ * @example
+ * ```ts
+ * const { graph } = await g.run({ model, input: { list: [3, 1, 2] } });
+ * graph.outputsOf('best')?.[0]?.state;
+ * console.log(graph.toMermaid());
+ * ```
+ */
+export class ThoughtGraph<S = unknown> {
+  readonly operations: readonly OperationInfo[];
+  private readonly byId = new Map<string, GraphThought<S>>();
+  private readonly made = new Map<string, GraphThought<S>[]>();
+  private readonly outputs = new Map<string, GraphThought<S>[]>();
+  private readonly failures = new Map<string, ProtocolErrorObject>();
+
+  /** @internal Graphs are made by runs and folds. */
+  constructor(operations: readonly OperationInfo[], input: S) {
+    this.operations = operations.map((o) => Object.freeze({ ...o, after: [...o.after] }));
+    this.byId.set(INPUT_THOUGHT_ID, makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined));
+  }
+
+  /** The thought that holds the run's input. */
+  get input(): GraphThought<S> {
+    return this.byId.get(INPUT_THOUGHT_ID)!;
+  }
+
+  /** How many thoughts it holds, the input included. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** A thought by id. */
+  get(id: string): GraphThought<S> | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The output of a completed operation (`undefined` while it has not completed; `[]` when it failed). */
+  outputsOf(operationId: string): readonly GraphThought<S>[] | undefined {
+    return this.outputs.get(operationId);
+  }
+
+  /** Every thought an operation made (outputs and, for `validateAndImprove`, the versions before them). */
+  thoughtsOf(operationId: string): readonly GraphThought<S>[] {
+    return this.made.get(operationId) ?? [];
+  }
+
+  /** Every thought, the input first, then by operation in the order they were added. */
+  all(): GraphThought<S>[] {
+    const out = [this.input];
+    for (const op of this.operations) out.push(...(this.made.get(op.id) ?? []));
+    return out;
+  }
+
+  /** @internal An operation's thoughts, once it completed. */
+  complete(operationId: string, thoughts: readonly GraphThought<S>[], outputIds: readonly string[]): readonly GraphThought<S>[] {
+    const mine = new Map<string, GraphThought<S>>();
+    for (const t of thoughts) {
+      if (this.byId.has(t.id) || mine.has(t.id)) throw new TotError('INVALID_FORMAT', `The graph already holds a thought ${t.id}.`);
+      // Parents come before their children: earlier thoughts of the graph, or of this operation.
+      for (const p of t.parentIds) if (!this.byId.has(p) && !mine.has(p)) throw new TotError('INVALID_FORMAT', `Thought ${t.id} names a parent ${p} the graph does not hold.`);
+      mine.set(t.id, t);
+    }
+    const out = outputIds.map((id) => {
+      const t = mine.get(id);
+      if (!t) throw new TotError('INVALID_FORMAT', `Operation ${operationId} lists an output ${id} it did not make.`);
+      return t;
+    });
+    for (const [id, t] of mine) this.byId.set(id, t);
+    this.made.set(operationId, [...thoughts]);
+    this.outputs.set(operationId, out);
+    return out;
+  }
+
+  /** The error of an operation that failed. */
+  errorOf(operationId: string): ProtocolErrorObject | undefined {
+    return this.failures.get(operationId);
+  }
+
+  /** @internal An operation that failed: it passes nothing on. */
+  fail(operationId: string, error: ProtocolErrorObject): void {
+    this.failures.set(operationId, error);
+    this.made.set(operationId, []);
+    this.outputs.set(operationId, []);
+  }
+
+  /** The graph as JSON, in a fixed order (see {@link ThoughtGraphJSON}). */
+  toJSON(): ThoughtGraphJSON<S> {
+    return {
+      operations: this.operations.map((o) => {
+        const error = this.failures.get(o.id);
+        const outputs = this.outputs.get(o.id);
+        return { ...o, after: [...o.after], status: error ? 'failed' : outputs ? 'completed' : 'pending', outputIds: (outputs ?? []).map((t) => t.id), ...(error ? { error: { ...error } } : {}) };
+      }),
+      thoughts: this.all().map(record),
+    };
+  }
+
+  /**
+   * The graph as a Mermaid flowchart: one subgraph per operation, an edge from each parent to its
+   * child, output thoughts in bold, solved ones marked.
+   *
+   * @example
+   * ```ts
+   * console.log(result.graph.toMermaid({ label: (t) => `${t.state.list.join(' ')} (${t.score ?? '-'})` }));
+   * ```
+   */
+  toMermaid(options: ThoughtGraphMermaidOptions<S> = {}): string {
+    const node = (id: string) => `t_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
+    const text = (s: string) => s.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;')).replace(/\n/g, ' ');
+    const label =
+      options.label ??
+      ((t: GraphThought<S>) => {
+        const json = JSON.stringify(t.state) ?? String(t.state);
+        return `${json.length > 60 ? `${json.slice(0, 59)}…` : json}${t.score === undefined ? '' : ` · ${t.score}`}`;
+      });
+    const lines = ['flowchart TD', `  ${node(INPUT_THOUGHT_ID)}["input: ${text(label(this.input))}"]`];
+    const edges: string[] = [];
+    for (const op of this.operations) {
+      const made = this.made.get(op.id) ?? [];
+      const outputs = new Set((this.outputs.get(op.id) ?? []).map((t) => t.id));
+      lines.push(`  subgraph ${node(`op_${op.id}`)} ["${text(`${op.id} · ${op.kind}`)}"]`);
+      for (const t of made) {
+        const body = text(`${t.id}: ${label(t)}${t.solved ? ' ✓' : ''}${t.valid === false ? ' (invalid)' : ''}`);
+        lines.push(`    ${node(t.id)}["${outputs.has(t.id) ? `<b>${body}</b>` : body}"]`);
+        for (const p of t.parentIds) edges.push(`  ${node(p)} --> ${node(t.id)}`);
+      }
+      lines.push('  end');
+    }
+    return [...lines, ...edges].join('\n');
+  }
+}
+
+const checkEvent = eventShapeCheck(graphEventShapes);
+
+/** A dropped thought as a log holds it. */
+export interface DroppedRecord {
+  parentIds: string[];
+  error: ProtocolErrorObject;
+  response?: string;
+}
+
+/** @internal What a resume needs of a graph run's log. */
+export interface GraphLog<S> {
+  graph: ThoughtGraph<S>;
+  /** Operations in the order the log completed (or failed) them. */
+  finished: string[];
+  /** Thoughts dropped by each finished operation. */
+  dropped: Map<string, DroppedRecord[]>;
+}
+
+function unwrap(raw: RunEventBase | StoredEvent): GraphEvent {
+  return (typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw ? raw.data : raw) as GraphEvent;
+}
+
+/** @internal The graph, the order of completions and the drops of a graph run's log. */
+export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): GraphLog<S> {
+  let graph: ThoughtGraph<S> | undefined;
+  const finished: string[] = [];
+  const dropped = new Map<string, DroppedRecord[]>();
+  const pending = new Map<string, DroppedRecord[]>();
+  let position = 0;
+  for (const raw of events) {
+    const e = unwrap(raw);
+    checkEvent(e, position, 'The operation-graph log');
+    if (e.type === 'run.started') {
+      const config = e.config as { operations?: unknown };
+      const input = (e.input as { state?: unknown } | undefined)?.state;
+      if (!Array.isArray(config.operations)) throw new TotError('INVALID_FORMAT', 'The operation-graph log is corrupt at event 0 (run.started): its config has no operations.', { details: { position: 0 } });
+      graph = new ThoughtGraph<S>(config.operations as OperationInfo[], input as S);
+    } else if (graph === undefined) {
+      throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: it does not begin with run.started.`, { details: { position } });
+    } else if (e.type === 'operation.started') {
+      // A restarted operation (after a resume) makes its drops again.
+      pending.set(e.operationId, []);
+    } else if (e.type === 'thought.dropped') {
+      const list = pending.get(e.operationId) ?? [];
+      list.push({ parentIds: [...e.parentIds], error: { ...e.error }, ...(e.response === undefined ? {} : { response: e.response }) });
+      pending.set(e.operationId, list);
+    } else if (e.type === 'operation.completed' || e.type === 'operation.failed') {
+      if (!graph.operations.some((o) => o.id === e.operationId)) throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: no operation ${e.operationId}.`, { details: { position } });
+      if (finished.includes(e.operationId)) throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: operation ${e.operationId} finished twice.`, { details: { position } });
+      if (e.type === 'operation.completed') {
+        const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, t.parentIds, t.state as S, t));
+        try {
+          graph.complete(e.operationId, made, e.outputIds);
+        } catch (error) {
+          throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: ${(error as Error).message}`, { cause: error, details: { position } });
+        }
+      } else graph.fail(e.operationId, { ...e.error });
+      finished.push(e.operationId);
+      dropped.set(e.operationId, pending.get(e.operationId) ?? []);
+      pending.delete(e.operationId);
+    }
+    position += 1;
+  }
+  if (!graph) throw new TotError('INVALID_FORMAT', 'The operation-graph log is empty.', { details: { position: 0 } });
+  return { graph, finished, dropped };
+}
+
+/**
+ * Rebuilds the graph of thoughts of an operation-graph run from its events (as `onEvent`,
+ * `stream()` or a store gave them): equal, as JSON, to the graph the run returned.
+ *
+ * @example
+ * ```ts
+ * import { foldGraphEvents } from '@tot/core';
+ *
+ * const events: GraphEvent[] = [];
+ * const result = await g.run({ model, input, onEvent: (e) => events.push(e) });
+ * JSON.stringify(foldGraphEvents(events).toJSON()) === JSON.stringify(result.graph.toJSON()); // true
+ * ```
+ */
+export function foldGraphEvents<S = unknown>(events: Iterable<RunEventBase | StoredEvent>): ThoughtGraph<S> {
+  return foldGraphLog<S>(events).graph;
+}
