@@ -79,7 +79,7 @@ export class ThoughtGraph<S = unknown> {
 
   /** @internal Graphs are made by runs and folds. */
   constructor(operations: readonly OperationInfo[], input: S) {
-    this.operations = operations.map((o) => Object.freeze({ ...o, after: [...o.after] }));
+    this.operations = operations.map((o) => Object.freeze({ id: o.id, kind: o.kind, after: [...o.after] }));
     this.byId.set(INPUT_THOUGHT_ID, makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined));
   }
 
@@ -182,7 +182,7 @@ export class ThoughtGraph<S = unknown> {
     for (const op of this.operations) {
       const made = this.made.get(op.id) ?? [];
       const outputs = new Set((this.outputs.get(op.id) ?? []).map((t) => t.id));
-      lines.push(`  subgraph ${node(`op_${op.id}`)} ["${text(`${op.id} · ${op.kind}`)}"]`);
+      lines.push(`  subgraph g_${op.id.replace(/[^A-Za-z0-9]/g, '_')} ["${text(`${op.id} · ${op.kind}`)}"]`);
       for (const t of made) {
         const body = text(`${t.id}: ${label(t)}${t.solved ? ' ✓' : ''}${t.valid === false ? ' (invalid)' : ''}`);
         lines.push(`    ${node(t.id)}["${outputs.has(t.id) ? `<b>${body}</b>` : body}"]`);

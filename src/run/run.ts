@@ -259,6 +259,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private served: Map<string, Served[]> | undefined;
   private resumeFrom: { version: number; seq: number } | undefined;
   private claim: Promise<void> | undefined;
+  // Resume by fold: the log's calls were counted when the run began.
+  private loggedCallsCounted = false;
   // When the run's own time limit passes (performance.now() time), if it has one.
   private timeoutAt: number | undefined;
 
@@ -444,6 +446,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (this.served) {
         const key = requestKey(model.modelId, request);
         const hit = this.served.get(key)?.shift();
+        if (hit && this.loggedCallsCounted) return Promise.resolve(copyOf(hit.result));
         if (hit) {
           // A served call counts against the budget as it did when it was made, so that a resumed
           // run stops where the uninterrupted run would have.
@@ -470,13 +473,38 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   private serve(hit: Served): GenerateResult {
+    this.countServed(hit);
+    return copyOf(hit.result);
+  }
+
+  private countServed(hit: Served): void {
     const s = this.stats;
     s.llmCalls += 1;
     s.resumedCalls += 1;
     s.inputTokens += hit.charged.inputTokens;
     s.outputTokens += hit.charged.outputTokens;
     if (hit.charged.estimated) s.estimatedCalls += 1;
-    return { ...hit.result, outputs: [...hit.result.outputs], usage: { ...hit.result.usage } };
+  }
+
+  /**
+   * A program that resumes by folding takes what its log did without asking for those calls
+   * again: every recorded call counts at once, in the stats and against the budget, as it did
+   * when it was made (the calls it does ask for again are then served without counting twice).
+   */
+  private countLoggedCalls(): void {
+    this.loggedCallsCounted = true;
+    for (const hits of this.served!.values()) {
+      for (const hit of hits) {
+        this.countServed(hit);
+        if (!this.budget) continue;
+        try {
+          this.budget.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: hit.charged.inputTokens, outputTokens: hit.charged.outputTokens });
+        } catch (error) {
+          if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+          return;
+        }
+      }
+    }
   }
 
   /**
@@ -663,6 +691,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.nextSeq = log.lastSeq + 1;
       this.calls = log.requestedCalls;
       this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
+      if (this.settings.resumeBy === 'fold') this.countLoggedCalls();
       if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);
@@ -756,6 +785,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
 }
 
 const noop = () => undefined;
+
+/** A served result, copied so that callers can never change the log. */
+const copyOf = (result: GenerateResult): GenerateResult => ({ ...result, outputs: [...result.outputs], usage: { ...result.usage } });
 
 /**
  * A listener of `run.finished` that throws cannot add to its run's errors, which the result and

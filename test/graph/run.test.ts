@@ -1,0 +1,229 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Budget, generate, InMemoryEventStore, OperationGraph, requestKey, type GenerateRequest, type GraphEvent, type LanguageModel, type Operation, type StoredEvent } from '../../src/index.js';
+import { SqliteEventStore } from '../../src/sqlite/index.js';
+import { fromFunction } from '../../src/index.js';
+import { collect } from '../helpers/collect.js';
+import { dyingStore } from '../helpers/dying-store.js';
+import { catchTotError } from '../helpers/expect-tot-error.js';
+import { settlesWithin } from '../helpers/settles-within.js';
+
+type S = { v: string };
+const root = join(import.meta.dirname, '../..');
+const lastUser = (r: GenerateRequest) => r.messages.at(-1)!.content;
+const step = (id: string, after: string[] = []) => [generate<S>({ prompt: (s) => `${id}:${s.v}`, parse: (text) => ({ v: text }) }), { id, after }] as const;
+
+/** A model whose calls for the prompts in `held` wait until released; the others answer at once. */
+function heldModel(held: string[]) {
+  const waiting = new Map<string, () => void>();
+  const log: string[] = [];
+  const model = fromFunction(
+    async (request: GenerateRequest) => {
+      const prompt = lastUser(request);
+      log.push(`start ${prompt}`);
+      if (held.some((h) => prompt.startsWith(h))) await new Promise<void>((resolve) => waiting.set(prompt, resolve));
+      log.push(`end ${prompt}`);
+      return `${prompt}>`;
+    },
+    { input: 'request', modelId: 'held' },
+  );
+  return { model, log, release: (prefix: string) => [...waiting].filter(([p]) => p.startsWith(prefix)).forEach(([, r]) => r()), waiting };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+};
+
+describe('OperationGraph runs', () => {
+  it('starts an operation as soon as its own predecessors are done, while another branch is still working', async () => {
+    const { model, log, release } = heldModel(['slow']);
+    const g = new OperationGraph<S>();
+    g.add(...step('slow'));
+    g.add(...step('fast'));
+    g.add(...step('next', ['fast']));
+    const done = g.run({ model, input: { v: 'x' } });
+    await until(() => log.includes('end next:fast:x>'));
+    expect(log).not.toContain('end slow:x');
+    release('slow');
+    const r = await done;
+    expect(r.thoughts.map((t) => t.state.v)).toEqual(['slow:x>', 'next:fast:x>>']);
+  });
+
+  it('runs calls of different operations at once, up to `concurrency`', async () => {
+    for (const concurrency of [2, 4]) {
+      let inFlight = 0;
+      let most = 0;
+      const model: LanguageModel = fromFunction(async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 10));
+        inFlight -= 1;
+        return 'ok';
+      });
+      const g = new OperationGraph<S>();
+      for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) g.add(...step(id));
+      await g.run({ model, input: { v: 'x' }, concurrency });
+      expect(most).toBe(concurrency);
+    }
+  });
+
+  it('settles within a second when aborted mid-graph, rejecting with ABORTED and the partial graph', async () => {
+    const { model, log } = heldModel(['second']);
+    const g = new OperationGraph<S>();
+    g.add(...step('first'));
+    g.add(...step('second', ['first']));
+    const controller = new AbortController();
+    const done = g.run({ model, input: { v: 'x' }, signal: controller.signal });
+    await until(() => log.includes('start second:first:x>'));
+    controller.abort(new Error('user stop'));
+    const error = await settlesWithin(catchTotError(() => done, 'ABORTED'));
+    const partial = error.details!.result as unknown as Awaited<ReturnType<typeof g.run>>;
+    expect(partial.stopReason).toBe('aborted');
+    expect(partial.graph.outputsOf('first')?.map((t) => t.state.v)).toEqual(['first:x>']);
+    expect(partial.graph.outputsOf('second')).toBeUndefined();
+  });
+
+  it('stops at the budget with the graph its completed operations made', async () => {
+    const g = new OperationGraph<S>();
+    g.add(...step('a'));
+    g.add(...step('b', ['a']));
+    g.add(...step('c', ['b']));
+    const r = await g.run({ model: fromFunction(async (p: string) => `${p}.`), input: { v: 'x' }, budget: { maxCalls: 2 } });
+    expect(r.stopReason).toBe('budget_exceeded');
+    expect(r.detail).toEqual({ kind: 'budget', limit: 'calls' });
+    expect(r.graph.toJSON().operations.map((o) => o.status)).toEqual(['completed', 'completed', 'pending']);
+    expect(r.thoughts).toEqual([]);
+    expect(r.stats.llmCalls).toBe(2);
+  });
+
+  it('shares one budget across the run: a Budget given twice is charged once per call', async () => {
+    const budget = new Budget({ maxCalls: 10 });
+    const g = new OperationGraph<S>();
+    g.add(...step('a'));
+    g.add(...step('b'));
+    await g.run({ model: fromFunction(async (p: string) => p), input: { v: 'x' }, budget });
+    expect(budget.snapshot().used.calls).toBe(2);
+  });
+
+  it('stops with `error` when every call fails, never as an empty success', async () => {
+    const g = new OperationGraph<S>();
+    g.add(...step('a'));
+    const r = await g.run({ model: fromFunction(async () => { throw new Error('provider down'); }), input: { v: 'x' } });
+    expect(r.stopReason).toBe('error');
+    expect(r.errors[0]).toMatchObject({ code: 'GENERATION_FAILED', where: { kind: 'operation', operationId: 'a' } });
+  });
+});
+
+/** The model calls a log holds, by request: none may have been made twice. */
+function completedRequests(events: StoredEvent[]): string[] {
+  const keys = new Map<string, string>();
+  const out: string[] = [];
+  for (const e of events) {
+    const d = e.data as { callId: string; modelId: string; request: GenerateRequest };
+    if (e.type === 'llm.requested') keys.set(d.callId, requestKey(d.modelId, d.request));
+    if (e.type === 'llm.completed') out.push(keys.get(d.callId)!);
+  }
+  return out;
+}
+
+describe('resuming an operation-graph run', () => {
+  /** a → (b, c) → d: a call for each of a, b and c; d joins without one. */
+  const diamond = () => {
+    const g = new OperationGraph<S>();
+    g.add(...step('a'));
+    g.add(...step('b', ['a']));
+    g.add(...step('c', ['a']));
+    g.add({ kind: 'join', describe: () => ({}), execute: async (input, ctx) => [ctx.thought({ v: input.map((t) => t.state.v).join('|') }, input)] } as Operation<S>, { id: 'd', after: ['b', 'c'] });
+    return g;
+  };
+  const counting = () => {
+    const model = fromFunction(async (p: string) => `${p}!`, { modelId: 'm' }) as LanguageModel & { calls?: number };
+    let calls = 0;
+    return { model: { modelId: 'm', generate: (r: GenerateRequest, o?: { signal?: AbortSignal }) => ((calls += 1), model.generate(r, o)) } as LanguageModel, calls: () => calls };
+  };
+
+  it('finishes an interrupted run with the same graph, serving recorded calls instead of making them again', async () => {
+    const reference = await diamond().run({ model: counting().model, input: { v: 'x' } });
+    const store = new InMemoryEventStore();
+    await catchTotError(() => diamond().run({ model: counting().model, input: { v: 'x' }, store: dyingStore(store, 12), runId: 'g1', concurrency: 1 }), 'ILLEGAL_STATE').catch(() => undefined);
+    const before = await collect(store.readStream('g1'));
+    expect(before.some((e) => e.type === 'run.finished')).toBe(false);
+    const recorded = before.filter((e) => e.type === 'llm.completed').length;
+    expect(recorded).toBeGreaterThan(0);
+    const second = counting();
+    const resumed = await diamond().resume({ model: second.model, store, runId: 'g1' });
+    expect(JSON.stringify(resumed.graph.toJSON())).toBe(JSON.stringify(reference.graph.toJSON()));
+    expect(second.calls()).toBe(reference.stats.llmCalls - recorded);
+    expect(resumed.stats.resumedCalls).toBe(recorded);
+    const after = await collect(store.readStream('g1'));
+    const requests = completedRequests(after);
+    expect(new Set(requests).size).toBe(requests.length);
+    // The log of the resumed run folds to the graph it returned.
+    const { foldGraphEvents } = await import('../../src/index.js');
+    expect(JSON.stringify(foldGraphEvents(after).toJSON())).toBe(JSON.stringify(resumed.graph.toJSON()));
+  });
+
+  it('refuses a resume with a different graph with RESUME_MISMATCH, and writes nothing', async () => {
+    const store = new InMemoryEventStore();
+    await diamond().run({ model: counting().model, input: { v: 'x' }, store: dyingStore(store, 8), runId: 'g2' }).catch(() => undefined);
+    const before = await collect(store.readStream('g2'));
+    const changed = diamond();
+    changed.add(...step('extra', ['d']));
+    const error = await catchTotError(() => changed.resume({ model: counting().model, store, runId: 'g2' }), 'RESUME_MISMATCH');
+    expect(error.message).toContain('nothing was written');
+    expect(await collect(store.readStream('g2'))).toEqual(before);
+  });
+
+  it('returns a finished run as it was, without a call', async () => {
+    const store = new InMemoryEventStore();
+    const first = await diamond().run({ model: counting().model, input: { v: 'x' }, store, runId: 'g3' });
+    const again = counting();
+    const r = await diamond().resume({ model: again.model, store, runId: 'g3' });
+    expect(again.calls()).toBe(0);
+    expect(JSON.stringify(r.graph.toJSON())).toBe(JSON.stringify(first.graph.toJSON()));
+    expect(r.thoughts.map((t) => t.id)).toEqual(first.thoughts.map((t) => t.id));
+  });
+
+  it('streams a resumed run\'s whole log, then what the resume adds', async () => {
+    const store = new InMemoryEventStore();
+    await diamond().run({ model: counting().model, input: { v: 'x' }, store: dyingStore(store, 12), runId: 'g4', concurrency: 1 }).catch(() => undefined);
+    const events: GraphEvent[] = [];
+    await diamond().resume({ model: counting().model, store, runId: 'g4', onEvent: (e) => events.push(e) });
+    const stored = await collect(store.readStream('g4'));
+    expect(events.map((e) => `${e.seq}:${e.type}`)).toEqual(stored.map((e) => `${(e.data as { seq: number }).seq}:${e.type}`));
+  });
+
+  it('finishes a sorting graph killed with kill -9 from SQLite in a new process, with the same graph and no call made twice', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tot-graph-')), 'runs.db');
+    const args = (mode: string, file: string) => ['--import', 'tsx', 'test/graph/fixtures/resumable-graph.ts', mode, file];
+    const reference = JSON.parse(execFileSync(process.execPath, args('resume-reference', `${path}.reference`).map((a) => (a === 'resume-reference' ? 'run' : a)), { cwd: root, encoding: 'utf8' }));
+    const child = spawn(process.execPath, args('run', path), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const probe = new SqliteEventStore({ path });
+      const n = (await collect(probe.readStream('crash-graph'))).filter((e) => e.type === 'llm.completed').length;
+      await probe.close();
+      if (n >= 2 || child.exitCode !== null) break;
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+    const probe = new SqliteEventStore({ path });
+    const log = await collect(probe.readStream('crash-graph'));
+    await probe.close();
+    expect(log.some((e) => e.type === 'run.finished'), 'the run was killed before it finished').toBe(false);
+    const recorded = log.filter((e) => e.type === 'llm.completed').length;
+    const resumed = JSON.parse(execFileSync(process.execPath, args('resume', path), { cwd: root, encoding: 'utf8' }));
+    expect(resumed.graph).toEqual(reference.graph);
+    expect(resumed.stopReason).toBe('completed');
+    expect(resumed.callsMadeHere).toBe(reference.llmCalls - recorded);
+    const final = new SqliteEventStore({ path });
+    const after = await collect(final.readStream('crash-graph'));
+    await final.close();
+    const requests = completedRequests(after);
+    expect(new Set(requests).size).toBe(requests.length);
+    expect(requests.length).toBe(reference.llmCalls);
+  }, 60_000);
+});
