@@ -1,12 +1,13 @@
 import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
 import { callModel } from '../model/call-model.js';
-import type { LanguageModel } from '../model/types.js';
+import type { CallOptions, GenerateRequest, LanguageModel } from '../model/types.js';
+import { CALL_PRIORITY } from '../run/call-gate.js';
 import type { RunEnd, Run, RunProgram } from '../run/run.js';
 import type { RunResult, RunStats } from '../run/run-result.js';
 import type { SharedStopReason } from '../run/stop-detail.js';
 import type { GraphEvent, ThoughtRecord } from './graph-events.js';
 import type { Operation, OperationContext } from './operation.js';
-import { makeThought, type GraphThought } from './thought.js';
+import { makeThought, type GraphThought, type ThoughtMarks } from './thought.js';
 import { ThoughtGraph, type GraphLog, type OperationInfo } from './thought-graph.js';
 
 /**
@@ -65,8 +66,6 @@ export interface GraphOp<S> extends OperationInfo {
   operation: Operation<S>;
 }
 
-const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: [...t.parentIds] });
-
 function protocolError(error: unknown, code: TotErrorCode): ProtocolErrorObject {
   return TotError.isInstance(error) ? error.toProtocolError() : { code, message: error instanceof Error ? error.message : String(error), recoverable: false };
 }
@@ -89,6 +88,17 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
   const runModel = model ? run.runModel(model) : undefined;
   const outputs = new Map<string, Promise<readonly GraphThought<S>[]>>();
   const byId = new Map(ops.map((o) => [o.id, o]));
+  // Calls wait for a slot by the longest chain of model operations from theirs to the end of the
+  // graph (critical path first): on the sorting batch benchmark, arrival order left the last
+  // improvements for last and took 1.46 times the schedule's lower bound.
+  const chain = new Map<string, number>();
+  for (let i = ops.length - 1; i >= 0; i--) {
+    // Operations come after their predecessors, so every successor of ops[i] is already counted.
+    const op = ops[i]!;
+    const mine = (chain.get(op.id) ?? 0) + (op.operation.usesModel ? 1 : 0);
+    chain.set(op.id, mine);
+    for (const before of op.after) chain.set(before, Math.max(chain.get(before) ?? 0, mine));
+  }
   const where = (op: GraphOp<S>, parentIds?: readonly string[]): ErrorLocation => ({ kind: 'operation', operationId: op.id, operation: op.kind, ...(parentIds ? { parentIds: [...parentIds] } : {}) });
 
   if (log) {
@@ -115,47 +125,60 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
     }
   }
 
-  const context = (op: GraphOp<S>, created: GraphThought<S>[]): OperationContext<S> => {
-    const make = (state: S, parents: readonly GraphThought<S>[], marks: Parameters<OperationContext<S>['thought']>[2]) => {
-      const t = makeThought(`${op.id}.${created.length}`, op.id, parents.map((p) => p.id), state, marks);
-      created.push(t);
+  /** What an operation works with: one object per operation run, its methods on the prototype. */
+  class Context implements OperationContext<S> {
+    readonly created: GraphThought<S>[] = [];
+    readonly signal = run.signal;
+    readonly model = runModel;
+    constructor(readonly op: GraphOp<S>) {}
+    get operationId(): string {
+      return this.op.id;
+    }
+    async generate(request: GenerateRequest): Promise<string[]> {
+      const op = this.op;
+      if (!runModel) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
+      const result = await callModel(runModel, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, { signal: run.signal, [CALL_PRIORITY]: chain.get(op.id)! } as CallOptions);
+      return result.outputs;
+    }
+    thought(state: S, parents: readonly GraphThought<S>[], marks?: ThoughtMarks): GraphThought<S> {
+      const parentIds = parents.length === 1 ? [parents[0]!.id] : parents.map((p) => p.id);
+      const t = makeThought(`${this.op.id}.${this.created.length}`, this.op.id, parentIds, state, marks);
+      this.created.push(t);
       return t;
-    };
-    return {
-      operationId: op.id,
-      signal: run.signal,
-      model: runModel,
-      async generate(request) {
-        if (!runModel) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
-        const result = await callModel(runModel, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, { signal: run.signal });
-        return result.outputs;
-      },
-      thought: make,
-      derive: (from, marks) => make(from.state, [from], { score: from.score, valid: from.valid, solved: from.solved, ...marks }),
-      drop(error, parents, response) {
-        if (run.stopping) throw error;
-        const parentIds = parents.map((p) => p.id);
-        const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
-        stats.droppedThoughts += 1;
-        const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
-        run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
-      },
-      guard: (work, what) => run.guard(work, what),
-    };
-  };
+    }
+    derive(from: GraphThought<S>, marks?: ThoughtMarks): GraphThought<S> {
+      return this.thought(from.state, [from], marks === undefined ? from : { score: from.score, valid: from.valid, solved: from.solved, ...marks });
+    }
+    drop(error: unknown, parents: readonly GraphThought<S>[], response?: string): void {
+      if (run.stopping) throw error;
+      const op = this.op;
+      const parentIds = parents.map((p) => p.id);
+      const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
+      stats.droppedThoughts += 1;
+      const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
+      run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
+    }
+    guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
+      return run.guard(work, what);
+    }
+  }
 
   const execute = async (op: GraphOp<S>): Promise<readonly GraphThought<S>[]> => {
-    const inputs = op.after.length === 0 ? [graph.input] : (await Promise.all(op.after.map((id) => exec(byId.get(id)!)))).flat();
+    let inputs: readonly GraphThought<S>[];
+    if (op.after.length === 0) inputs = [graph.input];
+    else if (op.after.length === 1) inputs = await exec(byId.get(op.after[0]!)!);
+    else inputs = ([] as GraphThought<S>[]).concat(...(await Promise.all(op.after.map((id) => exec(byId.get(id)!)))));
     // A stopping run starts no operation.
     if (run.stopping) throw new TotError('ABORTED', 'The graph run stopped.');
     run.emit({ type: 'operation.started', operationId: op.id, operation: op.kind, inputIds: inputs.map((t) => t.id) });
-    const created: GraphThought<S>[] = [];
+    const ctx = new Context(op);
+    const created = ctx.created;
     let result: readonly GraphThought<S>[];
     try {
-      result = await run.guard(() => op.operation.execute(inputs, context(op, created)), `operation ${op.id}`);
+      result = await run.guard(() => op.operation.execute(inputs, ctx), 'operation');
       if (!Array.isArray(result)) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned ${typeof result}, not an array of thoughts.`);
-      const mine = new Set(created);
-      for (const t of result) if (!mine.has(t)) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned a thought it did not make with its context (thought() or derive()).`);
+      // Ids name the operation and their index in it: a thought of this operation is the one at its index.
+      for (const t of result) if (t?.operationId !== op.id || created[Number(t.id.slice(op.id.length + 1))] !== t) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned a thought it did not make with its context (thought() or derive()).`);
     } catch (error) {
       if (run.stopping) throw error;
       const recorded = run.recordError(error, where(op), 'INTERNAL');
@@ -165,10 +188,12 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
       run.emit({ type: 'operation.failed', operationId: op.id, operation: op.kind, error: e });
       return [];
     }
-    const out = graph.complete(op.id, created, result.map((t) => t.id));
+    const out = [...result];
+    graph.add(op.id, created, out);
     stats.operations += 1;
     stats.thoughts += created.length;
-    run.emit({ type: 'operation.completed', operationId: op.id, operation: op.kind, thoughts: created.map(record), outputIds: out.map((t) => t.id) });
+    // The thoughts are frozen: the event can hold them as they are.
+    run.emit({ type: 'operation.completed', operationId: op.id, operation: op.kind, thoughts: created as unknown as ThoughtRecord<S>[], outputIds: out.map((t) => t.id) });
     return out;
   };
 

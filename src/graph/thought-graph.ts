@@ -72,30 +72,35 @@ const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: 
  */
 export class ThoughtGraph<S = unknown> {
   readonly operations: readonly OperationInfo[];
-  private readonly byId = new Map<string, GraphThought<S>>();
+  private readonly inputThought: GraphThought<S>;
+  private count = 1;
   private readonly made = new Map<string, GraphThought<S>[]>();
-  private readonly outputs = new Map<string, GraphThought<S>[]>();
+  private readonly outputs = new Map<string, readonly GraphThought<S>[]>();
   private readonly failures = new Map<string, ProtocolErrorObject>();
 
   /** @internal Graphs are made by runs and folds. */
   constructor(operations: readonly OperationInfo[], input: S) {
     this.operations = operations.map((o) => Object.freeze({ id: o.id, kind: o.kind, after: [...o.after] }));
-    this.byId.set(INPUT_THOUGHT_ID, makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined));
+    this.inputThought = makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined);
   }
 
   /** The thought that holds the run's input. */
   get input(): GraphThought<S> {
-    return this.byId.get(INPUT_THOUGHT_ID)!;
+    return this.inputThought;
   }
 
   /** How many thoughts it holds, the input included. */
   get size(): number {
-    return this.byId.size;
+    return this.count;
   }
 
   /** A thought by id. */
   get(id: string): GraphThought<S> | undefined {
-    return this.byId.get(id);
+    if (id === INPUT_THOUGHT_ID) return this.inputThought;
+    // An id is `<operation>.<index>`: no index of its own is needed.
+    const dot = id.lastIndexOf('.');
+    const t = this.made.get(id.slice(0, dot))?.[Number(id.slice(dot + 1))];
+    return t?.id === id ? t : undefined;
   }
 
   /** The output of a completed operation (`undefined` while it has not completed; `[]` when it failed). */
@@ -115,23 +120,32 @@ export class ThoughtGraph<S = unknown> {
     return out;
   }
 
-  /** @internal An operation's thoughts, once it completed. */
+  /**
+   * @internal An operation's thoughts, once it completed, as the run made them (ids unique,
+   * parents held, outputs among them: the program made them so, and checks what operations return).
+   */
+  add(operationId: string, thoughts: GraphThought<S>[], outputs: readonly GraphThought<S>[]): void {
+    this.count += thoughts.length;
+    this.made.set(operationId, thoughts);
+    this.outputs.set(operationId, outputs);
+  }
+
+  /** @internal An operation's thoughts as a log holds them: checked, since a log can be corrupt. */
   complete(operationId: string, thoughts: readonly GraphThought<S>[], outputIds: readonly string[]): readonly GraphThought<S>[] {
     const mine = new Map<string, GraphThought<S>>();
-    for (const t of thoughts) {
-      if (this.byId.has(t.id) || mine.has(t.id)) throw new TotError('INVALID_FORMAT', `The graph already holds a thought ${t.id}.`);
+    thoughts.forEach((t, i) => {
+      if (t.id !== `${operationId}.${i}` || t.operationId !== operationId) throw new TotError('INVALID_FORMAT', `Thought ${t.id} is not thought ${i} of operation ${operationId}.`);
       // Parents come before their children: earlier thoughts of the graph, or of this operation.
-      for (const p of t.parentIds) if (!this.byId.has(p) && !mine.has(p)) throw new TotError('INVALID_FORMAT', `Thought ${t.id} names a parent ${p} the graph does not hold.`);
+      for (const p of t.parentIds) if (!this.get(p) && !mine.has(p)) throw new TotError('INVALID_FORMAT', `Thought ${t.id} names a parent ${p} the graph does not hold.`);
       mine.set(t.id, t);
-    }
+    });
+    if (this.made.has(operationId)) throw new TotError('INVALID_FORMAT', `The graph already holds the thoughts of operation ${operationId}.`);
     const out = outputIds.map((id) => {
       const t = mine.get(id);
       if (!t) throw new TotError('INVALID_FORMAT', `Operation ${operationId} lists an output ${id} it did not make.`);
       return t;
     });
-    for (const [id, t] of mine) this.byId.set(id, t);
-    this.made.set(operationId, [...thoughts]);
-    this.outputs.set(operationId, out);
+    this.add(operationId, [...thoughts], out);
     return out;
   }
 

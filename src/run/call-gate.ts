@@ -3,7 +3,29 @@ import { abortedError, whenAborted } from '../internal/abort.js';
 type Waiter = { resolve: () => void; reject: (error: unknown) => void; cancel: () => void; gone: boolean };
 
 /**
- * At most `limit` model calls of a run at once; the rest wait in order, and a waiter whose signal
+ * A call's place in its run's queue when the run's calls wait for a slot: higher goes first, equal
+ * in arrival order (default 0). Set by a runner in the call's options (an operation graph gives
+ * the calls with the longest chain of calls still after them the first free slots).
+ */
+export const CALL_PRIORITY: unique symbol = Symbol('tot.run.callPriority');
+
+/** Waiters of one priority, in arrival order. */
+class Fifo {
+  readonly items: Waiter[] = [];
+  head = 0;
+  get size(): number {
+    return this.items.length - this.head;
+  }
+  shift(): Waiter {
+    const w = this.items[this.head]!;
+    this.items[this.head++] = undefined as unknown as Waiter;
+    if (this.head === this.items.length) this.items.length = this.head = 0;
+    return w;
+  }
+}
+
+/**
+ * At most `limit` model calls of a run at once; the rest wait by priority, then in order, and a waiter whose signal
  * aborts leaves the queue at once without ever starting.
  *
  * Hand-written rather than p-limit: p-limit makes five or six promises per call even when a slot
@@ -13,14 +35,15 @@ type Waiter = { resolve: () => void; reject: (error: unknown) => void; cancel: (
  */
 export class CallGate {
   private active = 0;
-  private readonly queue: Waiter[] = [];
-  private head = 0;
+  private waiting = 0;
+  // Queues by priority, the highest first; nearly always one (priority 0).
+  private readonly queues: { priority: number; fifo: Fifo }[] = [];
 
   constructor(private readonly limit: number) {}
 
   /** Takes a slot: `undefined` when one was free, else a promise of one that rejects with `ABORTED` if `signal` fires first. */
-  acquire(signal: AbortSignal): Promise<void> | undefined {
-    if (this.active < this.limit && this.head === this.queue.length) {
+  acquire(signal: AbortSignal, priority = 0): Promise<void> | undefined {
+    if (this.active < this.limit && this.waiting === 0) {
       this.active += 1;
       return undefined;
     }
@@ -30,17 +53,28 @@ export class CallGate {
         waiter.gone = true;
         reject(abortedError(signal, 'model call'));
       });
-      this.queue.push(waiter);
+      this.queueOf(priority).items.push(waiter);
+      this.waiting += 1;
     });
   }
 
-  /** Gives a slot back, to the first waiter still waiting. */
+  private queueOf(priority: number): Fifo {
+    let at = 0;
+    while (at < this.queues.length && this.queues[at]!.priority > priority) at++;
+    const found = this.queues[at];
+    if (found?.priority === priority) return found.fifo;
+    const fifo = new Fifo();
+    this.queues.splice(at, 0, { priority, fifo });
+    return fifo;
+  }
+
+  /** Gives a slot back, to the first waiter still waiting of the highest priority. */
   release(): void {
     this.active -= 1;
-    while (this.active < this.limit && this.head < this.queue.length) {
-      const waiter = this.queue[this.head]!;
-      this.queue[this.head++] = undefined as unknown as Waiter;
-      if (this.head === this.queue.length) this.queue.length = this.head = 0;
+    while (this.active < this.limit && this.waiting > 0) {
+      const fifo = this.queues.find((q) => q.fifo.size > 0)!.fifo;
+      const waiter = fifo.shift();
+      this.waiting -= 1;
       if (waiter.gone) continue;
       waiter.cancel();
       this.active += 1;

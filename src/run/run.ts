@@ -13,7 +13,7 @@ import { configDifferences } from './config-diff.js';
 import { readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
-import { CallGate } from './call-gate.js';
+import { CALL_PRIORITY, CallGate } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { budgetForRun, type RunnerOptions } from './run-options.js';
 import { RunRecorder } from './run-recorder.js';
@@ -463,7 +463,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       }
       const gate = this.gate;
       if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
-      const waiting = gate.acquire(signal);
+      const waiting = gate.acquire(signal, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
       if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate);
       // A queued call whose run stops never starts: the wait rejects with ABORTED.
       return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate));
