@@ -7,8 +7,8 @@ import type { RunResult, RunStats } from '../run/run-result.js';
 import type { SharedStopReason } from '../run/stop-detail.js';
 import type { GraphEvent, ThoughtRecord } from './graph-events.js';
 import type { Operation, OperationContext } from './operation.js';
-import { makeThought, type GraphThought, type ThoughtMarks } from './thought.js';
-import { ThoughtGraph, type GraphLog, type OperationInfo } from './thought-graph.js';
+import { INPUT_THOUGHT_ID, makeThought, type GraphThought, type ThoughtMarks } from './thought.js';
+import { GraphParts, ThoughtGraph, type GraphLog, type OperationInfo } from './thought-graph.js';
 
 /**
  * Why an operation-graph run stopped: the shared reasons (`completed`, `budget_exceeded`,
@@ -83,7 +83,8 @@ export function leafOutputs<S>(ops: readonly OperationInfo[], graph: ThoughtGrap
  * they were, and runs the rest with their recorded calls served from the log.
  */
 export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<S>>, model: LanguageModel | undefined, input: S, log?: GraphLog<S>): RunProgram<OperationGraphResult<S>> {
-  const graph = new ThoughtGraph<S>(ops, input);
+  const parts = new GraphParts<S>(makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined));
+  const graph = new ThoughtGraph<S>(ops, parts);
   const stats = { operations: 0, failedOperations: 0, thoughts: 0, droppedThoughts: 0 };
   const runModel = model ? run.runModel(model) : undefined;
   const outputs = new Map<string, Promise<readonly GraphThought<S>[]>>();
@@ -112,13 +113,13 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
       const failure = log.graph.errorOf(id);
       if (failure) {
         stats.failedOperations += 1;
-        graph.fail(id, failure);
+        parts.fail(id, failure);
         run.recordError(new TotError(failure.code as TotErrorCode, failure.message), where(op));
         outputs.set(id, Promise.resolve([]));
         continue;
       }
       const made = log.graph.thoughtsOf(id);
-      const out = graph.complete(id, made, (log.graph.outputsOf(id) ?? []).map((t) => t.id));
+      const out = parts.complete(id, made, (log.graph.outputsOf(id) ?? []).map((t) => t.id));
       stats.operations += 1;
       stats.thoughts += made.length;
       outputs.set(id, Promise.resolve(out));
@@ -184,12 +185,12 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
       const recorded = run.recordError(error, where(op), 'INTERNAL');
       const e = protocolError(error, recorded.code);
       stats.failedOperations += 1;
-      graph.fail(op.id, e);
+      parts.fail(op.id, e);
       run.emit({ type: 'operation.failed', operationId: op.id, operation: op.kind, error: e });
       return [];
     }
     const out = [...result];
-    graph.add(op.id, created, out);
+    parts.add(op.id, created, out);
     stats.operations += 1;
     stats.thoughts += created.length;
     // The thoughts are frozen: the event can hold them as they are.

@@ -137,7 +137,14 @@ const resumeSchema = z.strictObject({ ...shared, ...resumeOptionsShape });
 export class OperationGraph<S = unknown> extends RunEmitter<GraphEvent<S>> {
   private readonly ops: GraphOp<S>[] = [];
 
-  /** The operations added so far, in order. */
+  /**
+   * The operations added so far, in order.
+   *
+   * @example
+   * ```ts
+   * g.operations.map((o) => `${o.id}: ${o.kind}`);
+   * ```
+   */
   get operations(): readonly OperationRef[] {
     return this.ops.map((o) => Object.freeze({ id: o.id, kind: o.kind }));
   }

@@ -70,59 +70,28 @@ const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: 
  * console.log(graph.toMermaid());
  * ```
  */
-export class ThoughtGraph<S = unknown> {
-  readonly operations: readonly OperationInfo[];
-  private readonly inputThought: GraphThought<S>;
-  private count = 1;
-  private readonly made = new Map<string, GraphThought<S>[]>();
-  private readonly outputs = new Map<string, readonly GraphThought<S>[]>();
-  private readonly failures = new Map<string, ProtocolErrorObject>();
+/**
+ * @internal What a graph holds, written by the run (or the fold) that builds it; the graph reads it.
+ */
+export class GraphParts<S> {
+  readonly made = new Map<string, GraphThought<S>[]>();
+  readonly outputs = new Map<string, readonly GraphThought<S>[]>();
+  readonly failures = new Map<string, ProtocolErrorObject>();
+  count = 1;
 
-  /** @internal Graphs are made by runs and folds. */
-  constructor(operations: readonly OperationInfo[], input: S) {
-    this.operations = operations.map((o) => Object.freeze({ id: o.id, kind: o.kind, after: [...o.after] }));
-    this.inputThought = makeThought(INPUT_THOUGHT_ID, 'input', [], input, undefined);
-  }
+  constructor(readonly input: GraphThought<S>) {}
 
-  /** The thought that holds the run's input. */
-  get input(): GraphThought<S> {
-    return this.inputThought;
-  }
-
-  /** How many thoughts it holds, the input included. */
-  get size(): number {
-    return this.count;
-  }
-
-  /** A thought by id. */
   get(id: string): GraphThought<S> | undefined {
-    if (id === INPUT_THOUGHT_ID) return this.inputThought;
+    if (id === INPUT_THOUGHT_ID) return this.input;
     // An id is `<operation>.<index>`: no index of its own is needed.
     const dot = id.lastIndexOf('.');
     const t = this.made.get(id.slice(0, dot))?.[Number(id.slice(dot + 1))];
     return t?.id === id ? t : undefined;
   }
 
-  /** The output of a completed operation (`undefined` while it has not completed; `[]` when it failed). */
-  outputsOf(operationId: string): readonly GraphThought<S>[] | undefined {
-    return this.outputs.get(operationId);
-  }
-
-  /** Every thought an operation made (outputs and, for `validateAndImprove`, the versions before them). */
-  thoughtsOf(operationId: string): readonly GraphThought<S>[] {
-    return this.made.get(operationId) ?? [];
-  }
-
-  /** Every thought, the input first, then by operation in the order they were added. */
-  all(): GraphThought<S>[] {
-    const out = [this.input];
-    for (const op of this.operations) out.push(...(this.made.get(op.id) ?? []));
-    return out;
-  }
-
   /**
-   * @internal An operation's thoughts, once it completed, as the run made them (ids unique,
-   * parents held, outputs among them: the program made them so, and checks what operations return).
+   * An operation's thoughts, once it completed, as the run made them (ids unique, parents held,
+   * outputs among them: the program made them so, and checks what operations return).
    */
   add(operationId: string, thoughts: GraphThought<S>[], outputs: readonly GraphThought<S>[]): void {
     this.count += thoughts.length;
@@ -130,7 +99,7 @@ export class ThoughtGraph<S = unknown> {
     this.outputs.set(operationId, outputs);
   }
 
-  /** @internal An operation's thoughts as a log holds them: checked, since a log can be corrupt. */
+  /** An operation's thoughts as a log holds them: checked, since a log can be corrupt. */
   complete(operationId: string, thoughts: readonly GraphThought<S>[], outputIds: readonly string[]): readonly GraphThought<S>[] {
     const mine = new Map<string, GraphThought<S>>();
     thoughts.forEach((t, i) => {
@@ -149,24 +118,143 @@ export class ThoughtGraph<S = unknown> {
     return out;
   }
 
-  /** The error of an operation that failed. */
-  errorOf(operationId: string): ProtocolErrorObject | undefined {
-    return this.failures.get(operationId);
-  }
-
-  /** @internal An operation that failed: it passes nothing on. */
+  /** An operation that failed: it passes nothing on. */
   fail(operationId: string, error: ProtocolErrorObject): void {
     this.failures.set(operationId, error);
     this.made.set(operationId, []);
     this.outputs.set(operationId, []);
   }
+}
 
-  /** The graph as JSON, in a fixed order (see {@link ThoughtGraphJSON}). */
+/**
+ * The graph of thoughts of an operation-graph run: every thought, the operation that made it and
+ * its parents; which operations completed and what each passed on. Built by the run as operations
+ * complete, and equally by folding the run's events ({@link foldGraphEvents}).
+ *
+ * @example
+ * ```ts
+ * const { graph } = await g.run({ model, input: { list: [3, 1, 2] } });
+ * graph.outputsOf('best')?.[0]?.state;
+ * console.log(graph.toMermaid());
+ * ```
+ */
+export class ThoughtGraph<S = unknown> {
+  /**
+   * The operations of the run, in the order they were added.
+   *
+   * @example
+   * ```ts
+   * graph.operations.map((o) => `${o.id} after ${o.after.join(', ') || 'input'}`);
+   * ```
+   */
+  readonly operations: readonly OperationInfo[];
+  private readonly parts: GraphParts<S>;
+
+  /** @internal Graphs are made by runs and folds. */
+  constructor(operations: readonly OperationInfo[], parts: GraphParts<S>) {
+    this.operations = operations.map((o) => Object.freeze({ id: o.id, kind: o.kind, after: [...o.after] }));
+    this.parts = parts;
+  }
+
+  /**
+   * The thought that holds the run's input.
+   *
+   * @example
+   * ```ts
+   * graph.input.id; // 'input.0'
+   * ```
+   */
+  get input(): GraphThought<S> {
+    return this.parts.input;
+  }
+
+  /**
+   * How many thoughts it holds, the input included.
+   *
+   * @example
+   * ```ts
+   * console.log(`${graph.size} thoughts`);
+   * ```
+   */
+  get size(): number {
+    return this.parts.count;
+  }
+
+  /**
+   * A thought by id.
+   *
+   * @example
+   * ```ts
+   * const parents = graph.get('merge.3')?.parentIds.map((id) => graph.get(id)?.state);
+   * ```
+   */
+  get(id: string): GraphThought<S> | undefined {
+    return this.parts.get(id);
+  }
+
+  /**
+   * The output of a completed operation (`undefined` while it has not completed; `[]` when it failed).
+   *
+   * @example
+   * ```ts
+   * const kept = graph.outputsOf('best-merge')?.[0];
+   * ```
+   */
+  outputsOf(operationId: string): readonly GraphThought<S>[] | undefined {
+    return this.parts.outputs.get(operationId);
+  }
+
+  /**
+   * Every thought an operation made (outputs and, for `validateAndImprove`, the versions before them).
+   *
+   * @example
+   * ```ts
+   * const attempts = graph.thoughtsOf('sort-1').map((t) => t.score);
+   * ```
+   */
+  thoughtsOf(operationId: string): readonly GraphThought<S>[] {
+    return this.parts.made.get(operationId) ?? [];
+  }
+
+  /**
+   * The error of an operation that failed.
+   *
+   * @example
+   * ```ts
+   * const why = graph.errorOf('best')?.message;
+   * ```
+   */
+  errorOf(operationId: string): ProtocolErrorObject | undefined {
+    return this.parts.failures.get(operationId);
+  }
+
+  /**
+   * Every thought, the input first, then by operation in the order they were added.
+   *
+   * @example
+   * ```ts
+   * const solved = graph.all().filter((t) => t.solved);
+   * ```
+   */
+  all(): GraphThought<S>[] {
+    const out = [this.input];
+    for (const op of this.operations) out.push(...(this.parts.made.get(op.id) ?? []));
+    return out;
+  }
+
+  /**
+   * The graph as JSON, in a fixed order (see {@link ThoughtGraphJSON}).
+   *
+   * @example
+   * ```ts
+   * writeFileSync('graph.json', JSON.stringify(graph.toJSON(), null, 2));
+   * ```
+   */
   toJSON(): ThoughtGraphJSON<S> {
     return {
       operations: this.operations.map((o) => {
-        const error = this.failures.get(o.id);
-        const outputs = this.outputs.get(o.id);
+        const error = this.parts.failures.get(o.id);
+        const outputs = this.parts.outputs.get(o.id);
         return { ...o, after: [...o.after], status: error ? 'failed' : outputs ? 'completed' : 'pending', outputIds: (outputs ?? []).map((t) => t.id), ...(error ? { error: { ...error } } : {}) };
       }),
       thoughts: this.all().map(record),
@@ -194,8 +282,8 @@ export class ThoughtGraph<S = unknown> {
     const lines = ['flowchart TD', `  ${node(INPUT_THOUGHT_ID)}["input: ${text(label(this.input))}"]`];
     const edges: string[] = [];
     for (const op of this.operations) {
-      const made = this.made.get(op.id) ?? [];
-      const outputs = new Set((this.outputs.get(op.id) ?? []).map((t) => t.id));
+      const made = this.parts.made.get(op.id) ?? [];
+      const outputs = new Set((this.parts.outputs.get(op.id) ?? []).map((t) => t.id));
       lines.push(`  subgraph g_${op.id.replace(/[^A-Za-z0-9]/g, '_')} ["${text(`${op.id} · ${op.kind}`)}"]`);
       for (const t of made) {
         const body = text(`${t.id}: ${label(t)}${t.solved ? ' ✓' : ''}${t.valid === false ? ' (invalid)' : ''}`);
@@ -233,6 +321,7 @@ function unwrap(raw: RunEventBase | StoredEvent): GraphEvent {
 /** @internal The graph, the order of completions and the drops of a graph run's log. */
 export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): GraphLog<S> {
   let graph: ThoughtGraph<S> | undefined;
+  let parts: GraphParts<S> | undefined;
   const finished: string[] = [];
   const dropped = new Map<string, DroppedRecord[]>();
   const pending = new Map<string, DroppedRecord[]>();
@@ -244,7 +333,8 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       const config = e.config as { operations?: unknown };
       const input = (e.input as { state?: unknown } | undefined)?.state;
       if (!Array.isArray(config.operations)) throw new TotError('INVALID_FORMAT', 'The operation-graph log is corrupt at event 0 (run.started): its config has no operations.', { details: { position: 0 } });
-      graph = new ThoughtGraph<S>(config.operations as OperationInfo[], input as S);
+      parts = new GraphParts<S>(makeThought(INPUT_THOUGHT_ID, 'input', [], input as S, undefined));
+      graph = new ThoughtGraph<S>(config.operations as OperationInfo[], parts);
     } else if (graph === undefined) {
       throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: it does not begin with run.started.`, { details: { position } });
     } else if (e.type === 'operation.started') {
@@ -260,11 +350,11 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       if (e.type === 'operation.completed') {
         const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, t.parentIds, t.state as S, t));
         try {
-          graph.complete(e.operationId, made, e.outputIds);
+          parts!.complete(e.operationId, made, e.outputIds);
         } catch (error) {
           throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: ${(error as Error).message}`, { cause: error, details: { position } });
         }
-      } else graph.fail(e.operationId, { ...e.error });
+      } else parts!.fail(e.operationId, { ...e.error });
       finished.push(e.operationId);
       dropped.set(e.operationId, pending.get(e.operationId) ?? []);
       pending.delete(e.operationId);

@@ -5,7 +5,16 @@ import type { OperationContext, Prompt } from '../operation.js';
 import { promptMessages } from '../operation.js';
 import type { GraphThought } from '../thought.js';
 
-/** Sampling settings an operation that calls the model takes besides its prompt. */
+/**
+ * Sampling settings an operation that calls the model takes besides its prompt.
+ *
+ * @example
+ * ```ts
+ * import type { SamplingOptions } from '@tot/core';
+ *
+ * const sampling: SamplingOptions = { temperature: 1, maxOutputTokens: 400 };
+ * ```
+ */
 export interface SamplingOptions {
   /** Default: the model's. */
   temperature?: number;
