@@ -283,5 +283,33 @@ checking the reply, abort handling). Between HTTP calls the same work measures s
 more; reading the reply through zod rather than the check compiled from its schema cost about
 15 µs more per call there, which is why the adapters read replies through compiled checks.
 `;
-writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters);
+const got = results('got');
+type GotReplay = { file: string; task: string; ok: boolean; finalMatches: boolean; checks: number; failedChecks: unknown[]; llmCalls: number; thoughts: number };
+const gb = got.sortingBatch;
+const graph = `
+## Graph of Operations (\`npm run bench:got\`)
+
+Replays of the Graph-of-Thoughts paper's worked runs (\`example_prompts_*.md\`; any recording of
+that format can be given with \`--recording\`): the run must end in the recording's final result,
+every keep-the-best choosing what the recorded next step was given.
+
+| recording | task | checks passed | final result | calls | thoughts |
+| --- | --- | --- | --- | --- | --- |
+${(got.replays as GotReplay[]).map((r) => `| ${r.file} | ${r.task} | ${r.checks - r.failedChecks.length} of ${r.checks} | ${r.finalMatches ? 'as recorded' : '**different**'} | ${r.llmCalls} | ${r.thoughts} |`).join('\n')}
+
+The paper's sorting graph on the ${gb.lists} lists of ${gb.source} as one run (the sorting operations
+once per list: ${gb.calls} calls), on a stand-in model answering after ${gb.latencyMs} ms (its answers computed
+beforehand, so the figures time the graph). The critical path at concurrency 64 is the schedule's
+lower bound: the longest chain (${gb.criticalPathMs.chain} ms) or the calls over the slots, whichever is longer
+(${gb.criticalPathMs.atConcurrency64} ms). The ideal schedule is the same calls on 64 slots with nothing but timers.
+
+| | wall (median) | ratio | target |
+| --- | --- | --- | --- |
+| concurrency 64 | ${gb.concurrency64.medianMs} ms | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${gb.idealSchedule64.medianMs} ms) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
+| concurrency 1 | ${gb.concurrency1.ms} ms | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
+
+Framework overhead with a model that answers at once: **${got.overhead.medianMicrosPerThought} µs per thought**${met(got.overhead.medianMicrosPerThought <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
+per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.
+`;
+writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph);
 console.log('docs/benchmarks.md written');
