@@ -18,14 +18,13 @@ export interface GotRecording {
   finalResult: string;
 }
 
-/** The body of the first fenced block of a section (its text between the first fence and the last). */
+/** The body of a section's fenced block; a section holds exactly one. */
 function fenced(section: string, where: string): string {
   const lines = section.split('\n');
-  const open = lines.findIndex((l) => l.startsWith('```'));
-  let close = -1;
-  for (let i = lines.length - 1; i > open; i--) if (lines[i]!.startsWith('```')) { close = i; break; }
-  if (open === -1 || close === -1) throw new Error(`${where}: no fenced block`);
-  return lines.slice(open + 1, close).join('\n');
+  const fences = lines.flatMap((l, i) => (l.startsWith('```') ? [i] : []));
+  if (fences.length < 2) throw new Error(`${where}: no fenced block`);
+  if (fences.length > 2) throw new Error(`${where}: ${Math.floor(fences.length / 2)} fenced blocks where one was expected`);
+  return lines.slice(fences[0]! + 1, fences[1]).join('\n');
 }
 
 /** `1. …`, `2. …`: numbered responses, each possibly over several indented lines. */

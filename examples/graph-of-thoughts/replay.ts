@@ -9,7 +9,23 @@ import { KEYWORD_STEPS, keywordCountingGraph, type CountState, type Counts } fro
 import { listsIn, objectsIn, promptData, type GotRecording, type RecordedStep } from './recording.js';
 import { SORTING_STEPS, sortingGraph, sortingInput, type SortState } from './sorting.js';
 
-/** A model that answers each operation with the responses recorded for its step, once. */
+const canonical = (v: unknown): string => (Array.isArray(v) ? `[${v.map(canonical).join(',')}]` : typeof v === 'object' && v !== null ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}` : JSON.stringify(v));
+const normalised = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether a request carries the data the recorded step's prompt was given (the prompts differ; the
+ * data must not): the lists and JSON objects after the recorded prompt's last closing tag, in
+ * order, or, when it has none, its text (a paragraph to count in), which the request must contain.
+ */
+export function carriesRecordedData(recordedPrompt: string, request: string): boolean {
+  const data = promptData(recordedPrompt);
+  const lists = listsIn(data);
+  const objects = objectsIn(data);
+  if (lists.length > 0 || objects.length > 0) return canonical(lists) === canonical(listsIn(request)) && canonical(objects) === canonical(objectsIn(request));
+  return normalised(request).includes(normalised(data.replace(/^\s*Input:/, '')));
+}
+
+/** A model that answers each operation with the responses recorded for its step, once, when the request carries the step's data. */
 export function recordedModel(recording: GotRecording, steps: Record<string, string>): LanguageModel & { served: Set<string> } {
   const served = new Set<string>();
   return {
@@ -22,6 +38,9 @@ export function recordedModel(recording: GotRecording, steps: Record<string, str
       const step = label === undefined ? undefined : recording.steps.get(label);
       if (!step) throw new TotError('GENERATION_FAILED', `The recording has no step for operation "${operation}".`, { recoverable: false, details: { retryable: false } });
       if (served.has(step.label)) throw new TotError('GENERATION_FAILED', `Step ${step.label} was already served (operation "${operation}" asked twice).`, { recoverable: false, details: { retryable: false } });
+      if (!carriesRecordedData(step.prompt, request.messages.map((m) => m.content).join('\n'))) {
+        throw new TotError('GENERATION_FAILED', `Operation "${operation}" did not give the model the data step ${step.label} was given.`, { recoverable: false, details: { retryable: false } });
+      }
       const n = request.n ?? 1;
       if (n !== step.responses.length) throw new TotError('GENERATION_FAILED', `Operation "${operation}" asked for ${n} responses; step ${step.label} recorded ${step.responses.length}.`, { recoverable: false, details: { retryable: false } });
       served.add(step.label);
@@ -42,7 +61,11 @@ export interface ReplayReport<S> {
   task: 'sorting' | 'keyword-counting';
   /** The final result equals the recording's. */
   finalMatches: boolean;
-  /** Every check (the final result's included) passed, every recorded step was served, and nothing was dropped but the recording's own bad replies. */
+  /**
+   * Every check (the final result's included) passed, every recorded step was served to a request
+   * carrying its data, and the run completed. Replies the graph could not parse (the recording's
+   * own bad replies) are dropped as the paper's code drops them; they are in `result.errors`.
+   */
   ok: boolean;
   checks: ReplayCheck[];
   /** Recorded steps no operation asked for. */
@@ -55,7 +78,6 @@ const step = (recording: GotRecording, label: string): RecordedStep => {
   if (!s) throw new Error(`the recording has no step ${label}`);
   return s;
 };
-const canonical = (v: unknown): string => (Array.isArray(v) ? `[${v.map(canonical).join(',')}]` : typeof v === 'object' && v !== null ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}` : JSON.stringify(v));
 
 function check(what: string, expected: unknown, got: unknown, exact = false): ReplayCheck {
   const e = exact ? JSON.stringify(expected) : canonical(expected);

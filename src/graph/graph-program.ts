@@ -103,6 +103,9 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
   const where = (op: GraphOp<S>, parentIds?: readonly string[]): ErrorLocation => ({ kind: 'operation', operationId: op.id, operation: op.kind, ...(parentIds ? { parentIds: [...parentIds] } : {}) });
 
   if (log) {
+    // The calls of the operations the log finished are theirs: counted, and never served to another.
+    const finished = new Set(log.finished);
+    run.adoptLoggedCalls((request) => finished.has(request.tags?.operation ?? ''));
     // The operations the log finished, in the order it finished them: the graph as it was.
     for (const id of log.finished) {
       const op = byId.get(id)!;

@@ -87,11 +87,17 @@ export interface OperationGraphRunOptions<S> extends RunOptions<GraphEvent<S>> {
  * ```
  */
 export interface OperationGraphResumeOptions<S> extends ResumeOptions<GraphEvent<S>> {
+  /** The model the run was recorded with (the same `modelId`). */
   model?: LanguageModel;
+  /** Model calls in flight at once. Default 16. */
   concurrency?: number;
+  /** Limits on the resumed run's model calls; the log's calls count against it. */
   budget?: RunBudget;
+  /** Wall time of the resumed run, in milliseconds. */
   timeoutMs?: number;
+  /** Reject at the first dropped thought or failed operation. Default false. */
   strict?: boolean;
+  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
   now?: () => number;
 }
 

@@ -92,6 +92,7 @@ export interface Operation<S> {
   readonly usesModel?: boolean;
   /** What the run records of it in `run.started` (a resume must see the same). */
   describe(): Record<string, unknown>;
+  /** Does the work: given the input thoughts, returns the output, made with `ctx.thought` or `ctx.derive`. */
   execute(input: readonly GraphThought<S>[], ctx: OperationContext<S>): Promise<readonly GraphThought<S>[]>;
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { StoredEvent } from '../events/store/types.js';
@@ -298,6 +299,20 @@ export class ThoughtGraph<S = unknown> {
 
 const checkEvent = eventShapeCheck(graphEventShapes);
 
+const corrupt = (position: number, message: string) => new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: ${message}.`, { details: { position } });
+
+/** The operations a graph run records in its configuration: ids unique, each after earlier ones only. */
+const operationsSchema = z
+  .array(z.looseObject({ id: z.string().min(1), kind: z.string().min(1), after: z.array(z.string()) }))
+  .superRefine((ops, ctx) => {
+    const seen = new Set<string>();
+    ops.forEach((op, i) => {
+      for (const before of op.after) if (!seen.has(before)) ctx.addIssue({ code: 'custom', message: `operation ${op.id} comes after "${before}", which is not an earlier operation`, path: [i, 'after'] });
+      if (seen.has(op.id)) ctx.addIssue({ code: 'custom', message: `operation id ${op.id} is used twice`, path: [i, 'id'] });
+      seen.add(op.id);
+    });
+  });
+
 /** A dropped thought as a log holds it. */
 export interface DroppedRecord {
   parentIds: string[];
@@ -330,13 +345,14 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
     const e = unwrap(raw);
     checkEvent(e, position, 'The operation-graph log');
     if (e.type === 'run.started') {
-      const config = e.config as { operations?: unknown };
+      if (graph) throw corrupt(position, 'run.started may only begin the log');
+      const operations = operationsSchema.safeParse((e.config as { operations?: unknown }).operations);
+      if (!operations.success) throw corrupt(position, `config.operations: ${z.prettifyError(operations.error).replace(/\n/g, ' ')}`);
       const input = (e.input as { state?: unknown } | undefined)?.state;
-      if (!Array.isArray(config.operations)) throw new TotError('INVALID_FORMAT', 'The operation-graph log is corrupt at event 0 (run.started): its config has no operations.', { details: { position: 0 } });
       parts = new GraphParts<S>(makeThought(INPUT_THOUGHT_ID, 'input', [], input as S, undefined));
-      graph = new ThoughtGraph<S>(config.operations as OperationInfo[], parts);
+      graph = new ThoughtGraph<S>(operations.data, parts);
     } else if (graph === undefined) {
-      throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: it does not begin with run.started.`, { details: { position } });
+      throw corrupt(position, 'it does not begin with run.started');
     } else if (e.type === 'operation.started') {
       // A restarted operation (after a resume) makes its drops again.
       pending.set(e.operationId, []);
@@ -345,8 +361,8 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       list.push({ parentIds: [...e.parentIds], error: { ...e.error }, ...(e.response === undefined ? {} : { response: e.response }) });
       pending.set(e.operationId, list);
     } else if (e.type === 'operation.completed' || e.type === 'operation.failed') {
-      if (!graph.operations.some((o) => o.id === e.operationId)) throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: no operation ${e.operationId}.`, { details: { position } });
-      if (finished.includes(e.operationId)) throw new TotError('INVALID_FORMAT', `The operation-graph log is corrupt at event ${position}: operation ${e.operationId} finished twice.`, { details: { position } });
+      if (!graph.operations.some((o) => o.id === e.operationId)) throw corrupt(position, `no operation ${e.operationId}`);
+      if (finished.includes(e.operationId)) throw corrupt(position, `operation ${e.operationId} finished twice`);
       if (e.type === 'operation.completed') {
         const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, t.parentIds, t.state as S, t));
         try {

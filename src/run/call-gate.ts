@@ -43,6 +43,7 @@ export class CallGate {
 
   /** Takes a slot: `undefined` when one was free, else a promise of one that rejects with `ABORTED` if `signal` fires first. */
   acquire(signal: AbortSignal, priority = 0): Promise<void> | undefined {
+    if (!Number.isFinite(priority)) priority = 0;
     if (this.active < this.limit && this.waiting === 0) {
       this.active += 1;
       return undefined;

@@ -29,9 +29,20 @@ export interface RecordedRun {
   /** Model calls started in the log (`llm.requested`), so that new call ids continue after them. */
   requestedCalls: number;
   /** Completed model results by `requestKey`, in the order they completed. */
-  modelResults: Map<string, { result: GenerateResult; charged: LlmCompletedEvent['charged'] }[]>;
+  modelResults: Map<string, { callId: string; result: GenerateResult; charged: LlmCompletedEvent['charged'] }[]>;
+  /** Every call the log started, in order, with how it ended (`open`: the log stops before it ended). */
+  calls: LoggedCall[];
   /** The runner's own events (everything but the shared ones), in order: what a deterministic re-run emits again. */
   runnerEvents: RunEventBase[];
+}
+
+/** A model call as a run's log holds it. */
+export interface LoggedCall {
+  callId: string;
+  request: GenerateRequest;
+  outcome: 'completed' | 'failed' | 'open';
+  /** The usage charged for a completed call. */
+  charged?: LlmCompletedEvent['charged'];
 }
 
 /**
@@ -66,12 +77,14 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
   const runnerEvents: RunEventBase[] = [];
   let finished: RunFinishedEvent | undefined;
   let requestedCalls = 0;
+  const calls = new Map<string, LoggedCall>();
   for (const e of events) {
     switch (e.type) {
       case 'llm.requested': {
         const r = e as LlmRequestedEvent;
         requestedCalls += 1;
         keys.set(r.callId, requestKey(r.modelId, r.request as GenerateRequest));
+        calls.set(r.callId, { callId: r.callId, request: r.request as GenerateRequest, outcome: 'open' });
         break;
       }
       case 'llm.completed': {
@@ -79,8 +92,16 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
         const key = keys.get(c.callId);
         if (key === undefined) break;
         const list = modelResults.get(key) ?? [];
-        list.push({ result: { outputs: c.outputs, usage: c.usage, ...(c.finishReason ? { finishReason: c.finishReason } : {}) }, charged: c.charged });
+        list.push({ callId: c.callId, result: { outputs: c.outputs, usage: c.usage, ...(c.finishReason ? { finishReason: c.finishReason } : {}) }, charged: c.charged });
         modelResults.set(key, list);
+        const call = calls.get(c.callId)!;
+        call.outcome = 'completed';
+        call.charged = c.charged;
+        break;
+      }
+      case 'llm.failed': {
+        const call = calls.get((e as unknown as { callId: string }).callId);
+        if (call) call.outcome = 'failed';
         break;
       }
       case 'run.finished':
@@ -90,5 +111,5 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
         if (!isSharedRunEvent(e)) runnerEvents.push(e);
     }
   }
-  return { runId, events, started, finished, lastVersion, lastSeq: events.at(-1)!.seq, requestedCalls, modelResults, runnerEvents };
+  return { runId, events, started, finished, lastVersion, lastSeq: events.at(-1)!.seq, requestedCalls, modelResults, calls: [...calls.values()], runnerEvents };
 }

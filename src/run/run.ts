@@ -87,7 +87,7 @@ const RUN_OVER = new TotError('ABORTED', 'The run is over.');
 const NO_OPTIONS: CallOptions = Object.freeze({});
 
 /** The same answer for a served call as for the live one: a copy, so that callers can never change the log. */
-type Served = { result: GenerateResult; charged: { inputTokens: number; outputTokens: number; estimated: boolean } };
+type Served = { callId: string; result: GenerateResult; charged: { inputTokens: number; outputTokens: number; estimated: boolean } };
 
 const emptyStats = (): RunStats => ({ llmCalls: 0, failedCalls: 0, retries: 0, resumedCalls: 0, inputTokens: 0, outputTokens: 0, estimatedCalls: 0, cacheHits: 0, wallMs: 0 });
 
@@ -259,8 +259,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private served: Map<string, Served[]> | undefined;
   private resumeFrom: { version: number; seq: number } | undefined;
   private claim: Promise<void> | undefined;
-  // Resume by fold: the log's calls were counted when the run began.
-  private loggedCallsCounted = false;
+  // The log a resumed run continues.
+  private log: RecordedRun | undefined;
   // When the run's own time limit passes (performance.now() time), if it has one.
   private timeoutAt: number | undefined;
 
@@ -446,7 +446,6 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (this.served) {
         const key = requestKey(model.modelId, request);
         const hit = this.served.get(key)?.shift();
-        if (hit && this.loggedCallsCounted) return Promise.resolve(copyOf(hit.result));
         if (hit) {
           // A served call counts against the budget as it did when it was made, so that a resumed
           // run stops where the uninterrupted run would have.
@@ -487,22 +486,42 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   /**
-   * A program that resumes by folding takes what its log did without asking for those calls
-   * again: every recorded call counts at once, in the stats and against the budget, as it did
-   * when it was made (the calls it does ask for again are then served without counting twice).
+   * For a program that resumes by folding: the logged calls whose requests `taken` accepts belong
+   * to work the program takes from its log as it was, and will never ask for again. They count
+   * now, in the stats and against the budget, as they did when they were made, and are no longer
+   * served (a later call with the same request is a call of its own). The other logged calls are
+   * served as usual when asked for.
    */
-  private countLoggedCalls(): void {
-    this.loggedCallsCounted = true;
-    for (const hits of this.served!.values()) {
-      for (const hit of hits) {
-        this.countServed(hit);
-        if (!this.budget) continue;
-        try {
-          this.budget.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: hit.charged.inputTokens, outputTokens: hit.charged.outputTokens });
-        } catch (error) {
-          if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
-          return;
+  adoptLoggedCalls(taken: (request: GenerateRequest) => boolean): void {
+    const log = this.log;
+    if (!log) return;
+    const s = this.stats;
+    let charging = this.budget !== undefined;
+    for (const call of log.calls) {
+      if (call.outcome === 'open' || !taken(call.request)) continue;
+      s.llmCalls += 1;
+      const charged = call.charged ?? { inputTokens: 0, outputTokens: 0, estimated: false };
+      if (call.outcome === 'completed') {
+        s.resumedCalls += 1;
+        s.inputTokens += charged.inputTokens;
+        s.outputTokens += charged.outputTokens;
+        if (charged.estimated) s.estimatedCalls += 1;
+        for (const hits of this.served!.values()) {
+          const at = hits.findIndex((h) => h.callId === call.callId);
+          if (at !== -1) {
+            hits.splice(at, 1);
+            break;
+          }
         }
+      } else s.failedCalls += 1;
+      if (!charging) continue;
+      try {
+        this.budget!.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
+      } catch (error) {
+        // The stats still count every adopted call; the budget stops the run at the first it refuses.
+        charging = false;
+        if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+        else throw error;
       }
     }
   }
@@ -691,7 +710,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.nextSeq = log.lastSeq + 1;
       this.calls = log.requestedCalls;
       this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
-      if (this.settings.resumeBy === 'fold') this.countLoggedCalls();
+      this.log = log;
       if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);

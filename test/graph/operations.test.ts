@@ -225,6 +225,21 @@ describe('OperationGraph operations', () => {
     expect(r.graph.toJSON().thoughts.map((t) => t.id)).toEqual(['input.0', 'a.0', 'a.1', 'l.0', 'l.1', 'l.2', 'l.3', 'r.0', 'r.1', 'op3.0']);
   });
 
+  it('refuses a corrupt log with INVALID_FORMAT naming the event, never a crash', async () => {
+    const events: GraphEvent<S>[] = [];
+    const g = new OperationGraph<S>();
+    g.add(seed('a'), { id: 'a' });
+    await g.run({ input: { v: 'x' }, onEvent: (e) => events.push(e) });
+    const started = events[0] as GraphEvent<S> & { config: Record<string, unknown> };
+    const broken = [{ ...started, config: { ...started.config, operations: [null] } }, ...events.slice(1)];
+    expect(() => foldGraphEvents(broken)).toThrow(/corrupt at event 0: config.operations/);
+    const orphan = [{ ...started, config: { ...started.config, operations: [{ id: 'a', kind: 'seed', after: ['nowhere'] }] } }, ...events.slice(1)];
+    expect(() => foldGraphEvents(orphan)).toThrow(/not an earlier operation/);
+    expect(() => foldGraphEvents([...events.slice(0, 2), started, ...events.slice(2)])).toThrow(/corrupt at event 2: run.started may only begin the log/);
+    const completed = events.find((e) => e.type === 'operation.completed')!;
+    expect(() => foldGraphEvents([...events, completed])).toThrow(/finished twice/);
+  });
+
   it('draws the graph of thoughts in Mermaid: a subgraph per operation, an edge per parent', async () => {
     const g = new OperationGraph<S>();
     g.add(seed('a'), { id: 'a' });

@@ -62,6 +62,14 @@ describe.runIf(present)('replaying the Graph-of-Thoughts worked runs', () => {
     expect(report.ok).toBe(false);
   });
 
+  it('refuses to serve a step to a request that does not carry the data the step was given', async () => {
+    // The recorded split prompt now shows another list than the run's input.
+    const text = edited(read('sorting_032'), /### Step 1 - Prompt/, (block) => block.replace(/Input: \[8, 7, 1, 1,/, 'Input: [7, 8, 1, 1,'));
+    const report = await replaySorting(parseGotRecording(text));
+    expect(report.ok).toBe(false);
+    expect(report.result.errors[0]!.message).toContain('did not give the model the data step 1 was given');
+  });
+
   it('reports a recorded step that no operation asked for', async () => {
     const text = `${read('sorting_032').replace('### Final Result', '### Step 5 - Prompt\n```\nmore\n```\n\n### Step 5 - Response\n```\n[1]\n```\n\n### Final Result')}`;
     const report = await replaySorting(parseGotRecording(text));

@@ -108,6 +108,22 @@ describe('OperationGraph runs', () => {
     expect(budget.snapshot().used.calls).toBe(2);
   });
 
+  it('numbers an operation\'s thoughts in input order whatever order its calls return in', async () => {
+    const delays: Record<string, number> = { 'g:p': 30, 'g:q': 10, 'g:r': 0 };
+    const model = fromFunction(async (prompt: string) => {
+      await new Promise((r) => setTimeout(r, delays[prompt]));
+      return `${prompt}!`;
+    });
+    const g = new OperationGraph<S>();
+    g.add({ kind: 'seed', describe: () => ({}), execute: async (input, ctx) => ['p', 'q', 'r'].map((v) => ctx.thought({ v }, input)) }, { id: 's' });
+    g.add(...step('g', ['s']));
+    const order: string[] = [];
+    g.on('llm.completed', (e) => order.push(e.outputs[0]!));
+    const r = await g.run({ model, input: { v: 'x' } });
+    expect(order).toEqual(['g:r!', 'g:q!', 'g:p!']);
+    expect(r.thoughts.map((t) => [t.id, t.state.v, t.parentIds[0]])).toEqual([['g.0', 'g:p!', 's.0'], ['g.1', 'g:q!', 's.1'], ['g.2', 'g:r!', 's.2']]);
+  });
+
   it('stops with `error` when every call fails, never as an empty success', async () => {
     const g = new OperationGraph<S>();
     g.add(...step('a'));
@@ -164,6 +180,65 @@ describe('resuming an operation-graph run', () => {
     // The log of the resumed run folds to the graph it returned.
     const { foldGraphEvents } = await import('../../src/index.js');
     expect(JSON.stringify(foldGraphEvents(after).toJSON())).toBe(JSON.stringify(resumed.graph.toJSON()));
+  });
+
+  it('counts the log\'s calls once: the resumed run\'s stats are the uninterrupted run\'s', async () => {
+    const reference = await diamond().run({ model: counting().model, input: { v: 'x' } });
+    const store = new InMemoryEventStore();
+    await diamond().run({ model: counting().model, input: { v: 'x' }, store: dyingStore(store, 12), runId: 'g-stats', concurrency: 1 }).catch(() => undefined);
+    const resumed = await diamond().resume({ model: counting().model, store, runId: 'g-stats', budget: { maxCalls: 3 } });
+    expect(resumed.stopReason).toBe('completed');
+    const pick = (s: typeof reference.stats) => [s.llmCalls, s.failedCalls, s.inputTokens, s.outputTokens];
+    expect(pick(resumed.stats)).toEqual(pick(reference.stats));
+  });
+
+  it('never serves an operation the recorded answer of another operation that asked the same', async () => {
+    // a and b send the same request; the log ends once a has completed, before b's call.
+    const g = () => {
+      const graph = new OperationGraph<S>();
+      graph.add(generate<S>({ prompt: () => 'same', parse: (text) => ({ v: text }) }), { id: 'a', after: [] });
+      graph.add(generate<S>({ prompt: () => 'same', parse: (text) => ({ v: text }) }), { id: 'b', after: ['a'] });
+      return graph;
+    };
+    const named = (name: string) => {
+      let n = 0;
+      return { model: fromFunction(async (p: string) => `${p}/${name}#${++n}`, { modelId: 'm' }), calls: () => n };
+    };
+    const probe = new InMemoryEventStore();
+    await g().run({ model: named('probe').model, input: { v: 'x' }, store: probe, runId: 'p' });
+    const events = await collect(probe.readStream('p'));
+    const cut = events.findIndex((e) => e.type === 'operation.completed') + 1;
+    const store = new InMemoryEventStore();
+    await g().run({ model: named('first').model, input: { v: 'x' }, store: dyingStore(store, cut), runId: 'same' }).catch(() => undefined);
+    const second = named('second');
+    const r = await g().resume({ model: second.model, store, runId: 'same' });
+    expect(r.graph.outputsOf('a')!.map((t) => t.state.v)).toEqual(['same/first#1']);
+    expect(r.graph.outputsOf('b')!.map((t) => t.state.v)).toEqual(['same/second#1']);
+    expect(second.calls()).toBe(1);
+    expect([r.stats.llmCalls, r.stats.resumedCalls]).toEqual([2, 1]);
+  });
+
+  it('counts a failed call of an operation its log finished', async () => {
+    const g = () => {
+      const graph = new OperationGraph<S>();
+      graph.add(...step('a'));
+      graph.add(...step('b', ['a']));
+      graph.add(...step('c', ['b']));
+      return graph;
+    };
+    // b's call fails (its thought is dropped); c then has nothing to work on.
+    const model = () => fromFunction(async (p: string) => { if (p.startsWith('b:')) throw Object.assign(new Error('bad request'), { status: 400 }); return `${p}.`; });
+    const reference = await g().run({ model: model(), input: { v: 'x' } });
+    const probe = new InMemoryEventStore();
+    await g().run({ model: model(), input: { v: 'x' }, store: probe, runId: 'p' });
+    const events = await collect(probe.readStream('p'));
+    const cut = events.findIndex((e) => e.type === 'operation.completed' && (e.data as { operationId: string }).operationId === 'b') + 1;
+    const store = new InMemoryEventStore();
+    await g().run({ model: model(), input: { v: 'x' }, store: dyingStore(store, cut), runId: 'failed' }).catch(() => undefined);
+    const r = await g().resume({ model: model(), store, runId: 'failed' });
+    expect([r.stats.llmCalls, r.stats.failedCalls]).toEqual([reference.stats.llmCalls, reference.stats.failedCalls]);
+    expect(reference.stats.failedCalls).toBe(1);
+    expect(r.errors.map((e) => e.code)).toEqual(reference.errors.map((e) => e.code));
   });
 
   it('refuses a resume with a different graph with RESUME_MISMATCH, and writes nothing', async () => {

@@ -42,9 +42,9 @@ export function keepBest<S>(options: KeepBestOptions = {}): Operation<S> {
     async execute(input, ctx) {
       const unscored = input.find((t) => t.score === undefined);
       if (unscored) throw new TotError('ILLEGAL_STATE', `keepBest: thought ${unscored.id} has no score; put a score operation before keepBest.`);
-      const sign = o.higherIsBetter ? -1 : 1;
-      // Array.prototype.sort is stable: equal scores keep their input order.
-      const ranked = [...input].sort((a, b) => sign * (a.score! - b.score!));
+      // Compared, not subtracted (Infinity - Infinity is NaN); Array.prototype.sort is stable: equal scores keep their input order.
+      const better = o.higherIsBetter ? (a: number, b: number) => a > b : (a: number, b: number) => a < b;
+      const ranked = [...input].sort((a, b) => (better(a.score!, b.score!) ? -1 : better(b.score!, a.score!) ? 1 : 0));
       return ranked.slice(0, o.n).map((t) => ctx.derive(t));
     },
   };

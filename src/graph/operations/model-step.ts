@@ -38,6 +38,7 @@ export function describeSampling(o: SamplingOptions): Record<string, unknown> {
 /** A parse's value as states: nothing (undefined, null, an empty list) is an error, an array a list of states when `many`. */
 export function statesOf<S>(value: unknown, many: boolean): S[] {
   if (value === undefined || value === null) throw new TotError('INVALID_FORMAT', 'the parse function returned nothing');
+  if (typeof (value as { then?: unknown }).then === 'function') throw new TotError('INVALID_FORMAT', 'the parse function returned a promise: parse functions are synchronous');
   if (many && Array.isArray(value)) {
     if (value.length === 0) throw new TotError('INVALID_FORMAT', 'the parse function returned no state');
     for (const v of value) if (v === undefined || v === null) throw new TotError('INVALID_FORMAT', 'the parse function returned a list holding nothing');

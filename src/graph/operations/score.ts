@@ -36,6 +36,7 @@ export interface LocalScoreOptions<S> {
  * ```
  */
 export interface ModelScoreOptions<S> extends SamplingOptions {
+  /** The prompt that asks the model to judge one thought. */
   prompt: (state: S, thought: GraphThought<S>) => Prompt;
   /** Every sample's text at once (so it can average or vote) → the score. Throwing drops the thought. */
   parse: (texts: string[], state: S) => number;

@@ -23,8 +23,9 @@ import { describeSampling, parseFn, promptFn, sampleStates, samplingShape, type 
 export interface ValidateAndImproveOptions<S> extends SamplingOptions {
   /** Whether a state is valid (it may be async, and gets the run's signal). */
   validate: (state: S, options: { signal: AbortSignal }) => boolean | Promise<boolean>;
-  /** The prompt that asks to fix an invalid state. */
+  /** The prompt that asks to fix an invalid state: the version to fix, and the input thought it comes from. */
   prompt: (state: S, thought: GraphThought<S>) => Prompt;
+  /** One response as the fixed state (`state` is the version it fixes); throwing or nothing uses up the try (a recorded error). */
   parse: (text: string, state: S) => S | null | undefined;
   /** Improvement calls per input thought at most. Default 3. */
   tries?: number;
