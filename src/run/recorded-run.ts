@@ -36,7 +36,17 @@ export interface RecordedRun {
   runnerEvents: RunEventBase[];
 }
 
-/** A model call as a run's log holds it. */
+/**
+ * A model call as a run's log holds it.
+ *
+ * @example
+ * ```ts
+ * import { readRecordedRun } from '@tot/core';
+ *
+ * const { calls } = await readRecordedRun(store, 'run-42');
+ * const unfinished = calls.filter((c) => c.outcome === 'open').map((c) => c.callId);
+ * ```
+ */
 export interface LoggedCall {
   callId: string;
   request: GenerateRequest;
