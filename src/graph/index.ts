@@ -6,6 +6,7 @@ export type { GraphStats, GraphStopReason, OperationGraphResult } from './graph-
 export {
   OperationGraph,
   type AddOperationOptions,
+  type OperationGraphOptions,
   type OperationGraphResumeOptions,
   type OperationGraphRunOptions,
   type OperationRef,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { fnSchema, parseOptions } from '../internal/validate.js';
+import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import type { RecordedRun } from '../run/recorded-run.js';
@@ -49,6 +49,32 @@ export interface AddOperationOptions {
 }
 
 /**
+ * What every run of a graph is given, whether it starts or resumes one (a resume must be given
+ * what the run was recorded with).
+ *
+ * @example
+ * ```ts
+ * import type { OperationGraphOptions } from '@tot/core';
+ *
+ * const options: OperationGraphOptions = { model, concurrency: 16, budget: { maxCalls: 40 }, timeoutMs: 120_000 };
+ * ```
+ */
+export interface OperationGraphOptions {
+  /** Needed when an operation calls the model; a resume needs the same `modelId`. */
+  model?: LanguageModel;
+  /** Model calls in flight at once, across all operations. Default 16. */
+  concurrency?: number;
+  /** Limits on the run's model calls (a `Budget`, `budget.perRun()` or plain limits); a resumed run's log counts against it. */
+  budget?: RunBudget;
+  /** Wall time of the run, in milliseconds: it then stops with `timeout` and its partial graph. */
+  timeoutMs?: number;
+  /** Reject the run at the first dropped thought or failed operation, with its error (for tests). Default false. */
+  strict?: boolean;
+  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
  * Options of {@link OperationGraph.run}.
  *
  * @example
@@ -58,21 +84,9 @@ export interface AddOperationOptions {
  * const options: OperationGraphRunOptions<{ list: number[] }> = { model, input: { list: [3, 1, 2] }, concurrency: 16, budget: { maxCalls: 40 } };
  * ```
  */
-export interface OperationGraphRunOptions<S> extends RunOptions<GraphEvent<S>> {
+export interface OperationGraphRunOptions<S> extends OperationGraphOptions, RunOptions<GraphEvent<S>> {
   /** The state of the run's input thought (JSON-serialisable when the run is recorded). */
   input: S;
-  /** Needed when an operation calls the model. */
-  model?: LanguageModel;
-  /** Model calls in flight at once, across all operations. Default 16. */
-  concurrency?: number;
-  /** Limits on the run's model calls (a `Budget`, `budget.perRun()` or plain limits). */
-  budget?: RunBudget;
-  /** Wall time of the run, in milliseconds: it then stops with `timeout` and its partial graph. */
-  timeoutMs?: number;
-  /** Reject the run at the first dropped thought or failed operation, with its error (for tests). Default false. */
-  strict?: boolean;
-  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
-  now?: () => number;
 }
 
 /**
@@ -86,20 +100,7 @@ export interface OperationGraphRunOptions<S> extends RunOptions<GraphEvent<S>> {
  * const options: OperationGraphResumeOptions<{ list: number[] }> = { store, runId: 'sort-7', model };
  * ```
  */
-export interface OperationGraphResumeOptions<S> extends ResumeOptions<GraphEvent<S>> {
-  /** The model the run was recorded with (the same `modelId`). */
-  model?: LanguageModel;
-  /** Model calls in flight at once. Default 16. */
-  concurrency?: number;
-  /** Limits on the resumed run's model calls; the log's calls count against it. */
-  budget?: RunBudget;
-  /** Wall time of the resumed run, in milliseconds. */
-  timeoutMs?: number;
-  /** Reject at the first dropped thought or failed operation. Default false. */
-  strict?: boolean;
-  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
-  now?: () => number;
-}
+export interface OperationGraphResumeOptions<S> extends OperationGraphOptions, ResumeOptions<GraphEvent<S>> {}
 
 const ID = /^[A-Za-z][\w-]{0,63}$/;
 

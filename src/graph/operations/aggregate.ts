@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { parseOptions } from '../../internal/validate.js';
 import type { Operation, Prompt } from '../operation.js';
 import type { GraphThought } from '../thought.js';
-import { describeSampling, parseFn, promptFn, sampleStates, samplingShape, type SamplingOptions } from './model-step.js';
+import { describeSampling, respondingSchema, sampleStates, type SamplingOptions } from './model-step.js';
 
 /**
  * Options of {@link aggregate}.
@@ -27,7 +26,6 @@ export interface AggregateOptions<S> extends SamplingOptions {
   responses?: number;
 }
 
-const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
 
 /**
  * The paper's Aggregate: all input thoughts (in the order of the operation's predecessors) in one
@@ -46,7 +44,7 @@ const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.num
  * ```
  */
 export function aggregate<S>(options: AggregateOptions<S>): Operation<S> {
-  const o = parseOptions(schema, options, 'aggregate');
+  const o = parseOptions(respondingSchema, options, 'aggregate');
   const prompt = o.prompt as AggregateOptions<S>['prompt'];
   const parse = o.parse as AggregateOptions<S>['parse'];
   return {

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { parseOptions } from '../../internal/validate.js';
 import type { Operation, Prompt } from '../operation.js';
 import type { GraphThought } from '../thought.js';
-import { describeSampling, parseFn, promptFn, sampleStates, samplingShape, type SamplingOptions } from './model-step.js';
+import { describeSampling, perInputThought, respondingSchema, type SamplingOptions } from './model-step.js';
 
 /**
  * Options of {@link generate}.
@@ -30,7 +29,6 @@ export interface GenerateOptions<S> extends SamplingOptions {
   responses?: number;
 }
 
-const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
 
 /**
  * The paper's Generate: for each input thought, one model call with `n: responses`; each response
@@ -45,16 +43,13 @@ const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.num
  * ```
  */
 export function generate<S>(options: GenerateOptions<S>): Operation<S> {
-  const o = parseOptions(schema, options, 'generate');
+  const o = parseOptions(respondingSchema, options, 'generate');
   const prompt = o.prompt as GenerateOptions<S>['prompt'];
   const parse = o.parse as GenerateOptions<S>['parse'];
   return {
     kind: 'generate',
     usesModel: true,
     describe: () => ({ responses: o.responses, ...describeSampling(o) }),
-    async execute(input, ctx) {
-      const made = await Promise.all(input.map((t) => sampleStates<S>(ctx, [t], () => prompt(t.state, t), o.responses, o, (text) => parse(text, t.state), true)));
-      return made.flatMap((states, i) => states.map((s) => ctx.thought(s, [input[i]!])));
-    },
+    execute: (input, ctx) => perInputThought(input, ctx, o, prompt, parse, true),
   };
 }

@@ -1,6 +1,7 @@
 import { TotError } from '../../errors/index.js';
 import { fnSchema, parseOptions } from '../../internal/validate.js';
 import type { Operation } from '../operation.js';
+import { judgeEach } from './model-step.js';
 
 const schema = fnSchema<(state: unknown, options: { signal: AbortSignal }) => boolean | Promise<boolean>>();
 
@@ -21,18 +22,11 @@ export function groundTruth<S>(fn: (state: S, options: { signal: AbortSignal }) 
     kind: 'groundTruth',
     describe: () => ({ fn: 'function' }),
     async execute(input, ctx) {
-      const verdicts = await Promise.all(
-        input.map(async (t) => {
-          try {
-            const v = await ctx.guard(() => check(t.state, { signal: ctx.signal }), 'groundTruth function');
-            if (typeof v !== 'boolean') throw new TotError('INVALID_FORMAT', `groundTruth: the function must return a boolean, got ${JSON.stringify(v) ?? typeof v}.`);
-            return v;
-          } catch (error) {
-            ctx.drop(error, [t]);
-            return undefined;
-          }
-        }),
-      );
+      const verdicts = await judgeEach(input, ctx, async (t) => {
+        const v = await ctx.guard(() => check(t.state, { signal: ctx.signal }), 'groundTruth function');
+        if (typeof v !== 'boolean') throw new TotError('INVALID_FORMAT', `groundTruth: the function must return a boolean, got ${JSON.stringify(v) ?? typeof v}.`);
+        return v;
+      });
       return input.flatMap((t, i) => (verdicts[i] === undefined ? [] : [ctx.derive(t, { solved: verdicts[i] })]));
     },
   };

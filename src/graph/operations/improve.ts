@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { parseOptions } from '../../internal/validate.js';
 import type { Operation, Prompt } from '../operation.js';
 import type { GraphThought } from '../thought.js';
-import { describeSampling, parseFn, promptFn, sampleStates, samplingShape, type SamplingOptions } from './model-step.js';
+import { describeSampling, perInputThought, respondingSchema, type SamplingOptions } from './model-step.js';
 
 /**
  * Options of {@link improve}.
@@ -26,7 +25,6 @@ export interface ImproveOptions<S> extends SamplingOptions {
   responses?: number;
 }
 
-const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
 
 /**
  * The paper's Improve: for each input thought, one call (with `n: responses`) for improved
@@ -44,16 +42,13 @@ const schema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.num
  * ```
  */
 export function improve<S>(options: ImproveOptions<S>): Operation<S> {
-  const o = parseOptions(schema, options, 'improve');
+  const o = parseOptions(respondingSchema, options, 'improve');
   const prompt = o.prompt as ImproveOptions<S>['prompt'];
   const parse = o.parse as ImproveOptions<S>['parse'];
   return {
     kind: 'improve',
     usesModel: true,
     describe: () => ({ responses: o.responses, ...describeSampling(o) }),
-    async execute(input, ctx) {
-      const made = await Promise.all(input.map((t) => sampleStates<S>(ctx, [t], () => prompt(t.state, t), o.responses, o, (text) => parse(text, t.state), false)));
-      return made.flatMap((states, i) => states.map((s) => ctx.thought(s, [input[i]!])));
-    },
+    execute: (input, ctx) => perInputThought(input, ctx, o, prompt, parse, false),
   };
 }

@@ -30,6 +30,42 @@ export const samplingShape = {
 export const promptFn = <F extends (...args: never[]) => unknown>() => fnSchema<F>('expected a function that returns the prompt (a string or messages)');
 export const parseFn = <F extends (...args: never[]) => unknown>() => fnSchema<F>('expected a function that parses a response');
 
+/** The options schema of an operation with a prompt, a parse and `responses`. */
+export const respondingSchema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
+
+/**
+ * The work of `generate` and `improve`: one call per input thought (with `n: responses`), its
+ * responses parsed into thoughts whose parent is that thought, in input order.
+ */
+export async function perInputThought<S>(
+  input: readonly GraphThought<S>[],
+  ctx: OperationContext<S>,
+  o: z.output<typeof respondingSchema>,
+  prompt: (state: S, thought: GraphThought<S>) => Prompt,
+  parse: (text: string, state: S) => unknown,
+  many: boolean,
+): Promise<GraphThought<S>[]> {
+  const made = await Promise.all(input.map((t) => sampleStates<S>(ctx, [t], () => prompt(t.state, t), o.responses, o, (text) => parse(text, t.state), many)));
+  return made.flatMap((states, i) => states.map((s) => ctx.thought(s, [input[i]!])));
+}
+
+/**
+ * A local judgement of each input thought (a score, a verdict), run through the run's guard; a
+ * judgement that throws drops its thought. `undefined` where it was dropped, in input order.
+ */
+export function judgeEach<S, V>(input: readonly GraphThought<S>[], ctx: OperationContext<S>, judge: (t: GraphThought<S>) => Promise<V>): Promise<(V | undefined)[]> {
+  return Promise.all(
+    input.map(async (t) => {
+      try {
+        return await judge(t);
+      } catch (error) {
+        ctx.drop(error, [t]);
+        return undefined;
+      }
+    }),
+  );
+}
+
 /** What a run records of an operation's sampling settings. */
 export function describeSampling(o: SamplingOptions): Record<string, unknown> {
   return { ...(o.temperature === undefined ? {} : { temperature: o.temperature }), ...(o.maxOutputTokens === undefined ? {} : { maxOutputTokens: o.maxOutputTokens }) };

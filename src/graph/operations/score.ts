@@ -4,7 +4,7 @@ import { fnSchema, parseOptions } from '../../internal/validate.js';
 import type { Operation, OperationContext, Prompt } from '../operation.js';
 import { promptMessages } from '../operation.js';
 import type { GraphThought } from '../thought.js';
-import { describeSampling, parseFn, promptFn, samplingShape, type SamplingOptions } from './model-step.js';
+import { describeSampling, judgeEach, parseFn, promptFn, samplingShape, type SamplingOptions } from './model-step.js';
 
 /**
  * Options of {@link score} with a local scoring function.
@@ -102,16 +102,7 @@ export function score<S>(options: ScoreOptions<S>): Operation<S> {
       kind: 'score',
       describe: () => ({ by: 'function' }),
       async execute(input, ctx) {
-        const scores = await Promise.all(
-          input.map(async (t) => {
-            try {
-              return checkedScore(await ctx.guard(() => fn(t.state, { signal: ctx.signal }), 'score function'));
-            } catch (error) {
-              ctx.drop(error, [t]);
-              return undefined;
-            }
-          }),
-        );
+        const scores = await judgeEach(input, ctx, async (t) => checkedScore(await ctx.guard(() => fn(t.state, { signal: ctx.signal }), 'score function')));
         return input.flatMap((t, i) => (scores[i] === undefined ? [] : [ctx.derive(t, { score: scores[i] })]));
       },
     };
