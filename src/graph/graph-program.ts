@@ -76,6 +76,69 @@ export function leafOutputs<S>(ops: readonly OperationInfo[], graph: ThoughtGrap
   return ops.filter((o) => !followed.has(o.id)).flatMap((o) => [...(graph.outputsOf(o.id) ?? [])]);
 }
 
+/** What every operation of one graph run shares. */
+interface ProgramParts<S> {
+  run: Run<GraphEvent<S>>;
+  model: LanguageModel | undefined;
+  /** Per operation: the longest chain of model operations from it to the end of the graph. */
+  chain: Map<string, number>;
+  stats: { droppedThoughts: number };
+  where: (op: GraphOp<S>, parentIds?: readonly string[]) => ErrorLocation;
+}
+
+/** What an operation works with: one per operation run. */
+class Context<S> implements OperationContext<S> {
+  readonly created: GraphThought<S>[] = [];
+  readonly signal: AbortSignal;
+  readonly model: LanguageModel | undefined;
+
+  constructor(
+    readonly op: GraphOp<S>,
+    private readonly p: ProgramParts<S>,
+  ) {
+    this.signal = p.run.signal;
+    this.model = p.model;
+  }
+
+  get operationId(): string {
+    return this.op.id;
+  }
+
+  async generate(request: GenerateRequest): Promise<string[]> {
+    const op = this.op;
+    if (!this.model) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
+    const options = { signal: this.signal, [CALL_PRIORITY]: this.p.chain.get(op.id)! } as CallOptions;
+    const result = await callModel(this.model, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, options);
+    return result.outputs;
+  }
+
+  thought(state: S, parents: readonly GraphThought<S>[], marks?: ThoughtMarks): GraphThought<S> {
+    const parentIds = parents.length === 1 ? [parents[0]!.id] : parents.map((p) => p.id);
+    const t = makeThought(`${this.op.id}.${this.created.length}`, this.op.id, parentIds, state, marks);
+    this.created.push(t);
+    return t;
+  }
+
+  derive(from: GraphThought<S>, marks?: ThoughtMarks): GraphThought<S> {
+    return this.thought(from.state, [from], marks === undefined ? from : { score: from.score, valid: from.valid, solved: from.solved, ...marks });
+  }
+
+  drop(error: unknown, parents: readonly GraphThought<S>[], response?: string): void {
+    const { run, stats, where } = this.p;
+    if (run.stopping) throw error;
+    const op = this.op;
+    const parentIds = parents.map((p) => p.id);
+    const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
+    stats.droppedThoughts += 1;
+    const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
+    run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
+  }
+
+  guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
+    return this.p.run.guard(work, what);
+  }
+}
+
 /**
  * One run of an operation graph. Each operation is a promise that waits for its own predecessors
  * only (no barrier between levels), so independent operations, and the calls inside each, run at
@@ -129,43 +192,7 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
     }
   }
 
-  /** What an operation works with: one object per operation run, its methods on the prototype. */
-  class Context implements OperationContext<S> {
-    readonly created: GraphThought<S>[] = [];
-    readonly signal = run.signal;
-    readonly model = runModel;
-    constructor(readonly op: GraphOp<S>) {}
-    get operationId(): string {
-      return this.op.id;
-    }
-    async generate(request: GenerateRequest): Promise<string[]> {
-      const op = this.op;
-      if (!runModel) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
-      const result = await callModel(runModel, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, { signal: run.signal, [CALL_PRIORITY]: chain.get(op.id)! } as CallOptions);
-      return result.outputs;
-    }
-    thought(state: S, parents: readonly GraphThought<S>[], marks?: ThoughtMarks): GraphThought<S> {
-      const parentIds = parents.length === 1 ? [parents[0]!.id] : parents.map((p) => p.id);
-      const t = makeThought(`${this.op.id}.${this.created.length}`, this.op.id, parentIds, state, marks);
-      this.created.push(t);
-      return t;
-    }
-    derive(from: GraphThought<S>, marks?: ThoughtMarks): GraphThought<S> {
-      return this.thought(from.state, [from], marks === undefined ? from : { score: from.score, valid: from.valid, solved: from.solved, ...marks });
-    }
-    drop(error: unknown, parents: readonly GraphThought<S>[], response?: string): void {
-      if (run.stopping) throw error;
-      const op = this.op;
-      const parentIds = parents.map((p) => p.id);
-      const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
-      stats.droppedThoughts += 1;
-      const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
-      run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
-    }
-    guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
-      return run.guard(work, what);
-    }
-  }
+  const program: ProgramParts<S> = { run, model: runModel, chain, stats, where };
 
   const execute = async (op: GraphOp<S>): Promise<readonly GraphThought<S>[]> => {
     let inputs: readonly GraphThought<S>[];
@@ -175,7 +202,7 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
     // A stopping run starts no operation.
     if (run.stopping) throw new TotError('ABORTED', 'The graph run stopped.');
     run.emit({ type: 'operation.started', operationId: op.id, operation: op.kind, inputIds: inputs.map((t) => t.id) });
-    const ctx = new Context(op);
+    const ctx = new Context<S>(op, program);
     const created = ctx.created;
     let result: readonly GraphThought<S>[];
     try {

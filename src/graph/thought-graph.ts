@@ -364,7 +364,7 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       if (!graph.operations.some((o) => o.id === e.operationId)) throw corrupt(position, `no operation ${e.operationId}`);
       if (finished.includes(e.operationId)) throw corrupt(position, `operation ${e.operationId} finished twice`);
       if (e.type === 'operation.completed') {
-        const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, t.parentIds, t.state as S, t));
+        const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, [...t.parentIds], t.state as S, t));
         try {
           parts!.complete(e.operationId, made, e.outputIds);
         } catch (error) {

@@ -44,9 +44,9 @@ export interface ThoughtMarks {
 /** The id of the thought that holds the run's input. */
 export const INPUT_THOUGHT_ID = 'input.0';
 
-/** A thought as it is stored: its fields, frozen, marks only when set. */
-export function makeThought<S>(id: string, operationId: string, parentIds: readonly string[], state: S, marks: ThoughtMarks | undefined): GraphThought<S> {
-  const t: { -readonly [K in keyof GraphThought<S>]: GraphThought<S>[K] } = { id, operationId, parentIds: Object.freeze([...parentIds]), state };
+/** A thought as it is stored: its fields, frozen, marks only when set. It takes `parentIds` as its own (and freezes it). */
+export function makeThought<S>(id: string, operationId: string, parentIds: string[], state: S, marks: ThoughtMarks | undefined): GraphThought<S> {
+  const t: { -readonly [K in keyof GraphThought<S>]: GraphThought<S>[K] } = { id, operationId, parentIds: Object.freeze(parentIds), state };
   if (marks?.score !== undefined) t.score = marks.score;
   if (marks?.valid !== undefined) t.valid = marks.valid;
   if (marks?.solved !== undefined) t.solved = marks.solved;

@@ -328,13 +328,18 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** Runs user code (a role, a callback) so that the run never waits on it past an abort. */
   guard<T>(work: () => T | Promise<T>, what: string): Promise<T> {
-    let promise: Promise<T>;
+    let value: T | Promise<T>;
     try {
-      promise = Promise.resolve(work());
+      value = work();
     } catch (error) {
-      promise = Promise.reject(error);
+      return raceAbort(Promise.reject(error), this.controller.signal, what);
     }
-    return raceAbort(promise, this.controller.signal, what);
+    // A value already there has nothing to wait for: no race, no listener on the run's signal
+    // (an operation graph guards every local score and check, one per thought).
+    if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
+      return this.controller.signal.aborted ? raceAbort(Promise.resolve(value), this.controller.signal, what) : Promise.resolve(value);
+    }
+    return raceAbort(Promise.resolve(value), this.controller.signal, what);
   }
 
   /**
