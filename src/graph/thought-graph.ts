@@ -340,6 +340,7 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
   const finished: string[] = [];
   const dropped = new Map<string, DroppedRecord[]>();
   const pending = new Map<string, DroppedRecord[]>();
+  const known = new Set<string>();
   let position = 0;
   for (const raw of events) {
     const e = unwrap(raw);
@@ -351,6 +352,7 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       const input = (e.input as { state?: unknown } | undefined)?.state;
       parts = new GraphParts<S>(makeThought(INPUT_THOUGHT_ID, 'input', [], input as S, undefined));
       graph = new ThoughtGraph<S>(operations.data, parts);
+      for (const o of operations.data) known.add(o.id);
     } else if (graph === undefined) {
       throw corrupt(position, 'it does not begin with run.started');
     } else if (e.type === 'operation.started') {
@@ -361,8 +363,8 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
       list.push({ parentIds: [...e.parentIds], error: { ...e.error }, ...(e.response === undefined ? {} : { response: e.response }) });
       pending.set(e.operationId, list);
     } else if (e.type === 'operation.completed' || e.type === 'operation.failed') {
-      if (!graph.operations.some((o) => o.id === e.operationId)) throw corrupt(position, `no operation ${e.operationId}`);
-      if (finished.includes(e.operationId)) throw corrupt(position, `operation ${e.operationId} finished twice`);
+      if (!known.has(e.operationId)) throw corrupt(position, `no operation ${e.operationId}`);
+      if (dropped.has(e.operationId)) throw corrupt(position, `operation ${e.operationId} finished twice`);
       if (e.type === 'operation.completed') {
         const made = e.thoughts.map((t) => makeThought(t.id, t.operationId, [...t.parentIds], t.state as S, t));
         try {
