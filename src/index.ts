@@ -17,3 +17,4 @@ export * from './solve/index.js';
 export * from './cot/index.js';
 export * from './fractal/index.js';
 export * from './graph/index.js';
+export * from './got/index.js';

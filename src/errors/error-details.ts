@@ -165,7 +165,7 @@ export interface TotErrorDetailsMap {
     maxSnapshotBytes?: number;
     response?: unknown;
   };
-  ILLEGAL_STATE: CommonErrorDetails & { nodeId?: string; from?: string; to?: string; status?: string };
+  ILLEGAL_STATE: CommonErrorDetails & { nodeId?: string; from?: string; to?: string; status?: string; branchId?: string; trigger?: string };
   EXPECTED_VERSION_CONFLICT: CommonErrorDetails & {
     streamId?: string;
     expectedVersion?: unknown;

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { parseOptions } from '../internal/validate.js';
+
+/**
+ * What went wrong when a plan was executed, from its stderr and exit code (seed 004's categories).
+ *
+ * @example
+ * ```ts
+ * import type { FailureCategory } from '@tot/core';
+ *
+ * const retryable = (c: FailureCategory) => c !== 'syntax_error' && c !== 'path_outside_project';
+ * ```
+ */
+export type FailureCategory =
+  | 'permission_denied'
+  | 'access_forbidden'
+  | 'file_not_found'
+  | 'port_in_use'
+  | 'lock_held'
+  | 'disk_full'
+  | 'missing_dependency'
+  | 'version_mismatch'
+  | 'import_error'
+  | 'path_non_compliant'
+  | 'path_outside_project'
+  | 'test_failed'
+  | 'assertion_error'
+  | 'syntax_error'
+  | 'timeout'
+  | 'out_of_memory'
+  | 'recursion_limit'
+  | 'unknown';
+
+/**
+ * A classification rule: the first rule whose pattern matches the stderr (or whose exit code
+ * matches, when it gives one) names the category.
+ *
+ * @example
+ * ```ts
+ * import type { FailureRule } from '@tot/core';
+ *
+ * const rule: FailureRule = { category: 'lock_held', pattern: /Could not get lock/i };
+ * ```
+ */
+export interface FailureRule {
+  category: FailureCategory;
+  pattern?: RegExp;
+  exitCode?: number;
+}
+
+/**
+ * The built-in rules, in the order they are tried. The seed's patterns, completed for every
+ * category; the specific before the general (a missing module before a missing file, a test
+ * runner's summary before the assertion inside it, an ES module's missing export before a syntax
+ * error), and the shell's exit codes last (124 timeout, 126 not executable, 127 not found).
+ *
+ * @example
+ * ```ts
+ * import { FAILURE_RULES } from '@tot/core';
+ *
+ * FAILURE_RULES.filter((r) => r.category === 'timeout').length;
+ * ```
+ */
+export const FAILURE_RULES: readonly FailureRule[] = Object.freeze([
+  { category: 'out_of_memory', pattern: /MemoryError|JavaScript heap out of memory|Cannot allocate memory|\bENOMEM\b|OutOfMemoryError|out of memory/i },
+  { category: 'recursion_limit', pattern: /RecursionError|maximum recursion depth|Maximum call stack size exceeded|stack overflow/i },
+  { category: 'disk_full', pattern: /No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b/i },
+  { category: 'port_in_use', pattern: /Address already in use|\bEADDRINUSE\b|port \d+ is (already )?in use/i },
+  { category: 'lock_held', pattern: /Could not get lock|database is locked|index\.lock|\bEBUSY\b|lock(file)? is held|another (git )?process (seems to be|is) running|Resource temporarily unavailable/i },
+  { category: 'timeout', pattern: /TimeoutError|timed? ?out|\bETIMEDOUT\b|deadline exceeded|Exceeded timeout/i },
+  { category: 'path_outside_project', pattern: /outside (of )?the (project|workspace|repository)|path traversal|escapes the project root/i },
+  { category: 'path_non_compliant', pattern: /non-compliant path|path is not compliant|violates the (path|naming) (rules|convention)/i },
+  { category: 'version_mismatch', pattern: /\bEBADENGINE\b|\bERESOLVE\b|Unsupported engine|requires Python|incompatible (version|with)|version conflict|VersionConflict|conflicting (peer )?dependenc|unsupported (python|node) version/i },
+  { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|E404 Not Found/i },
+  { category: 'import_error', pattern: /ImportError|does not provide an export named|is not exported by|cannot import name|ERR_PACKAGE_PATH_NOT_EXPORTED/i },
+  { category: 'syntax_error', pattern: /SyntaxError|IndentationError|TabError|syntax error|Unexpected token|ParseError|unterminated string/i },
+  { category: 'test_failed', pattern: /^FAILED\b|\b\d+ failed\b|Tests?:\s+\d+ failed|\btests? failed\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+/im },
+  { category: 'assertion_error', pattern: /AssertionError|ERR_ASSERTION|assert(ion)? failed|expect\(received\)/i },
+  { category: 'access_forbidden', pattern: /403 Forbidden|\bE403\b|HTTP 403|status code 403|Access denied|AccessDenied|forbidden/i },
+  { category: 'permission_denied', pattern: /PermissionError|Permission denied|\bEACCES\b|\bEPERM\b|Operation not permitted/i },
+  { category: 'file_not_found', pattern: /FileNotFoundError|No such file|\bENOENT\b|does not exist|cannot open/i },
+  { category: 'timeout', exitCode: 124 },
+  { category: 'permission_denied', exitCode: 126 },
+  { category: 'missing_dependency', exitCode: 127 },
+] satisfies FailureRule[]);
+
+/**
+ * Options of {@link classifyFailure}.
+ *
+ * @example
+ * ```ts
+ * import type { ClassifyFailureOptions } from '@tot/core';
+ *
+ * const options: ClassifyFailureOptions = { rules: [{ category: 'lock_held', pattern: /pidfile exists/ }] };
+ * ```
+ */
+export interface ClassifyFailureOptions {
+  /** Rules tried before the built-in ones. */
+  rules?: readonly FailureRule[];
+}
+
+const optionsSchema = z.strictObject({
+  rules: z
+    .array(z.strictObject({ category: z.string(), pattern: z.instanceof(RegExp).optional(), exitCode: z.number().int().optional() }))
+    .default([]),
+});
+
+/**
+ * The category of a failure from its stderr and exit code: the first matching rule of
+ * `options.rules`, then of {@link FAILURE_RULES}; `unknown` when none matches.
+ *
+ * @example
+ * ```ts
+ * import { classifyFailure } from '@tot/core';
+ *
+ * classifyFailure("ModuleNotFoundError: No module named 'requests'", 1); // 'missing_dependency'
+ * classifyFailure('', 124);                                               // 'timeout'
+ * ```
+ */
+export function classifyFailure(stderr: string, exitCode?: number, options: ClassifyFailureOptions = {}): FailureCategory {
+  const o = parseOptions(optionsSchema, options, 'classifyFailure');
+  const text = typeof stderr === 'string' ? stderr : String(stderr ?? '');
+  for (const rule of [...(o.rules as FailureRule[]), ...FAILURE_RULES]) {
+    if (rule.pattern) {
+      rule.pattern.lastIndex = 0;
+      if (rule.pattern.test(text)) return rule.category;
+    } else if (rule.exitCode !== undefined && rule.exitCode === exitCode) return rule.category;
+  }
+  return 'unknown';
+}

@@ -1,0 +1,6 @@
+export { BRANCH_TRANSITIONS, branchTriggers, transitionBranch, type BranchState, type BranchTrigger } from './branch-state.js';
+export { classifyFailure, FAILURE_RULES, type ClassifyFailureOptions, type FailureCategory, type FailureRule } from './failure-category.js';
+export { failureSignature, type FailureInput } from './failure-signature.js';
+export { HEALING_STRATEGIES, HealingEngine, type HealingEngineOptions, type HealingStrategy } from './healing-engine.js';
+export { FailureDeduplicator, NON_RETRYABLE_FAILURES, type RetryVerdict } from './failure-deduplicator.js';
+export { budgetStop, calculateReward, convergenceStop, DEFAULT_REWARD_WEIGHTS, qualityStop, type BranchScore, type RewardWeights } from './reward.js';
