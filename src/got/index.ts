@@ -4,3 +4,17 @@ export { failureSignature, type FailureInput } from './failure-signature.js';
 export { HEALING_STRATEGIES, HealingEngine, type HealingEngineOptions, type HealingStrategy } from './healing-engine.js';
 export { FailureDeduplicator, NON_RETRYABLE_FAILURES, type RetryVerdict } from './failure-deduplicator.js';
 export { budgetStop, calculateReward, convergenceStop, DEFAULT_REWARD_WEIGHTS, qualityStop, type BranchScore, type RewardWeights } from './reward.js';
+export {
+  assessPlan,
+  CompletenessChecker,
+  DocPlan,
+  ExecutionPlan,
+  RiskScorer,
+  ROLLBACK_STRATEGIES,
+  type AssessPlanOptions,
+  type CompletenessReport,
+  type DocPlanValue,
+  type ExecutionPlanValue,
+  type PlanAssessment,
+  type RiskReport,
+} from './plans.js';

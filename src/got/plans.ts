@@ -1,0 +1,285 @@
+import { z } from 'zod';
+
+/**
+ * The rollback strategies an execution plan may name (seed 004).
+ *
+ * @example
+ * ```ts
+ * import { ROLLBACK_STRATEGIES } from '@tot/core';
+ *
+ * ROLLBACK_STRATEGIES.includes('git_revert'); // true
+ * ```
+ */
+export const ROLLBACK_STRATEGIES = ['git_revert', 'backup_restore', 'none'] as const;
+
+/**
+ * The plan a validated branch hands to an executor (seed 004, snake_case as on the wire): a dry
+ * run first by default, a rollback with one of {@link ROLLBACK_STRATEGIES}, limits with
+ * `max_changes` ≤ 1000, the capabilities it needs and its success criteria. Fields the seed's risk
+ * scorer reads (`risk_estimate`, `context_sufficiency`) are optional; others pass through.
+ *
+ * @example
+ * ```ts
+ * import { ExecutionPlan } from '@tot/core';
+ *
+ * const plan = ExecutionPlan.parse({
+ *   rollback: { strategy: 'git_revert' },
+ *   limits: { max_changes: 120, max_files: 4 },
+ *   capabilities_required: ['safe_edit'],
+ *   success_criteria: ['npm test passes'],
+ * });
+ * plan.dry_run; // true
+ * ```
+ */
+export const ExecutionPlan = z.looseObject({
+  dry_run: z.boolean().default(true),
+  rollback: z.looseObject({ strategy: z.enum(ROLLBACK_STRATEGIES, { error: () => `rollback.strategy must be one of ${ROLLBACK_STRATEGIES.join(', ')}` }) }),
+  limits: z.looseObject({
+    max_changes: z.number({ error: 'limits.max_changes is required (a number of changed lines)' }).int().min(0).max(1000, { error: (i) => `limits.max_changes may not exceed 1000 (it is ${String(i.input)})` }),
+    max_files: z.number().int().min(0).optional(),
+  }),
+  capabilities_required: z.array(z.string().min(1)),
+  success_criteria: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  steps: z.array(z.unknown()).optional(),
+  risk_estimate: z.looseObject({ test_coverage: z.number().min(0).max(1).optional() }).optional(),
+  context_sufficiency: z.looseObject({ unresolved_symbol_rate: z.number().min(0).max(1).optional(), callgraph_coverage: z.number().min(0).max(1).optional() }).optional(),
+});
+
+/**
+ * An {@link ExecutionPlan} as parsed.
+ *
+ * @example
+ * ```ts
+ * import type { ExecutionPlanValue } from '@tot/core';
+ *
+ * const changes = (p: ExecutionPlanValue) => p.limits.max_changes;
+ * ```
+ */
+export type ExecutionPlanValue = z.output<typeof ExecutionPlan>;
+
+/**
+ * The plan a validated branch hands to a documentation service (seed 004): where the document
+ * goes, its naming convention, its structure and the rules it must pass.
+ *
+ * @example
+ * ```ts
+ * import { DocPlan } from '@tot/core';
+ *
+ * DocPlan.parse({ target_path: 'docs/adr/0007-cache.md', naming_convention: 'NNNN-kebab-title.md', structure_template: 'adr', validation_rules: ['has a Status section'] });
+ * ```
+ */
+export const DocPlan = z.looseObject({
+  target_path: z.string().min(1),
+  naming_convention: z.string().min(1),
+  structure_template: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  validation_rules: z.array(z.string().min(1)),
+});
+
+/**
+ * A {@link DocPlan} as parsed.
+ *
+ * @example
+ * ```ts
+ * import type { DocPlanValue } from '@tot/core';
+ *
+ * const where = (p: DocPlanValue) => p.target_path;
+ * ```
+ */
+export type DocPlanValue = z.output<typeof DocPlan>;
+
+/**
+ * How complete a plan is (seed 004's `CompletenessChecker`): the share of the required fields it
+ * has (present and not null).
+ *
+ * @example
+ * ```ts
+ * import type { CompletenessReport } from '@tot/core';
+ *
+ * const say = (r: CompletenessReport) => (r.ok ? 'complete' : `missing ${r.missingFields.join(', ')}`);
+ * ```
+ */
+export interface CompletenessReport {
+  completeness: number;
+  missingFields: string[];
+  ok: boolean;
+}
+
+/**
+ * Seed 004's completeness checker: the required fields of an execution plan (`dry_run`,
+ * `rollback`, `limits`, `capabilities_required`, `success_criteria`) and of a doc plan
+ * (`target_path`, `naming_convention`, `structure_template`, `validation_rules`), overridable; and
+ * the context-sufficiency check (unresolved symbols under 5%, call graph coverage over 90%).
+ *
+ * @example
+ * ```ts
+ * import { CompletenessChecker } from '@tot/core';
+ *
+ * new CompletenessChecker().check({ dry_run: true, rollback: { strategy: 'none' } }, 'execution');
+ * // { completeness: 0.4, missingFields: ['limits', 'capabilities_required', 'success_criteria'], ok: false }
+ * ```
+ */
+export class CompletenessChecker {
+  readonly required: Readonly<Record<string, readonly string[]>>;
+
+  constructor(options: { required?: Record<string, readonly string[]> } = {}) {
+    this.required = {
+      execution: ['dry_run', 'rollback', 'limits', 'capabilities_required', 'success_criteria'],
+      doc: ['target_path', 'naming_convention', 'structure_template', 'validation_rules'],
+      ...options.required,
+    };
+  }
+
+  /**
+   * The completeness of `plan` as a plan of `kind` (`execution`, `doc`, or a kind given in `required`).
+   *
+   * @example
+   * ```ts
+   * checker.check(plan, 'doc').missingFields;
+   * ```
+   */
+  check(plan: unknown, kind: string): CompletenessReport {
+    const fields = this.required[kind] ?? [];
+    const record = typeof plan === 'object' && plan !== null ? (plan as Record<string, unknown>) : {};
+    const missingFields = fields.filter((f) => record[f] === undefined || record[f] === null);
+    const completeness = fields.length === 0 ? 1 : 1 - missingFields.length / fields.length;
+    return { completeness, missingFields, ok: missingFields.length === 0 };
+  }
+
+  /**
+   * Whether the context a plan was made in is enough (seed 004): fewer than 5% unresolved
+   * symbols and more than 90% of the call graph covered.
+   *
+   * @example
+   * ```ts
+   * checker.checkContext({ unresolved_symbol_rate: 0.02, callgraph_coverage: 0.95 }).recommendation; // 'proceed'
+   * ```
+   */
+  checkContext(context: { unresolved_symbol_rate?: number; callgraph_coverage?: number }): { sufficient: boolean; recommendation: 'proceed' | 'expand_context' } {
+    const sufficient = (context.unresolved_symbol_rate ?? 0) < 0.05 && (context.callgraph_coverage ?? 0) > 0.9;
+    return { sufficient, recommendation: sufficient ? 'proceed' : 'expand_context' };
+  }
+}
+
+/**
+ * A risk assessment (seed 004's `RiskScorer`): the weighted total and its parts, and its level.
+ *
+ * @example
+ * ```ts
+ * import type { RiskReport } from '@tot/core';
+ *
+ * const alarming = (r: RiskReport) => r.assessment === 'high' || r.assessment === 'critical';
+ * ```
+ */
+export interface RiskReport {
+  totalRisk: number;
+  scopeRisk: number;
+  testRisk: number;
+  unknownSymbolsRisk: number;
+  historyRisk: number;
+  assessment: 'low' | 'medium' | 'high' | 'critical';
+}
+
+/**
+ * Seed 004's risk scorer: scope (max of `max_changes`/500 and `max_files`/50), test coverage
+ * (1 − coverage), unknown symbols (unresolved rate / 5%), history (1 − success rate of similar
+ * operations, 0.5 without any), weighted 0.3, 0.3, 0.2, 0.2; levels under 0.2 low, 0.5 medium,
+ * 0.7 high, else critical.
+ *
+ * @example
+ * ```ts
+ * import { RiskScorer } from '@tot/core';
+ *
+ * new RiskScorer().score({ limits: { max_changes: 100, max_files: 2 }, risk_estimate: { test_coverage: 0.8 } }).assessment; // 'medium'
+ * ```
+ */
+export class RiskScorer {
+  /**
+   * The risk of a plan, with the outcomes of similar operations when known.
+   *
+   * @example
+   * ```ts
+   * scorer.score(plan, { similarOperations: [{ success: true }, { success: false }] }).historyRisk; // 0.5
+   * ```
+   */
+  score(
+    plan: { limits?: { max_changes?: number; max_files?: number }; risk_estimate?: { test_coverage?: number }; context_sufficiency?: { unresolved_symbol_rate?: number } },
+    context: { similarOperations?: readonly { success: boolean }[] } = {},
+  ): RiskReport {
+    const scopeRisk = Math.max(Math.min((plan.limits?.max_changes ?? 100) / 500, 1), Math.min((plan.limits?.max_files ?? 10) / 50, 1));
+    const testRisk = 1 - (plan.risk_estimate?.test_coverage ?? 0);
+    const unknownSymbolsRisk = Math.min((plan.context_sufficiency?.unresolved_symbol_rate ?? 0.1) / 0.05, 1);
+    const similar = context.similarOperations ?? [];
+    const historyRisk = similar.length === 0 ? 0.5 : 1 - similar.filter((o) => o.success).length / similar.length;
+    const totalRisk = 0.3 * scopeRisk + 0.3 * testRisk + 0.2 * unknownSymbolsRisk + 0.2 * historyRisk;
+    const assessment = totalRisk < 0.2 ? 'low' : totalRisk < 0.5 ? 'medium' : totalRisk < 0.7 ? 'high' : 'critical';
+    return { totalRisk, scopeRisk, testRisk, unknownSymbolsRisk, historyRisk, assessment };
+  }
+}
+
+/**
+ * What {@link assessPlan} finds: whether the plan passes its schema, the schema's issues as
+ * sentences (`path: message`), its completeness and its risk, and the parsed plan when it passes.
+ *
+ * @example
+ * ```ts
+ * import type { PlanAssessment } from '@tot/core';
+ *
+ * const say = (a: PlanAssessment) => (a.ok ? `ok, risk ${a.risk.assessment}` : a.issues.join('; '));
+ * ```
+ */
+export interface PlanAssessment {
+  ok: boolean;
+  issues: string[];
+  completeness: CompletenessReport;
+  risk: RiskReport;
+  plan?: unknown;
+}
+
+/**
+ * Options of {@link assessPlan}.
+ *
+ * @example
+ * ```ts
+ * import type { AssessPlanOptions } from '@tot/core';
+ *
+ * const options: AssessPlanOptions = { kind: 'execution', similarOperations: [{ success: true }] };
+ * ```
+ */
+export interface AssessPlanOptions {
+  /** `execution` (default, {@link ExecutionPlan}) or `doc` ({@link DocPlan}); the kind the completeness checker uses. */
+  kind?: 'execution' | 'doc' | (string & {});
+  /** A schema of your own instead of the kind's (any zod schema). */
+  schema?: z.ZodType;
+  checker?: CompletenessChecker;
+  scorer?: RiskScorer;
+  similarOperations?: readonly { success: boolean }[];
+}
+
+/**
+ * Checks a plan the way a branch is validated (seed 004): its schema (with the seed's rules),
+ * its completeness and its risk. It passes when the schema accepts it and no required field is
+ * missing.
+ *
+ * @example
+ * ```ts
+ * import { assessPlan } from '@tot/core';
+ *
+ * const a = assessPlan({ rollback: { strategy: 'rm -rf' }, limits: { max_changes: 5000 } });
+ * a.ok;     // false
+ * a.issues; // ['rollback.strategy: rollback.strategy must be one of git_revert, backup_restore, none', 'limits.max_changes: limits.max_changes may not exceed 1000 (it is 5000)', …]
+ * ```
+ */
+export function assessPlan(plan: unknown, options: AssessPlanOptions = {}): PlanAssessment {
+  const kind = options.kind ?? 'execution';
+  const schema = options.schema ?? (kind === 'doc' ? DocPlan : ExecutionPlan);
+  const parsed = schema.safeParse(plan);
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`);
+  // A plan the schema refused still has the schema's default for dry_run (a dry run) for its completeness.
+  const asChecked = parsed.success ? parsed.data : kind === 'execution' && typeof plan === 'object' && plan !== null ? { dry_run: true, ...plan } : plan;
+  const completeness = (options.checker ?? new CompletenessChecker()).check(asChecked, kind);
+  for (const field of completeness.missingFields) if (!issues.some((i) => i.startsWith(`${field}:`) || i.startsWith(`${field}.`))) issues.push(`${field}: required`);
+  const record = (parsed.success ? parsed.data : plan) as Parameters<RiskScorer['score']>[0];
+  const risk = (options.scorer ?? new RiskScorer()).score(typeof record === 'object' && record !== null ? record : {}, options.similarOperations ? { similarOperations: options.similarOperations } : {});
+  const ok = parsed.success && completeness.ok;
+  return { ok, issues, completeness, risk, ...(parsed.success ? { plan: parsed.data } : {}) };
+}
