@@ -146,7 +146,8 @@ export interface TotErrorDetailsMap {
   SEARCH_EXHAUSTED: CommonErrorDetails;
   TIMEOUT: CommonErrorDetails & { ms: number };
   BUDGET_EXCEEDED: CommonErrorDetails & {
-    limit: 'calls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'deadline';
+    /** The run budget's limit, or a GoT session's branch budget (`branches`). */
+    limit: 'calls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'deadline' | 'branches';
     /** Used plus reserved before the refused request. */
     committed?: number;
     requested?: number;

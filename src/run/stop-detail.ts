@@ -37,7 +37,7 @@ export type SharedStopReason = 'completed' | 'budget_exceeded' | 'timeout' | 'ab
  * ```
  */
 export type StopDetail =
-  | { kind: 'budget'; limit: BudgetLimitName }
+  | { kind: 'budget'; limit: BudgetLimitName | 'branches' }
   | { kind: 'time'; limitMs: number }
   | { kind: 'steps'; limit: number }
   | { kind: 'depth'; limit: number }

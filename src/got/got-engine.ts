@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import type { EventStore } from '../events/store/types.js';
+import { throwIfAborted } from '../internal/abort.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
+import { languageModelSchema } from '../model/schemas.js';
+import type { LanguageModel } from '../model/types.js';
+import type { SessionBudget } from './got-events.js';
+import { GotSession, type SessionContext } from './got-session.js';
+import { SessionModel, type SessionSnapshot } from './session-model.js';
+
+/**
+ * Options of {@link GotEngine}.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryEventStore, type GotEngineOptions } from '@tot/core';
+ *
+ * const options: GotEngineOptions = { store: new InMemoryEventStore(), limits: { maxThoughtChars: 400 }, checkpointEvery: { events: 100, ms: 300_000 } };
+ * ```
+ */
+export interface GotEngineOptions {
+  /** Where sessions live: one stream per session. */
+  store: EventStore;
+  /** The model the engine's own LLM-backed parts use. */
+  model?: LanguageModel;
+  limits?: {
+    /** Characters a thought may have. Default 400 (seed 004). */
+    maxThoughtChars?: number;
+    /** Tokens a digest may have. Default 200 (seed 004). */
+    digestTokens?: number;
+  };
+  /** Automatic checkpoints: after this many events or milliseconds since the last. Default 100 events, 5 minutes. */
+  checkpointEvery?: { events?: number; ms?: number };
+  /** This writer's name in vector clocks. Default `w_` and 8 random hex characters. */
+  writerId?: string;
+  /** Clock. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Options of {@link GotEngine.startSession}.
+ *
+ * @example
+ * ```ts
+ * import type { StartSessionOptions } from '@tot/core';
+ *
+ * const options: StartSessionOptions = { goal: 'Speed up config loading', successCriteria: ['p95 under 5 ms'], budget: { maxTokens: 5000, maxMs: 600_000, maxBranches: 5 } };
+ * ```
+ */
+export interface StartSessionOptions {
+  goal: string;
+  successCriteria?: string[];
+  budget?: SessionBudget;
+  /** Default `sess_<uuid>`. */
+  id?: string;
+  signal?: AbortSignal;
+}
+
+const optionsSchema = z.strictObject({
+  store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function' && typeof (v as EventStore).readStream === 'function', 'expected an EventStore'),
+  model: languageModelSchema.optional(),
+  limits: z.strictObject({ maxThoughtChars: z.number().int().positive().default(400), digestTokens: z.number().int().positive().default(200) }).default({ maxThoughtChars: 400, digestTokens: 200 }),
+  checkpointEvery: z.strictObject({ events: z.number().int().positive().default(100), ms: z.number().positive().default(300_000) }).default({ events: 100, ms: 300_000 }),
+  writerId: z.string().min(1).max(64).optional(),
+  now: fnSchema<() => number>().optional(),
+});
+
+const startSchema = z.strictObject({
+  goal: z.string().min(1),
+  successCriteria: z.array(z.string().min(1)).default([]),
+  budget: z.strictObject({ maxTokens: z.number().int().positive().optional(), maxMs: z.number().positive().optional(), maxBranches: z.number().int().positive().optional() }).default({}),
+  id: z.string().regex(/^[\w.:-]{1,200}$/).optional(),
+  signal: signalSchema,
+});
+
+const randomHex = (bytes: number) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * The Graph-of-Thought engine (seed 004): sessions with hard budgets whose every change is an
+ * event in the session's stream of an {@link EventStore}, so that a session survives its process
+ * and several processes can drive one session through SQLite or PostgreSQL. The engine never
+ * executes anything: it records thoughts and branches, and (in the parts still to come) schedules,
+ * scores and validates plans.
+ *
+ * @example
+ * ```ts
+ * import { GotEngine, InMemoryEventStore } from '@tot/core';
+ *
+ * const engine = new GotEngine({ store: new InMemoryEventStore() });
+ * const session = await engine.startSession({ goal: 'Plan the migration', budget: { maxTokens: 5000, maxBranches: 5 } });
+ * await session.addThought({ role: 'planner', content: 'Move the reads first, then the writes.' });
+ * const again = await engine.restore(session.id); // latest checkpoint + the events after it
+ * ```
+ */
+export class GotEngine {
+  /** This writer's name in vector clocks. */
+  readonly writerId: string;
+  private readonly o: z.output<typeof optionsSchema>;
+  private readonly ctx: SessionContext;
+
+  constructor(options: GotEngineOptions) {
+    this.o = parseOptions(optionsSchema, options, 'GotEngine');
+    this.writerId = this.o.writerId ?? `w_${randomHex(4)}`;
+    this.ctx = { store: this.o.store, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
+  }
+
+  /**
+   * Starts a session: its first event, and a checkpoint.
+   *
+   * @example
+   * ```ts
+   * const s = await engine.startSession({ goal, successCriteria: ['tests pass'], budget: { maxTokens: 5000, maxMs: 600_000, maxBranches: 5 } });
+   * ```
+   */
+  async startSession(options: StartSessionOptions): Promise<GotSession> {
+    const o = parseOptions(startSchema, options, 'GotEngine.startSession');
+    throwIfAborted(o.signal, 'session start');
+    const id = o.id ?? `sess_${globalThis.crypto.randomUUID()}`;
+    const data = { sessionId: id, goal: o.goal, successCriteria: o.successCriteria, budget: o.budget, maxThoughtChars: this.o.limits.maxThoughtChars, at: this.ctx.now() };
+    const appended = await this.o.store.append(id, [{ type: 'session.started', data, idempotencyKey: `${id}:session:0:start` }], { expectedVersion: 'no_stream', ...(o.signal ? { signal: o.signal } : {}) });
+    const session = new GotSession(this.ctx, SessionModel.start(id, appended.events[0]!), -1);
+    await session.checkpoint();
+    return session;
+  }
+
+  /**
+   * A session as its store holds it: the latest checkpoint, then the events after it (the same
+   * state as the live session that wrote them). `INVALID_ARGUMENT` when the store has no such
+   * session, `INVALID_FORMAT` (with the version) when its stream is corrupt.
+   *
+   * @example
+   * ```ts
+   * const session = await engine.restore('sess_0190…');
+   * ```
+   */
+  async restore(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<GotSession> {
+    throwIfAborted(options.signal, 'session restore');
+    const snapshot = await this.o.store.loadSnapshot(sessionId);
+    let model: SessionModel | undefined;
+    let from = 0;
+    if (snapshot && isSessionSnapshot(snapshot.state) && snapshot.state.version === snapshot.version) {
+      model = SessionModel.fromSnapshot(snapshot.state);
+      from = snapshot.version + 1;
+    }
+    for await (const e of this.o.store.readStream(sessionId, { fromVersion: from })) {
+      throwIfAborted(options.signal, 'session restore');
+      if (model) model.apply(e);
+      else model = SessionModel.start(sessionId, e);
+    }
+    if (!model) throw new TotError('INVALID_ARGUMENT', `No session "${sessionId}" in the store.`, { details: { field: 'sessionId' } });
+    return new GotSession(this.ctx, model, snapshot && from > 0 ? snapshot.version : -1);
+  }
+}
+
+function isSessionSnapshot(value: unknown): value is SessionSnapshot {
+  const v = value as SessionSnapshot | null;
+  return typeof v === 'object' && v !== null && typeof v.id === 'string' && Array.isArray(v.thoughts) && Array.isArray(v.branches) && typeof v.version === 'number';
+}

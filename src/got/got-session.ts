@@ -1,0 +1,463 @@
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import { z } from 'zod';
+import { estimateTokens } from '../budget/estimate-tokens.js';
+import { TotError } from '../errors/index.js';
+import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js';
+import { throwIfAborted } from '../internal/abort.js';
+import { canonicalJson } from '../internal/canonical-json.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
+import { transitionBranch, type BranchTrigger } from './branch-state.js';
+import type { ThoughtEdge, ThoughtRole } from './got-events.js';
+import { SessionModel, type GotBranch, type GotThought, type SessionSnapshot } from './session-model.js';
+import { FINAL_SESSION_STATES, isWritable, type SessionState } from './session-state.js';
+
+/**
+ * Options of {@link GotSession.addThought}.
+ *
+ * @example
+ * ```ts
+ * import type { AddThoughtOptions } from '@tot/core';
+ *
+ * const options: AddThoughtOptions = { role: 'planner', content: 'Cache the parsed config per process.', parentIds: ['t0'], edge: 'refines' };
+ * ```
+ */
+export interface AddThoughtOptions {
+  role: ThoughtRole;
+  /** At most the engine's `maxThoughtChars` (default 400) characters. */
+  content: string;
+  /** Thoughts of this session it follows from. Default none. */
+  parentIds?: string[];
+  edge?: ThoughtEdge;
+  /** The branch it belongs to. */
+  branchId?: string;
+  /** Tokens it cost (e.g. a model call's usage). Default: estimated from its content (about 4 characters a token). */
+  tokens?: number;
+  /**
+   * Makes a retried write safe: the same key returns the thought already stored. Default
+   * `<session>:thought:<index>:<hash of role, content, parents, edge, branch>`.
+   */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** What a session's writes share: the engine's store, writer and clock, and its checkpoint policy. */
+export interface SessionContext {
+  store: EventStore;
+  writer: string;
+  now: () => number;
+  checkpointEvery: { events: number; ms: number };
+}
+
+type Build = (m: SessionModel) => { events: NewEvent[] } | { over: { used: number; max: number } };
+
+const ROLES = ['planner', 'critic', 'tester', 'decider'] as const;
+const EDGES = ['causes', 'refines', 'contradicts', 'supports'] as const;
+const CONFLICT_RETRIES = 20;
+
+const thoughtSchema = z.strictObject({
+  role: z.enum(ROLES),
+  content: z.string().min(1),
+  parentIds: z.array(z.string().min(1)).default([]),
+  edge: z.enum(EDGES).optional(),
+  branchId: z.string().min(1).optional(),
+  tokens: z.number().int().nonnegative().optional(),
+  idempotencyKey: z.string().min(1).max(512).optional(),
+  signal: signalSchema,
+});
+const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z.strictObject({ name: z.string().min(1).max(200) })).min(1), signal: signalSchema });
+
+const hash = (value: unknown) => bytesToHex(sha256(utf8ToBytes(canonicalJson(value)))).slice(0, 12);
+const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * One GoT session (seed 004), live: its thought DAG, its branches and their state machine, its
+ * budget, all as events in the session's stream. Every write is checked against the session as
+ * the store holds it: a writer that was behind (another process wrote meanwhile) gets the store's
+ * `EXPECTED_VERSION_CONFLICT` (the seed's 409), reads what it missed, checks again and retries, so
+ * nothing is lost or written twice. The writes of one session object run one at a time. Sessions
+ * are made by {@link GotEngine.startSession} and {@link GotEngine.restore}.
+ *
+ * @example
+ * ```ts
+ * const s = await engine.startSession({ goal: 'Speed up config loading', successCriteria: ['p95 < 5 ms'], budget: { maxTokens: 5000 } });
+ * const t = await s.addThought({ role: 'planner', content: 'Cache the parsed config per process.' });
+ * const [a, b] = await s.fork({ from: t.id, branches: [{ name: 'lru' }, { name: 'memo' }] });
+ * await s.transition(a!.id, 'user_input');
+ * ```
+ */
+export class GotSession {
+  private readonly model: SessionModel;
+  private lastCheckpoint: { version: number; at: number };
+  // One write or read of the store at a time in this session object: they fold in order.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** @internal Sessions are made by the engine. */
+  constructor(
+    private readonly ctx: SessionContext,
+    model: SessionModel,
+    checkpointVersion: number,
+  ) {
+    this.model = model;
+    this.lastCheckpoint = { version: checkpointVersion, at: ctx.now() };
+  }
+
+  /**
+   * The session's id (`sess_<uuid>`), also its stream's id.
+   *
+   * @example
+   * ```ts
+   * const again = await engine.restore(session.id);
+   * ```
+   */
+  get id(): string {
+    return this.model.snapshot.id;
+  }
+
+  /**
+   * The session's state.
+   *
+   * @example
+   * ```ts
+   * if (session.state === 'warning') console.warn('80% of a budget used');
+   * ```
+   */
+  get state(): SessionState {
+    return this.model.snapshot.state;
+  }
+
+  /**
+   * The stream version this session has folded up to (its event count less one).
+   *
+   * @example
+   * ```ts
+   * session.version;
+   * ```
+   */
+  get version(): number {
+    return this.model.snapshot.version;
+  }
+
+  /**
+   * The whole session as JSON (a copy).
+   *
+   * @example
+   * ```ts
+   * const { thoughts, branches, tokensUsed } = session.snapshot();
+   * ```
+   */
+  snapshot(): SessionSnapshot {
+    return copy(this.model.snapshot);
+  }
+
+  /**
+   * A thought by id (a copy).
+   *
+   * @example
+   * ```ts
+   * session.thought('t0')?.content;
+   * ```
+   */
+  thought(id: string): GotThought | undefined {
+    const t = this.model.thoughtIndex.get(id);
+    return t ? copy(t) : undefined;
+  }
+
+  /**
+   * A branch by id (a copy).
+   *
+   * @example
+   * ```ts
+   * session.branch('br0')?.state;
+   * ```
+   */
+  branch(id: string): GotBranch | undefined {
+    const b = this.model.branchIndex.get(id);
+    return b ? copy(b) : undefined;
+  }
+
+  /**
+   * Reads what other writers added to the session since this one last did.
+   *
+   * @example
+   * ```ts
+   * await session.refresh();
+   * ```
+   */
+  refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.serial(() => this.readNew(options.signal));
+  }
+
+  /**
+   * Adds a thought. Refused with `INVALID_ARGUMENT` when its content is over the length limit, a
+   * parent or its branch does not exist; with `ILLEGAL_STATE` when the session is paused or over;
+   * with `BUDGET_EXCEEDED` when its tokens pass the session's token budget (the session then ends
+   * `budget_exceeded`).
+   *
+   * @example
+   * ```ts
+   * const critique = await session.addThought({ role: 'critic', content: 'The cache never expires.', parentIds: [t.id], edge: 'contradicts' });
+   * ```
+   */
+  async addThought(options: AddThoughtOptions): Promise<GotThought> {
+    const o = parseOptions(thoughtSchema, options, 'GotSession.addThought');
+    let existing: GotThought | undefined;
+    const [stored] = await this.commit('addThought', o.signal, (m) => {
+      const s = m.snapshot;
+      // A retried write: the thought its key names is already stored.
+      existing = o.idempotencyKey === undefined ? undefined : m.keyIndex.get(o.idempotencyKey);
+      if (existing) {
+        const same = existing.role === o.role && existing.content === o.content && canonicalJson(existing.parentIds) === canonicalJson(o.parentIds) && existing.branchId === o.branchId && existing.edge === o.edge;
+        if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `GotSession.addThought: idempotency key "${o.idempotencyKey}" already names thought ${existing.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey! } });
+        return { events: [] };
+      }
+      if (o.content.length > s.maxThoughtChars) {
+        throw new TotError('INVALID_ARGUMENT', `GotSession.addThought: options.content: ${o.content.length} characters, over the limit of ${s.maxThoughtChars}: say it shorter, or split it into thoughts.`, { details: { field: 'options.content' } });
+      }
+      o.parentIds.forEach((p, i) => {
+        if (!m.thoughtIndex.has(p)) throw new TotError('INVALID_ARGUMENT', `GotSession.addThought: options.parentIds[${i}]: no thought ${p} in session ${s.id}.`, { details: { field: `options.parentIds[${i}]` } });
+      });
+      if (o.branchId !== undefined && !m.branchIndex.has(o.branchId)) throw new TotError('INVALID_ARGUMENT', `GotSession.addThought: options.branchId: no branch ${o.branchId} in session ${s.id}.`, { details: { field: 'options.branchId' } });
+      const tokens = o.tokens ?? estimateTokens(o.content);
+      const max = s.budget.maxTokens;
+      if (max !== undefined && s.tokensUsed + tokens > max) return { over: { used: s.tokensUsed + tokens, max } };
+      const index = s.thoughts.length;
+      const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
+      const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
+      const data = { ...body, thoughtId: `t${index}`, tokens, writer: this.ctx.writer, clock, at: this.ctx.now() };
+      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: o.idempotencyKey ?? `${s.id}:thought:${index}:${hash(body)}`, parentIds: o.parentIds, clock }];
+      const warning = this.warning(m, { tokens: s.tokensUsed + tokens });
+      if (warning) events.push(warning);
+      return { events };
+    });
+    if (existing) return copy(existing);
+    return copy(this.model.thoughtIndex.get((stored!.data as { thoughtId: string }).thoughtId)!);
+  }
+
+  /**
+   * Forks branches from a thought; each starts in state `init`. Refused with `BUDGET_EXCEEDED`
+   * when they would pass the session's branch budget.
+   *
+   * @example
+   * ```ts
+   * const branches = await session.fork({ from: 't3', branches: [{ name: 'plan_a' }, { name: 'plan_b' }, { name: 'plan_c' }] });
+   * ```
+   */
+  async fork(options: { from: string; branches: { name: string }[]; signal?: AbortSignal }): Promise<GotBranch[]> {
+    const o = parseOptions(forkSchema, options, 'GotSession.fork');
+    const [stored] = await this.commit('fork', o.signal, (m) => {
+      const s = m.snapshot;
+      if (!m.thoughtIndex.has(o.from)) throw new TotError('INVALID_ARGUMENT', `GotSession.fork: options.from: no thought ${o.from} in session ${s.id}.`, { details: { field: 'options.from' } });
+      const count = s.branches.length + o.branches.length;
+      const max = s.budget.maxBranches;
+      if (max !== undefined && count > max) {
+        throw new TotError('BUDGET_EXCEEDED', `GotSession.fork: ${o.branches.length} more branches would make ${count}, over the session's budget of ${max}.`, { details: { limit: 'branches', committed: s.branches.length, requested: o.branches.length, max } });
+      }
+      const branches = o.branches.map((b, i) => ({ branchId: `br${s.branches.length + i}`, name: b.name }));
+      const data = { from: o.from, branches, at: this.ctx.now() };
+      const events: NewEvent[] = [{ type: 'branch.forked', data, idempotencyKey: `${s.id}:fork:${s.branches.length}:${hash({ from: o.from, names: branches.map((b) => b.name) })}`, parentIds: [o.from] }];
+      const warning = this.warning(m, { branches: count });
+      if (warning) events.push(warning);
+      return { events };
+    });
+    return (stored!.data as { branches: { branchId: string }[] }).branches.map((b) => copy(this.model.branchIndex.get(b.branchId)!));
+  }
+
+  /**
+   * Moves a branch along the seed's state machine (`ILLEGAL_STATE` for a transition the table
+   * does not have; nothing is written).
+   *
+   * @example
+   * ```ts
+   * await session.transition('br0', 'user_input');            // init → planning
+   * await session.transition('br1', 'race_lost', { reason: 'br0 validated first' });
+   * ```
+   */
+  async transition(branchId: string, trigger: BranchTrigger, options: { reason?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    await this.commit('transition', options.signal, (m) => {
+      const b = m.branchIndex.get(branchId);
+      if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.transition: no branch ${branchId} in session ${m.snapshot.id}.`, { details: { field: 'branchId' } });
+      const to = transitionBranch(b.state, trigger, b.id);
+      const data = { branchId, trigger, from: b.state, to, ...(options.reason === undefined ? {} : { reason: options.reason }), at: this.ctx.now() };
+      return { events: [{ type: 'branch.transitioned', data, idempotencyKey: `${m.snapshot.id}:transition:${m.snapshot.version + 1}:${hash({ branchId, trigger, from: b.state })}` }] };
+    });
+    return copy(this.model.branchIndex.get(branchId)!);
+  }
+
+  /**
+   * Pauses the session: writes are refused until `resume()`.
+   *
+   * @example
+   * ```ts
+   * await session.pause('waiting for review');
+   * ```
+   */
+  pause(reason?: string): Promise<void> {
+    return this.changeState('paused', reason, ['active', 'warning']);
+  }
+
+  /**
+   * Resumes a paused session (to `warning` if a budget is past 80%, else `active`).
+   *
+   * @example
+   * ```ts
+   * await session.resume();
+   * ```
+   */
+  async resume(): Promise<void> {
+    await this.commit(
+      'resume',
+      undefined,
+      (m) => {
+        if (m.snapshot.state !== 'paused') throw new TotError('ILLEGAL_STATE', `Session ${m.snapshot.id} is ${m.snapshot.state}, not paused: there is nothing to resume.`, { details: { status: m.snapshot.state } });
+        return { events: [this.stateEvent(m, this.usedRatio(m, {}) >= 0.8 ? 'warning' : 'active')] };
+      },
+      { allowPaused: true },
+    );
+  }
+
+  /**
+   * Ends the session as completed.
+   *
+   * @example
+   * ```ts
+   * await session.complete('plan validated and executed');
+   * ```
+   */
+  complete(reason?: string): Promise<void> {
+    return this.changeState('completed', reason, ['active', 'warning', 'paused']);
+  }
+
+  /**
+   * Ends the session as failed.
+   *
+   * @example
+   * ```ts
+   * await session.fail('no branch validated');
+   * ```
+   */
+  fail(reason?: string): Promise<void> {
+    return this.changeState('failed', reason, ['active', 'warning', 'paused']);
+  }
+
+  /**
+   * Saves a checkpoint: the session's state at its current version, as the store's snapshot.
+   * `engine.restore(id)` starts from the latest one. Sessions also checkpoint every
+   * `checkpointEvery` events or milliseconds by themselves.
+   *
+   * @example
+   * ```ts
+   * await session.checkpoint();
+   * ```
+   */
+  checkpoint(): Promise<{ version: number }> {
+    return this.serial(() => this.saveCheckpoint());
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async readNew(signal: AbortSignal | undefined): Promise<void> {
+    for await (const e of this.ctx.store.readStream(this.id, { fromVersion: this.version + 1 })) {
+      throwIfAborted(signal, 'session refresh');
+      this.model.apply(e);
+    }
+  }
+
+  private async saveCheckpoint(): Promise<{ version: number }> {
+    const version = this.version;
+    await this.ctx.store.saveSnapshot({ streamId: this.id, version, state: copy(this.model.snapshot) });
+    this.lastCheckpoint = { version, at: this.ctx.now() };
+    return { version };
+  }
+
+  private async changeState(to: SessionState, reason: string | undefined, from: SessionState[]): Promise<void> {
+    await this.commit(
+      to,
+      undefined,
+      (m) => {
+        if (!from.includes(m.snapshot.state)) throw new TotError('ILLEGAL_STATE', `Session ${m.snapshot.id} is ${m.snapshot.state}: it cannot become ${to}.`, { details: { status: m.snapshot.state, to } });
+        return { events: [this.stateEvent(m, to, reason)] };
+      },
+      { allowPaused: true },
+    );
+  }
+
+  private stateEvent(m: SessionModel, to: SessionState, reason?: string, offset = 1): NewEvent {
+    const s = m.snapshot;
+    const data = { from: s.state, to, ...(reason === undefined ? {} : { reason }), at: this.ctx.now() };
+    return { type: 'session.state_changed', data, idempotencyKey: `${s.id}:state:${s.version + offset}:${hash({ from: s.state, to })}` };
+  }
+
+  /** The largest share of a budget used, with `next` in place of what a write would change. */
+  private usedRatio(m: SessionModel, next: { tokens?: number; branches?: number }): number {
+    const s = m.snapshot;
+    const b = s.budget;
+    return Math.max(
+      b.maxTokens ? (next.tokens ?? s.tokensUsed) / b.maxTokens : 0,
+      b.maxBranches ? (next.branches ?? s.branches.length) / b.maxBranches : 0,
+      b.maxMs ? (this.ctx.now() - s.startedAt) / b.maxMs : 0,
+    );
+  }
+
+  /** The move to `warning` a write brings once 80% of a budget is used (seed 004): the batch's second event. */
+  private warning(m: SessionModel, next: { tokens?: number; branches?: number }): NewEvent | undefined {
+    if (m.snapshot.state !== 'active' || this.usedRatio(m, next) < 0.8) return undefined;
+    return this.stateEvent(m, 'warning', 'a budget is 80% used', 2);
+  }
+
+  private commit(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean } = {}): Promise<StoredEvent[]> {
+    return this.serial(() => this.write(what, signal, build, options));
+  }
+
+  /**
+   * One write: built from the session as this writer knows it, appended at that version; on a
+   * conflict, what others wrote is read and the write is built (and checked) again.
+   */
+  private async write(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean }): Promise<StoredEvent[]> {
+    for (let attempt = 0; ; attempt++) {
+      throwIfAborted(signal, `session ${what}`);
+      const m = this.model;
+      const s = m.snapshot;
+      if (FINAL_SESSION_STATES.includes(s.state) || (!options.allowPaused && !isWritable(s.state))) {
+        throw new TotError('ILLEGAL_STATE', `Session ${s.id} is ${s.state}${s.stateReason ? ` (${s.stateReason})` : ''}: it takes no ${what}${s.state === 'paused' ? '; resume() it first' : ''}.`, { details: { status: s.state } });
+      }
+      const timedOut = s.budget.maxMs !== undefined && this.ctx.now() - s.startedAt > s.budget.maxMs;
+      const plan = timedOut ? undefined : build(m);
+      let events: NewEvent[];
+      let after: TotError | undefined;
+      if (plan === undefined) {
+        events = [this.stateEvent(m, 'timeout', `${s.budget.maxMs} ms passed`)];
+        after = new TotError('TIMEOUT', `Session ${s.id} ran past its time budget of ${s.budget.maxMs} ms; the session is over (timeout).`, { details: { ms: s.budget.maxMs! } });
+      } else if ('over' in plan) {
+        events = [this.stateEvent(m, 'budget_exceeded', `${plan.over.used} tokens of ${plan.over.max}`)];
+        after = new TotError('BUDGET_EXCEEDED', `Session ${s.id}: ${plan.over.used} tokens would pass its budget of ${plan.over.max}; the session is over (budget_exceeded).`, {
+          details: { limit: 'totalTokens', committed: s.tokensUsed, requested: plan.over.used - s.tokensUsed, max: plan.over.max },
+        });
+      } else events = plan.events;
+      if (events.length === 0) return [];
+      try {
+        const appended = await this.ctx.store.append(s.id, events, { expectedVersion: s.version, ...(signal ? { signal } : {}) });
+        if (appended.deduplicated) await this.readNew(signal);
+        else for (const e of appended.events) m.apply(e);
+        await this.maybeCheckpoint();
+        if (after) throw after;
+        return appended.events;
+      } catch (error) {
+        // Another writer got there first (or stored this very write, when its key is taken): read
+        // what it wrote, then build the write again.
+        const behind = TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT') || TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT');
+        if (!behind || attempt >= CONFLICT_RETRIES) throw error;
+        await this.readNew(signal);
+      }
+    }
+  }
+
+  private async maybeCheckpoint(): Promise<void> {
+    const every = this.ctx.checkpointEvery;
+    if (this.version - this.lastCheckpoint.version >= every.events || this.ctx.now() - this.lastCheckpoint.at >= every.ms) await this.saveCheckpoint();
+  }
+}
