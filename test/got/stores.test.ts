@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GotEngine, type EventStore, type StoredEvent } from '../../src/index.js';
+import { PostgresEventStore } from '../../src/postgres/index.js';
+import { SqliteEventStore } from '../../src/sqlite/index.js';
+import { collect } from '../helpers/collect.js';
+
+const root = join(import.meta.dirname, '../..');
+const pgUrl = process.env.TOT_POSTGRES_URL;
+
+/** Runs the writer fixture; resolves with the thoughts it acknowledged. */
+function writer(path: string, sessionId: string, writerId: string, count: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/got/fixtures/session-writer.ts', path, sessionId, writerId, String(count)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const acknowledged: { id: string; content: string }[] = [];
+  let buffer = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      acknowledged.push(JSON.parse(buffer.slice(0, nl)));
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+  const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, acknowledged, done };
+}
+
+/** Every acknowledged thought is in the stream exactly once, under its id; versions have no gap. */
+function expectWhole(events: StoredEvent[], acknowledged: { id: string; content: string }[]) {
+  expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i));
+  const thoughts = events.filter((e) => e.type === 'thought.added').map((e) => e.data as { thoughtId: string; content: string });
+  const byContent = new Map<string, string[]>();
+  for (const t of thoughts) byContent.set(t.content, [...(byContent.get(t.content) ?? []), t.thoughtId]);
+  for (const a of acknowledged) expect(byContent.get(a.content), a.content).toEqual([a.id]);
+  expect(thoughts.map((t) => t.thoughtId)).toEqual(thoughts.map((_, i) => `t${i}`));
+}
+
+describe('a GoT session shared by several writers', () => {
+  it('takes thoughts from 8 processes on one SQLite file at once: every acknowledged thought once, versions contiguous', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tot-got-')), 'sessions.db');
+    const store = new SqliteEventStore({ path });
+    const session = await new GotEngine({ store }).startSession({ goal: 'shared' });
+    await store.close();
+    const writers = Array.from({ length: 8 }, (_, i) => writer(path, session.id, `p${i}`, 25));
+    const codes = await Promise.all(writers.map((w) => w.done));
+    expect(codes).toEqual(Array(8).fill(0));
+    const reader = new SqliteEventStore({ path });
+    const events = await collect(reader.readStream(session.id));
+    const restored = await new GotEngine({ store: reader }).restore(session.id);
+    await reader.close();
+    const acknowledged = writers.flatMap((w) => w.acknowledged);
+    expect(acknowledged).toHaveLength(200);
+    expectWhole(events, acknowledged);
+    expect(restored.snapshot().thoughts).toHaveLength(200);
+    expect(Object.keys(restored.snapshot().clock).sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+  }, 120_000);
+
+  it('restores a session whose writer was killed with kill -9 from SQLite, and goes on from it', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tot-got-')), 'sessions.db');
+    const store = new SqliteEventStore({ path });
+    const session = await new GotEngine({ store }).startSession({ goal: 'crash' });
+    await store.close();
+    const w = writer(path, session.id, 'doomed', 0);
+    while (w.acknowledged.length < 40) await new Promise((r) => setTimeout(r, 20));
+    w.child.kill('SIGKILL');
+    await w.done;
+    const again = new SqliteEventStore({ path });
+    const engine = new GotEngine({ store: again, writerId: 'after' });
+    const restored = await engine.restore(session.id);
+    const events = await collect(again.readStream(session.id));
+    expect(restored.version).toBe(events.length - 1);
+    expectWhole(events, w.acknowledged);
+    // The same state as folding every event from the start.
+    const fromEvents = await new GotEngine({ store: withoutSnapshots(again) }).restore(session.id);
+    expect(restored.snapshot()).toEqual(fromEvents.snapshot());
+    const next = await restored.addThought({ role: 'critic', content: 'after the crash' });
+    expect(next.id).toBe(`t${restored.snapshot().thoughts.length - 1}`);
+    await again.close();
+  }, 60_000);
+
+  it.skipIf(!pgUrl)('takes thoughts from 8 PostgreSQL clients at once: every acknowledged thought once, versions contiguous', async () => {
+    const prefix = `got_${Date.now().toString(36)}_`;
+    const stores = Array.from({ length: 8 }, () => new PostgresEventStore({ connectionString: pgUrl!, tablePrefix: prefix }));
+    try {
+      await stores[0]!.setup();
+      const session = await new GotEngine({ store: stores[0]! }).startSession({ goal: 'shared' });
+      const sessions = await Promise.all(stores.map((s, i) => new GotEngine({ store: s, writerId: `c${i}` }).restore(session.id)));
+      const acknowledged = (
+        await Promise.all(
+          sessions.map(async (s, i) => {
+            const out: { id: string; content: string }[] = [];
+            for (let k = 0; k < 25; k++) {
+              const t = await s.addThought({ role: 'planner', content: `c${i} #${k}` });
+              out.push({ id: t.id, content: t.content });
+            }
+            return out;
+          }),
+        )
+      ).flat();
+      expect(acknowledged).toHaveLength(200);
+      expectWhole(await collect(stores[0]!.readStream(session.id)), acknowledged);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  }, 120_000);
+});
+
+/** The store without its snapshots: a restore must fold every event. */
+function withoutSnapshots(store: EventStore): EventStore {
+  return Object.assign(Object.create(store) as EventStore, { loadSnapshot: async () => null });
+}
