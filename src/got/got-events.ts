@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BranchState, BranchTrigger } from './branch-state.js';
+import type { BranchScore } from './reward.js';
 import type { SessionState } from './session-state.js';
 
 /**
@@ -58,7 +59,10 @@ export type GotEventData =
   | { type: 'thought.added'; thoughtId: string; role: ThoughtRole; content: string; parentIds: string[]; edge?: ThoughtEdge; branchId?: string; tokens: number; writer: string; clock: Record<string, number>; at: number }
   | { type: 'branch.forked'; from: string; branches: { branchId: string; name: string }[]; at: number }
   | { type: 'branch.transitioned'; branchId: string; trigger: BranchTrigger; from: BranchState; to: BranchState; reason?: string; at: number }
-  | { type: 'session.state_changed'; from: SessionState; to: SessionState; reason?: string; at: number };
+  | { type: 'session.state_changed'; from: SessionState; to: SessionState; reason?: string; at: number }
+  | { type: 'branch.planned'; branchId: string; kind: string; plan: unknown; at: number }
+  | { type: 'branch.scored'; branchId: string; score: BranchScore; reward: number; issues?: string[]; at: number }
+  | { type: 'evidence.received'; branchId: string; evidenceId: string; kind: 'execution' | 'doc_validation'; success: boolean; summary: string; data: Record<string, unknown>; failure?: { category: string; signature: string }; at: number };
 
 const id = z.string().min(1);
 const at = z.number();
@@ -83,4 +87,16 @@ export const gotEventSchemas: Record<GotEventData['type'], z.ZodType> = {
   'branch.forked': z.looseObject({ from: id, branches: z.array(z.looseObject({ branchId: id, name: z.string() })).min(1), at }),
   'branch.transitioned': z.looseObject({ branchId: id, trigger: z.string(), from: branchState, to: branchState, reason: z.string().optional(), at }),
   'session.state_changed': z.looseObject({ from: sessionState, to: sessionState, reason: z.string().optional(), at }),
+  'branch.planned': z.looseObject({ branchId: id, kind: z.string().min(1), plan: z.unknown(), at }),
+  'branch.scored': z.looseObject({ branchId: id, score: z.looseObject({ completeness: z.number().optional(), risk: z.number().optional(), cost: z.number().optional(), historyPrior: z.number().optional() }), reward: z.number(), issues: z.array(z.string()).optional(), at }),
+  'evidence.received': z.looseObject({
+    branchId: id,
+    evidenceId: id,
+    kind: z.enum(['execution', 'doc_validation']),
+    success: z.boolean(),
+    summary: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    failure: z.looseObject({ category: z.string(), signature: z.string() }).optional(),
+    at,
+  }),
 };

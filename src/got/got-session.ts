@@ -9,7 +9,11 @@ import { canonicalJson } from '../internal/canonical-json.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { transitionBranch, type BranchTrigger } from './branch-state.js';
 import type { ThoughtEdge, ThoughtRole } from './got-events.js';
-import { SessionModel, type GotBranch, type GotThought, type SessionSnapshot } from './session-model.js';
+import { classifyFailure } from './failure-category.js';
+import { failureSignature } from './failure-signature.js';
+import { assessPlan, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
+import { calculateReward, type BranchScore } from './reward.js';
+import { SessionModel, type GotBranch, type GotEvidence, type GotThought, type SessionSnapshot } from './session-model.js';
 import { FINAL_SESSION_STATES, isWritable, type SessionState } from './session-state.js';
 
 /**
@@ -285,6 +289,190 @@ export class GotSession {
       return { events: [{ type: 'branch.transitioned', data, idempotencyKey: `${m.snapshot.id}:transition:${m.snapshot.version + 1}:${hash({ branchId, trigger, from: b.state })}` }] };
     });
     return copy(this.model.branchIndex.get(branchId)!);
+  }
+
+  /**
+   * Gives a branch its plan (an execution plan, a doc plan, or a plan of your own kind), to be
+   * validated with {@link GotSession.validatePlan}.
+   *
+   * @example
+   * ```ts
+   * await session.setPlan('br0', { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] });
+   * ```
+   */
+  async setPlan(branchId: string, plan: unknown, options: { kind?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    const kind = options.kind ?? 'execution';
+    await this.commit('setPlan', options.signal, (m) => {
+      const b = this.branchOf(m, branchId, 'setPlan');
+      if (b.state === 'early_stopped' || b.state === 'completed' || b.state === 'executing' || b.state === 'evidence_received') {
+        throw new TotError('ILLEGAL_STATE', `GotSession.setPlan: branch ${b.id} is ${b.state}: its plan can no longer change.`, { details: { branchId: b.id, status: b.state } });
+      }
+      const data = { branchId, kind, plan: copy(plan), at: this.ctx.now() };
+      return { events: [{ type: 'branch.planned', data, idempotencyKey: `${m.snapshot.id}:plan:${m.snapshot.version + 1}:${hash({ branchId, kind, plan })}` }] };
+    });
+    return copy(this.model.branchIndex.get(branchId)!);
+  }
+
+  /**
+   * Validates a branch's plan (seed 004): its schema with the seed's rules ({@link ExecutionPlan},
+   * {@link DocPlan}, or `schema`), its completeness and its risk. The branch is taken to
+   * `validating` (through `planning` and `scoring` when it is not there yet, or again after a
+   * rejection), scored (completeness, risk, cost in tokens, reward) and moved to `validated` or
+   * `rejected` — one atomic write. A branch already past validation is assessed without moving.
+   *
+   * @example
+   * ```ts
+   * const { ok, issues, completeness, risk } = await session.validatePlan('br0', { kind: 'execution' });
+   * ```
+   */
+  async validatePlan(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal } = {}): Promise<PlanAssessment & { branch: GotBranch }> {
+    let assessment: PlanAssessment | undefined;
+    await this.commit('validatePlan', options.signal, (m) => {
+      const b = this.branchOf(m, branchId, 'validatePlan');
+      if (b.plan === undefined) throw new TotError('ILLEGAL_STATE', `GotSession.validatePlan: branch ${b.id} has no plan yet: setPlan() first.`, { details: { branchId: b.id, status: b.state } });
+      const { signal: _signal, ...assess } = options;
+      assessment = assessPlan(b.plan, { ...assess, kind: options.kind ?? b.planKind ?? 'execution' });
+      const path = ({ init: ['user_input', 'user_input', 'user_input'], planning: ['user_input', 'user_input'], scoring: ['user_input'], validating: [], rejected: ['user_input', 'user_input', 'user_input'] } as Record<string, BranchTrigger[]>)[b.state];
+      if (path === undefined) return { events: [] };
+      const at = this.ctx.now();
+      const events: NewEvent[] = [];
+      let state = b.state;
+      const move = (trigger: BranchTrigger) => {
+        const to = transitionBranch(state, trigger, b.id);
+        events.push({ type: 'branch.transitioned', data: { branchId, trigger, from: state, to, at }, idempotencyKey: `${m.snapshot.id}:transition:${m.snapshot.version + 1 + events.length}:${hash({ branchId, trigger, from: state })}` });
+        state = to;
+      };
+      for (const trigger of path) move(trigger);
+      const cost = b.thoughtIds.reduce((n, id) => n + (m.thoughtIndex.get(id)?.tokens ?? 0), 0);
+      const score: BranchScore = { completeness: assessment.completeness.completeness, risk: assessment.risk.totalRisk, cost, historyPrior: b.score?.historyPrior ?? 0.5 };
+      events.push({ type: 'branch.scored', data: { branchId, score, reward: calculateReward(score), issues: assessment.issues, at }, idempotencyKey: `${m.snapshot.id}:score:${m.snapshot.version + 1 + events.length}:${hash({ branchId, score })}` });
+      move(assessment.ok ? 'validate_pass' : 'validate_fail');
+      return { events };
+    });
+    return { ...assessment!, branch: copy(this.model.branchIndex.get(branchId)!) };
+  }
+
+  /**
+   * The execution plan of a validated branch, for the executor, with `_got_metadata` (seed 004);
+   * the branch moves to `executing`. Exporting it again returns the same plan.
+   *
+   * @example
+   * ```ts
+   * const plan = await session.exportPlan('br0'); // { …, _got_metadata: { session_id, branch_id, confidence, alternatives_explored, token_cost } }
+   * ```
+   */
+  exportPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    return this.exportAs(branchId, 'execution', options.signal);
+  }
+
+  /**
+   * The doc plan of a validated branch, for the documentation service, with `_got_metadata`; the
+   * branch moves to `executing`.
+   *
+   * @example
+   * ```ts
+   * const docPlan = await session.exportDocPlan('br1');
+   * ```
+   */
+  exportDocPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    return this.exportAs(branchId, 'doc', options.signal);
+  }
+
+  /**
+   * Records an execution's result for an exported plan (seed 004): the branch moves to
+   * `evidence_received`; a failure is classified and signed from its stderr (or its summary) and
+   * asks for a critic. The same `executionId` again returns the same evidence.
+   *
+   * @example
+   * ```ts
+   * const r = await session.receiveEvidence('br0', { executionId: 'run-17', success: false, summary: 'tests failed', stderr, exitCode: 1 });
+   * r.criticNeeded; // true
+   * r.failure;      // { category: 'test_failed', signature: '3f9a…' }
+   * ```
+   */
+  async receiveEvidence(
+    branchId: string,
+    result: { executionId: string; success: boolean; summary: string; testsPassed?: number; testsFailed?: number; stderr?: string; exitCode?: number; tool?: string; args?: Record<string, unknown>; signal?: AbortSignal },
+  ): Promise<{ evidenceId: string; criticNeeded: boolean; nextStep: 'critic_review' | 'complete'; failure?: { category: string; signature: string } }> {
+    const { signal, executionId, success, summary, ...rest } = result;
+    let failure: { category: string; signature: string } | undefined;
+    if (!success) {
+      const text = rest.stderr ?? summary;
+      failure = { category: classifyFailure(text, rest.exitCode), signature: failureSignature({ stderr: text, ...(rest.exitCode === undefined ? {} : { exitCode: rest.exitCode }), ...(rest.tool ? { tool: rest.tool } : {}), ...(rest.args ? { args: rest.args } : {}) }) };
+    }
+    const evidence = await this.evidence(branchId, 'execution', executionId, success, summary, { ...rest }, failure, signal);
+    return { evidenceId: evidence.evidenceId, criticNeeded: !evidence.success, nextStep: evidence.success ? 'complete' : 'critic_review', ...(evidence.failure ? { failure: { ...evidence.failure } } : {}) };
+  }
+
+  /**
+   * Records a documentation service's validation of an exported doc plan (seed 004): compliant at
+   * a compliance score of 0.95 or more; the branch moves to `evidence_received`.
+   *
+   * @example
+   * ```ts
+   * const { compliant } = await session.receiveDocValidation('br1', { validationId: 'v-3', complianceScore: 0.97, placementCorrect: true, summary: 'ok' });
+   * ```
+   */
+  async receiveDocValidation(
+    branchId: string,
+    result: { validationId: string; complianceScore: number; placementCorrect: boolean; summary: string; signal?: AbortSignal },
+  ): Promise<{ evidenceId: string; compliant: boolean }> {
+    const compliant = result.complianceScore >= 0.95;
+    const evidence = await this.evidence(branchId, 'doc_validation', result.validationId, compliant, result.summary, { complianceScore: result.complianceScore, placementCorrect: result.placementCorrect }, undefined, result.signal);
+    return { evidenceId: evidence.evidenceId, compliant: evidence.success };
+  }
+
+  private branchOf(m: SessionModel, branchId: string, where: string): GotBranch {
+    const b = m.branchIndex.get(branchId);
+    if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.${where}: no branch ${branchId} in session ${m.snapshot.id}.`, { details: { field: 'branchId' } });
+    return b;
+  }
+
+  private async exportAs(branchId: string, kind: 'execution' | 'doc', signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    await this.commit(kind === 'doc' ? 'exportDocPlan' : 'exportPlan', signal, (m) => {
+      const b = this.branchOf(m, branchId, kind === 'doc' ? 'exportDocPlan' : 'exportPlan');
+      if ((b.planKind ?? 'execution') !== kind) throw new TotError('ILLEGAL_STATE', `Branch ${b.id} holds a ${b.planKind} plan, not a${kind === 'doc' ? ' doc' : 'n execution'} plan.`, { details: { branchId: b.id, status: b.state } });
+      if (b.state === 'executing') return { events: [] };
+      if (b.state !== 'validated') throw new TotError('ILLEGAL_STATE', `Branch ${b.id} is ${b.state}: only a validated branch's plan is exported (validatePlan() it first).`, { details: { branchId: b.id, status: b.state } });
+      const data = { branchId, trigger: 'user_input', from: 'validated', to: transitionBranch('validated', 'user_input', b.id), reason: `${kind} plan exported`, at: this.ctx.now() };
+      return { events: [{ type: 'branch.transitioned', data, idempotencyKey: `${m.snapshot.id}:${branchId}:export` }] };
+    });
+    const s = this.model.snapshot;
+    const b = this.model.branchIndex.get(branchId)!;
+    // The plan as its kind's schema reads it (with its defaults: a dry run unless it says otherwise).
+    const parsed = (kind === 'doc' ? DocPlan : ExecutionPlan).safeParse(b.plan);
+    const value = parsed.success ? parsed.data : b.plan;
+    const plan = typeof value === 'object' && value !== null ? copy(value as Record<string, unknown>) : { plan: copy(value) };
+    return {
+      ...plan,
+      _got_metadata: {
+        session_id: s.id,
+        branch_id: b.id,
+        ...(kind === 'execution' ? { confidence: b.reward ?? 0, alternatives_explored: s.branches.length } : {}),
+        token_cost: b.thoughtIds.reduce((n, id) => n + (this.model.thoughtIndex.get(id)?.tokens ?? 0), 0),
+      },
+    };
+  }
+
+  private async evidence(branchId: string, kind: GotEvidence['kind'], sourceId: string, success: boolean, summary: string, data: Record<string, unknown>, failure: GotEvidence['failure'], signal: AbortSignal | undefined): Promise<GotEvidence> {
+    const evidenceId = `${branchId}/${kind}/${sourceId}`;
+    let existing: GotEvidence | undefined;
+    await this.commit(kind === 'doc_validation' ? 'receiveDocValidation' : 'receiveEvidence', signal, (m) => {
+      const b = this.branchOf(m, branchId, kind === 'doc_validation' ? 'receiveDocValidation' : 'receiveEvidence');
+      existing = b.evidence.find((e) => e.evidenceId === evidenceId);
+      if (existing) return { events: [] };
+      if (b.state !== 'executing') throw new TotError('ILLEGAL_STATE', `Branch ${b.id} is ${b.state}: evidence is for a branch whose plan was exported (executing).`, { details: { branchId: b.id, status: b.state } });
+      const at = this.ctx.now();
+      const trigger: BranchTrigger = success ? 'evidence_success' : 'evidence_failure';
+      const base = `${m.snapshot.id}:${branchId}:${kind === 'execution' ? 'evidence' : 'doc_validation'}:${sourceId}`;
+      return {
+        events: [
+          { type: 'evidence.received', data: { branchId, evidenceId, kind, success, summary: summary.slice(0, 300), data: copy(data), ...(failure ? { failure } : {}), at }, idempotencyKey: base },
+          { type: 'branch.transitioned', data: { branchId, trigger, from: 'executing', to: transitionBranch('executing', trigger, b.id), at }, idempotencyKey: `${base}:transition` },
+        ],
+      };
+    });
+    return copy(existing ?? this.model.branchIndex.get(branchId)!.evidence.find((e) => e.evidenceId === evidenceId)!);
   }
 
   /**

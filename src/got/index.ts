@@ -20,6 +20,6 @@ export {
 } from './plans.js';
 export { FINAL_SESSION_STATES, type SessionState } from './session-state.js';
 export type { GotEventData, SessionBudget, ThoughtEdge, ThoughtRole } from './got-events.js';
-export type { GotBranch, GotThought, SessionSnapshot } from './session-model.js';
+export type { GotBranch, GotEvidence, GotThought, SessionSnapshot } from './session-model.js';
 export { GotSession, type AddThoughtOptions } from './got-session.js';
 export { GotEngine, type GotEngineOptions, type StartSessionOptions } from './got-engine.js';

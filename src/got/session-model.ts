@@ -2,6 +2,7 @@ import { TotError } from '../errors/index.js';
 import { compileSafeParse } from '../internal/fast-check.js';
 import { transitionBranch, type BranchState, type BranchTrigger } from './branch-state.js';
 import { gotEventSchemas, type GotEventData, type SessionBudget, type ThoughtEdge, type ThoughtRole } from './got-events.js';
+import type { BranchScore } from './reward.js';
 import type { SessionState } from './session-state.js';
 
 /**
@@ -52,6 +53,35 @@ export interface GotBranch {
   thoughtIds: string[];
   /** Why it stopped early (`race_lost`, `budget_exceeded`), when it did. */
   earlyStopReason?: string;
+  /** Its latest plan, and the kind of plan (`execution`, `doc`, …). */
+  plan?: unknown;
+  planKind?: string;
+  /** Its latest score and reward, and the issues its last validation found. */
+  score?: BranchScore;
+  reward?: number;
+  issues?: string[];
+  /** Execution and doc-validation feedback, in order. */
+  evidence: GotEvidence[];
+}
+
+/**
+ * Feedback on a branch's exported plan: an execution's result or a doc validation.
+ *
+ * @example
+ * ```ts
+ * import type { GotEvidence } from '@tot/core';
+ *
+ * const line = (e: GotEvidence) => `${e.evidenceId} ${e.success ? 'ok' : `failed (${e.failure?.category ?? 'unknown'})`}: ${e.summary}`;
+ * ```
+ */
+export interface GotEvidence {
+  evidenceId: string;
+  kind: 'execution' | 'doc_validation';
+  success: boolean;
+  summary: string;
+  data: Record<string, unknown>;
+  failure?: { category: string; signature: string };
+  at: number;
 }
 
 /**
@@ -157,7 +187,7 @@ export class SessionModel {
         if (!this.thoughtIndex.has(d.from)) throw corrupt(s.id, event.version, `a fork from a thought ${d.from} the session does not hold`);
         for (const { branchId, name } of d.branches) {
           if (branchId !== `br${s.branches.length}`) throw corrupt(s.id, event.version, `branch ${branchId} where br${s.branches.length} was next`);
-          const b: GotBranch = { id: branchId, name, from: d.from, state: 'init', history: [], thoughtIds: [] };
+          const b: GotBranch = { id: branchId, name, from: d.from, state: 'init', history: [], thoughtIds: [], evidence: [] };
           s.branches.push(b);
           this.branchIndex.set(b.id, b);
         }
@@ -177,6 +207,24 @@ export class SessionModel {
         b.state = to;
         b.history.push({ trigger: d.trigger, from: d.from, to, ...(d.reason === undefined ? {} : { reason: d.reason }), at: d.at });
         if (to === 'early_stopped') b.earlyStopReason = d.reason ?? d.trigger;
+        break;
+      }
+      case 'branch.planned':
+      case 'branch.scored':
+      case 'evidence.received': {
+        const b = this.branchIndex.get(d.branchId);
+        if (!b) throw corrupt(s.id, event.version, `${d.type} names a branch ${d.branchId} the session does not hold`);
+        if (d.type === 'branch.planned') {
+          b.plan = structuredClone(d.plan);
+          b.planKind = d.kind;
+        } else if (d.type === 'branch.scored') {
+          b.score = { ...d.score };
+          b.reward = d.reward;
+          if (d.issues === undefined) delete b.issues;
+          else b.issues = [...d.issues];
+        } else {
+          b.evidence.push({ evidenceId: d.evidenceId, kind: d.kind, success: d.success, summary: d.summary, data: structuredClone(d.data), ...(d.failure ? { failure: { ...d.failure } } : {}), at: d.at });
+        }
         break;
       }
       case 'session.state_changed': {
