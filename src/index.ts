@@ -12,6 +12,7 @@ export * from './tree/index.js';
 export * from './events/index.js';
 export * from './run/index.js';
 export * from './roles/index.js';
+export * from './scheduler/index.js';
 export * from './search/index.js';
 export * from './solve/index.js';
 export * from './cot/index.js';

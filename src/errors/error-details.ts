@@ -14,6 +14,8 @@ export type ErrorLocation =
   | { kind: 'node'; nodeId: string; role: 'generator' | 'evaluator' | 'isSolution' | 'stateKey' }
   | { kind: 'frame'; frameId: string; operator: 'think' | 'eval' | 'tool' }
   | { kind: 'thought'; thoughtNumber: number }
+  /** A branch of a GoT session, worked by `runParallel`. */
+  | { kind: 'branch'; branchId: string }
   /** An operation of an `OperationGraph`; `parentIds` are the thoughts whose work failed (a dropped thought's parents). */
   | { kind: 'operation'; operationId: string; operation: string; parentIds?: string[] }
   | { kind: 'phase'; phase: 'decompose' | 'synthesize' | 'verify' }

@@ -7,6 +7,8 @@ import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import type { SessionBudget } from './got-events.js';
 import { GotSession, type SessionContext } from './got-session.js';
+import type { ParallelEvent } from './parallel-events.js';
+import { RunEmitter } from '../run/run-emitter.js';
 import { SessionModel, type SessionSnapshot } from './session-model.js';
 
 /**
@@ -93,16 +95,17 @@ const randomHex = (bytes: number) => Array.from(globalThis.crypto.getRandomValue
  * const again = await engine.restore(session.id); // latest checkpoint + the events after it
  * ```
  */
-export class GotEngine {
+export class GotEngine extends RunEmitter<ParallelEvent> {
   /** This writer's name in vector clocks. */
   readonly writerId: string;
   private readonly o: z.output<typeof optionsSchema>;
   private readonly ctx: SessionContext;
 
   constructor(options: GotEngineOptions) {
+    super();
     this.o = parseOptions(optionsSchema, options, 'GotEngine');
     this.writerId = this.o.writerId ?? `w_${randomHex(4)}`;
-    this.ctx = { store: this.o.store, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
+    this.ctx = { store: this.o.store, emitter: this, model: this.o.model, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
   }
 
   /**

@@ -13,6 +13,10 @@ import { classifyFailure } from './failure-category.js';
 import { failureSignature } from './failure-signature.js';
 import { assessPlan, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
 import { calculateReward, type BranchScore } from './reward.js';
+import { runParallel, type ParallelResult, type RunParallelOptions } from './parallel.js';
+import type { ParallelEvent } from './parallel-events.js';
+import type { LanguageModel } from '../model/types.js';
+import type { RunEmitter } from '../run/run-emitter.js';
 import { SessionModel, type GotBranch, type GotEvidence, type GotThought, type SessionSnapshot } from './session-model.js';
 import { FINAL_SESSION_STATES, isWritable, type SessionState } from './session-state.js';
 
@@ -48,6 +52,8 @@ export interface AddThoughtOptions {
 /** What a session's writes share: the engine's store, writer and clock, and its checkpoint policy. */
 export interface SessionContext {
   store: EventStore;
+  emitter: RunEmitter<ParallelEvent>;
+  model: LanguageModel | undefined;
   writer: string;
   now: () => number;
   checkpointEvery: { events: number; ms: number };
@@ -473,6 +479,32 @@ export class GotSession {
       };
     });
     return copy(existing ?? this.model.branchIndex.get(branchId)!.evidence.find((e) => e.evidenceId === evidenceId)!);
+  }
+
+  /**
+   * Works branches in parallel and picks a winner (seed 004), on the run kernel: one budget, the
+   * model calls logged as events (the engine's `on`/`stream()`), abort through `signal`. `race`:
+   * the first branch to validate wins and every other branch's work is aborted at once and
+   * recorded `early_stopped` (`race_lost`); `best`: all finish, the highest reward wins; `vote`:
+   * the answer most validated branches give (their `answer`, else their plan), ties to the higher
+   * reward; `bandit`: UCB gives one round at a time. Each round is the `worker`'s (default: the
+   * LLM-backed planner, with the critic's issues after a rejection), its plan validated at once.
+   * Between rounds the seed's early-stopping rules apply: 90% of the session's tokens or time,
+   * a validated branch complete with risk under 0.2, and (bandit, once a branch validated) rewards
+   * within a variance of 0.1.
+   *
+   * @example
+   * ```ts
+   * const out = await session.runParallel({ branchIds: ['br0', 'br1', 'br2'], strategy: 'race', worker, signal });
+   * out.winner?.id; out.branches.map((b) => `${b.branchId}: ${b.state}`);
+   * ```
+   */
+  runParallel(options: RunParallelOptions): Promise<ParallelResult> {
+    try {
+      return runParallel(this, this.ctx.emitter, this.ctx.model, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -23,3 +23,6 @@ export type { GotEventData, SessionBudget, ThoughtEdge, ThoughtRole } from './go
 export type { GotBranch, GotEvidence, GotThought, SessionSnapshot } from './session-model.js';
 export { GotSession, type AddThoughtOptions } from './got-session.js';
 export { GotEngine, type GotEngineOptions, type StartSessionOptions } from './got-engine.js';
+export type { ParallelEvent } from './parallel-events.js';
+export { DEFAULT_BRANCH_PROMPT, llmBranchWorker, type BranchRoundOutcome, type BranchWorker, type BranchWorkerContext } from './branch-worker.js';
+export type { BranchOutcome, ParallelResult, ParallelStopReason, ParallelStrategy, RunParallelOptions } from './parallel.js';

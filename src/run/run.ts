@@ -119,6 +119,8 @@ function describeLocation(where: ErrorLocation | undefined): string {
       return `${where.operator} of frame ${where.frameId}`;
     case 'thought':
       return `thought ${where.thoughtNumber}`;
+    case 'branch':
+      return `branch ${where.branchId}`;
     case 'operation':
       return `${where.operation} operation ${where.operationId}${where.parentIds && where.parentIds.length > 0 ? ` on ${where.parentIds.join(', ')}` : ''}`;
     case 'phase':

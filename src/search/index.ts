@@ -18,5 +18,4 @@ export { bfs, type BfsOptions } from './strategies/bfs.js';
 export { dfs, type DfsOptions } from './strategies/dfs.js';
 export { bestFirst, type BestFirstOptions } from './strategies/best-first.js';
 export { mcts, type MctsOptions } from './strategies/mcts.js';
-export { UCBScheduler, type ArmStats, type UCBSchedulerOptions } from './ucb-scheduler.js';
 export { seededRandom } from './random.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../../internal/validate.js';
 import type { ThoughtNode } from '../../tree/types.js';
 import type { SearchContext, SearchStrategy } from '../types.js';
-import { UCBScheduler } from '../ucb-scheduler.js';
+import { UCBScheduler } from '../../scheduler/index.js';
 
 /**
  * Options of {@link mcts}.

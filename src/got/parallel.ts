@@ -1,0 +1,429 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { whenAborted } from '../internal/abort.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+import { estimateTokens } from '../budget/estimate-tokens.js';
+import { languageModelSchema } from '../model/schemas.js';
+import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
+import { describeFunction } from '../run/config-diff.js';
+import type { RunEmitter } from '../run/run-emitter.js';
+import type { RunEventInput } from '../run/run-event.js';
+import { runnerOptionsShape, runOptionsShape, type RunBudget, type RunOptions } from '../run/run-options.js';
+import type { RunResult, RunStats } from '../run/run-result.js';
+import { startRun, type Run, type RunEnd, type RunProgram } from '../run/run.js';
+import type { SharedStopReason } from '../run/stop-detail.js';
+import { UCBScheduler } from '../scheduler/index.js';
+import type { BranchState, BranchTrigger } from './branch-state.js';
+import { llmBranchWorker, type BranchWorker } from './branch-worker.js';
+import type { GotSession } from './got-session.js';
+import type { ParallelEvent } from './parallel-events.js';
+import type { AssessPlanOptions } from './plans.js';
+import { budgetStop, calculateReward, convergenceStop } from './reward.js';
+import type { GotBranch } from './session-model.js';
+
+/**
+ * How `runParallel` picks a winner (seed 004): `race` (the first branch to validate; the others
+ * are stopped at once), `best` (all finish; the highest reward), `vote` (all finish; the answer most
+ * validated branches give, ties to the higher reward), `bandit` (UCB gives one round at a time to a
+ * branch; the first to validate wins, else the highest reward when the rounds or the budget run out).
+ *
+ * @example
+ * ```ts
+ * import type { ParallelStrategy } from '@tot/core';
+ *
+ * const strategy: ParallelStrategy = 'race';
+ * ```
+ */
+export type ParallelStrategy = 'race' | 'best' | 'vote' | 'bandit';
+
+/**
+ * Options of {@link GotSession.runParallel}.
+ *
+ * @example
+ * ```ts
+ * import type { RunParallelOptions } from '@tot/core';
+ *
+ * const options: RunParallelOptions = { branchIds: ['br0', 'br1', 'br2'], strategy: 'race', maxRounds: 3, roundTokens: 400 };
+ * ```
+ */
+export interface RunParallelOptions extends RunOptions<ParallelEvent> {
+  branchIds: string[];
+  /** Default `race`. */
+  strategy?: ParallelStrategy;
+  /** One round of work on a branch. Default {@link llmBranchWorker} (needs a model). */
+  worker?: BranchWorker;
+  /** Default: the engine's model. */
+  model?: LanguageModel;
+  /** Tokens a round may use (passed to the worker). Default 200. */
+  roundTokens?: number;
+  /** Rounds a branch gets at most. Default 3. */
+  maxRounds?: number;
+  /** How plans are validated (kind, schema). Default: execution plans. */
+  validation?: AssessPlanOptions;
+  /** Model calls in flight at once. Default: one per branch. */
+  concurrency?: number;
+  /** Limits on the run's model calls (the session's own budget applies as well). */
+  budget?: RunBudget;
+  /** Wall time of the run, in milliseconds. */
+  timeoutMs?: number;
+  /** Reject at the first branch whose work fails, with its error. Default false. */
+  strict?: boolean;
+  /** Clock for event timestamps and `wallMs`. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A branch's part in a `runParallel` run.
+ *
+ * @example
+ * ```ts
+ * import type { BranchOutcome } from '@tot/core';
+ *
+ * const line = (o: BranchOutcome) => `${o.branchId} ${o.state} after ${o.rounds} rounds, ${o.tokens} tokens`;
+ * ```
+ */
+export interface BranchOutcome {
+  branchId: string;
+  name: string;
+  state: BranchState;
+  reward?: number;
+  answer?: string;
+  rounds: number;
+  tokens: number;
+  ms: number;
+  earlyStopReason?: string;
+}
+
+/**
+ * Why `runParallel` stopped: `decided` (a winner, or none when no branch validated), `quality` (a
+ * branch complete with risk under 0.2 won at once), `converged` (bandit: the rewards were about
+ * the same), `session_budget` (90% of the session's tokens or time used), or a shared reason.
+ *
+ * @example
+ * ```ts
+ * import type { ParallelStopReason } from '@tot/core';
+ *
+ * const early = (r: ParallelStopReason) => r === 'quality' || r === 'converged' || r === 'session_budget';
+ * ```
+ */
+export type ParallelStopReason = 'decided' | 'quality' | 'converged' | 'session_budget' | SharedStopReason;
+
+/**
+ * What `runParallel` returns: the winner (if any), every branch's outcome, the votes of a vote.
+ *
+ * @example
+ * ```ts
+ * import type { ParallelResult } from '@tot/core';
+ *
+ * const winner = (r: ParallelResult) => r.winner?.id ?? 'none';
+ * ```
+ */
+export interface ParallelResult extends RunResult<ParallelStopReason, RunStats> {
+  strategy: ParallelStrategy;
+  winner: GotBranch | undefined;
+  branches: BranchOutcome[];
+  votes?: Record<string, number>;
+}
+
+const optionsSchema = z.strictObject({
+  branchIds: z.array(z.string().min(1)).min(1),
+  strategy: z.enum(['race', 'best', 'vote', 'bandit']).default('race'),
+  worker: fnSchema<BranchWorker>().optional(),
+  model: languageModelSchema.optional(),
+  roundTokens: z.number().int().positive().default(200),
+  maxRounds: z.number().int().positive().max(100).default(3),
+  validation: z.looseObject({}).optional(),
+  concurrency: z.number().int().positive().optional(),
+  ...runnerOptionsShape,
+  ...runOptionsShape,
+});
+
+const answerKey = (answer: string) => answer.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/** A branch's model: the run's, aborted with the branch, its usage counted for the branch. */
+function branchModel(model: LanguageModel, signal: AbortSignal, count: (tokens: number) => void): LanguageModel {
+  return {
+    modelId: model.modelId,
+    ...(model.capabilities ? { capabilities: model.capabilities } : {}),
+    async generate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+      const linked = options.signal ? AbortSignal.any([signal, options.signal]) : signal;
+      const result = await model.generate(request, { ...options, signal: linked });
+      const input = result.usage.inputTokens ?? estimateTokens(request.messages.map((m) => m.content).join('\n'));
+      const output = result.usage.outputTokens ?? result.outputs.reduce((n, o) => n + estimateTokens(o), 0);
+      count(input + output);
+      return result;
+    },
+  };
+}
+
+/** The way out of a state towards `early_stopped` (the seed's table has it from planning and scoring only). */
+function stopPath(state: BranchState, trigger: 'race_lost' | 'budget_exceeded'): BranchTrigger[] | undefined {
+  if (state === 'planning') return [trigger];
+  if (state === 'scoring' && trigger === 'race_lost') return ['race_lost'];
+  if (state === 'init' || state === 'rejected') return ['user_input', trigger];
+  return undefined;
+}
+
+/** @internal Runs branches of a session in parallel, on the run kernel. */
+export function runParallel(session: GotSession, emitter: RunEmitter<ParallelEvent>, engineModel: LanguageModel | undefined, options: RunParallelOptions): Promise<ParallelResult> {
+  const o = parseOptions(optionsSchema, options, 'GotSession.runParallel');
+  const snapshot = session.snapshot();
+  o.branchIds.forEach((id, i) => {
+    if (!snapshot.branches.some((b) => b.id === id)) throw new TotError('INVALID_ARGUMENT', `GotSession.runParallel: options.branchIds[${i}]: no branch ${id} in session ${snapshot.id}.`, { details: { field: `options.branchIds[${i}]` } });
+  });
+  if (new Set(o.branchIds).size !== o.branchIds.length) throw new TotError('INVALID_ARGUMENT', 'GotSession.runParallel: options.branchIds: a branch is listed twice.', { details: { field: 'options.branchIds' } });
+  const model = o.model ?? engineModel;
+  if (!o.worker && !model) throw new TotError('INVALID_ARGUMENT', 'GotSession.runParallel: options.model: the default worker calls a model; give a model (here or to the engine), or a worker.', { details: { field: 'options.model' } });
+  const worker = o.worker ?? llmBranchWorker();
+  return startRun<ParallelEvent, ParallelResult>(
+    {
+      runner: 'got',
+      what: 'parallel run',
+      emitter,
+      options: o,
+      concurrency: o.concurrency ?? o.branchIds.length,
+      config: { sessionId: snapshot.id, strategy: o.strategy, branchIds: o.branchIds, roundTokens: o.roundTokens, maxRounds: o.maxRounds, modelId: model?.modelId, worker: o.worker ? describeFunction(o.worker) : 'llmBranchWorker' },
+    },
+    o,
+    { problem: snapshot.goal, input: { sessionId: snapshot.id, branchIds: o.branchIds } },
+    (run) => parallelProgram(run, session, o, worker, model),
+  );
+}
+
+interface Track {
+  id: string;
+  name: string;
+  controller: AbortController;
+  rounds: number;
+  tokens: number;
+  ms: number;
+  answer?: string;
+  stopped?: string;
+}
+
+function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.output<typeof optionsSchema>, worker: BranchWorker, model: LanguageModel | undefined): RunProgram<ParallelResult> {
+  const runModel = model ? run.runModel(model) : undefined;
+  const emit = (e: RunEventInput<ParallelEvent>) => run.emit(e);
+  const tracks = new Map<string, Track>();
+  for (const id of o.branchIds) {
+    const controller = new AbortController();
+    // A branch stops with its run; a lost race stops it alone.
+    whenAborted(run.signal, () => controller.abort(run.signal.reason));
+    tracks.set(id, { id, name: session.branch(id)!.name, controller, rounds: 0, tokens: 0, ms: 0 });
+  }
+  let winner: string | undefined;
+  let stopReason: ParallelStopReason = 'decided';
+  let votes: Record<string, number> | undefined;
+  const validation = (o.validation ?? {}) as AssessPlanOptions;
+
+  const move = async (id: string, triggers: BranchTrigger[], reason: string) => {
+    for (const trigger of triggers) await session.transition(id, trigger, { reason });
+  };
+
+  /** One round of a branch: the worker, then its thoughts and plan recorded and the plan validated. */
+  const round = async (t: Track): Promise<BranchState> => {
+    const started = run.now();
+    const branch = session.branch(t.id)!;
+    if (branch.state === 'init' || branch.state === 'rejected') await move(t.id, ['user_input'], t.rounds === 0 ? 'work started' : 'revision');
+    t.rounds += 1;
+    emit({ type: 'branch.round.started', branchId: t.id, round: t.rounds });
+    let spent = 0;
+    const signal = t.controller.signal;
+    const current = session.branch(t.id)!;
+    const snap = session.snapshot();
+    const outcome = await run.guard(
+      () =>
+        worker(current, {
+          goal: snap.goal,
+          successCriteria: [...snap.successCriteria],
+          round: t.rounds,
+          roundTokens: o.roundTokens,
+          issues: current.issues ?? [],
+          thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
+          model: runModel ? branchModel(runModel, signal, (n) => (spent += n)) : undefined,
+          signal,
+        }),
+      'branch worker',
+    );
+    if (signal.aborted) throw signal.reason;
+    spent += outcome.tokens ?? 0;
+    let parent = current.thoughtIds.at(-1) ?? current.from;
+    for (const [i, thought] of (outcome.thoughts ?? []).entries()) {
+      const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: thought.tokens ?? (i === 0 ? spent : 0) });
+      parent = added.id;
+    }
+    if (outcome.answer !== undefined) t.answer = outcome.answer;
+    let state = session.branch(t.id)!.state;
+    if (outcome.plan !== undefined) {
+      await session.setPlan(t.id, outcome.plan, { kind: outcome.planKind ?? validation.kind ?? 'execution' });
+      state = (await session.validatePlan(t.id, validation)).branch.state;
+    }
+    t.tokens += spent;
+    t.ms += run.now() - started;
+    const reward = session.branch(t.id)!.reward;
+    emit({ type: 'branch.round.completed', branchId: t.id, round: t.rounds, state, ...(reward === undefined ? {} : { reward }), tokens: spent, ms: run.now() - started });
+    return state;
+  };
+
+  /** Stops a branch early: its work aborted, and the seed's early stop recorded when its state allows. */
+  const stop = async (t: Track, trigger: 'race_lost' | 'budget_exceeded', reason: string) => {
+    if (t.stopped) return;
+    t.stopped = trigger;
+    t.controller.abort(new TotError('ABORTED', `Branch ${t.id} stopped: ${reason}.`));
+    emit({ type: 'branch.stopped', branchId: t.id, reason: trigger });
+  };
+
+  const record = async (t: Track, trigger: 'race_lost' | 'budget_exceeded', reason: string) => {
+    const state = session.branch(t.id)!.state;
+    const path = stopPath(state, trigger);
+    if (path && path.length > 0) await move(t.id, path, reason);
+  };
+
+  /** The session's budget rule (seed 004): more than 90% of its tokens or time used. */
+  const sessionBudgetSpent = () => {
+    const s = session.snapshot();
+    return budgetStop({ tokensUsed: s.tokensUsed, ...(s.budget.maxTokens ? { maxTokens: s.budget.maxTokens } : {}), msElapsed: run.now() - s.startedAt, ...(s.budget.maxMs ? { maxMs: s.budget.maxMs } : {}) });
+  };
+
+  /** The quality rule (seed 004): a validated branch complete with risk under 0.2. */
+  const excellent = (id: string) => {
+    const b = session.branch(id)!;
+    return b.state === 'validated' && (b.score?.completeness ?? 0) === 1 && (b.score?.risk ?? 1) < 0.2;
+  };
+
+  /** A branch's rounds until it validates, runs out of rounds, or is stopped; failures are its own. */
+  const work = async (t: Track, onValid: (t: Track) => Promise<void> | void, between?: () => Promise<boolean>) => {
+    try {
+      while (!t.stopped && t.rounds < o.maxRounds) {
+        if (between && (await between())) return;
+        const state = await round(t);
+        if (state === 'validated') return onValid(t);
+        if (between && (await between())) return;
+      }
+    } catch (error) {
+      if (t.stopped || run.stopping) return;
+      run.recordError(error, { kind: 'branch', branchId: t.id }, 'GENERATION_FAILED');
+    }
+  };
+
+  const all = () => [...tracks.values()];
+
+  const bestOf = (ids: string[]) => {
+    let best: string | undefined;
+    for (const id of ids) if (best === undefined || (session.branch(id)!.reward ?? -1) > (session.branch(best)!.reward ?? -1)) best = id;
+    return best;
+  };
+
+  return {
+    async main() {
+      if (o.strategy === 'race') {
+        await Promise.all(
+          all().map((t) =>
+            work(t, async (w) => {
+              if (winner !== undefined) return;
+              winner = w.id;
+              for (const other of all()) if (other.id !== w.id) await stop(other, 'race_lost', `${w.id} validated first`);
+            }),
+          ),
+        );
+        for (const t of all()) if (t.stopped) await record(t, 'race_lost', `${winner} validated first`);
+      } else if (o.strategy === 'best' || o.strategy === 'vote') {
+        let early: ParallelStopReason | undefined;
+        const between = async () => {
+          if (sessionBudgetSpent()) early ??= 'session_budget';
+          return early !== undefined;
+        };
+        await Promise.all(
+          all().map((t) =>
+            work(
+              t,
+              () => {
+                if (early === undefined && excellent(t.id)) {
+                  early = 'quality';
+                  winner = t.id;
+                }
+              },
+              between,
+            ),
+          ),
+        );
+        if (early === 'session_budget') {
+          stopReason = 'session_budget';
+          for (const t of all()) if (session.branch(t.id)!.state !== 'validated') await record(t, 'budget_exceeded', 'the session budget is 90% used');
+        }
+        const valid = all().filter((t) => session.branch(t.id)!.state === 'validated').map((t) => t.id);
+        if (early === 'quality') stopReason = 'quality';
+        else if (o.strategy === 'best') winner = bestOf(valid);
+        else {
+          votes = {};
+          for (const id of valid) {
+            const key = answerKey(tracks.get(id)!.answer ?? JSON.stringify(session.branch(id)!.plan ?? null));
+            votes[key] = (votes[key] ?? 0) + 1;
+          }
+          const top = Math.max(0, ...Object.values(votes));
+          const leaders = valid.filter((id) => votes![answerKey(tracks.get(id)!.answer ?? JSON.stringify(session.branch(id)!.plan ?? null))] === top);
+          winner = bestOf(leaders);
+        }
+      } else {
+        const ucb = new UCBScheduler();
+        const active = new Set(o.branchIds);
+        const pulled = new Set<string>();
+        while (active.size > 0 && !run.stopping) {
+          if (sessionBudgetSpent()) {
+            stopReason = 'session_budget';
+            for (const id of active) await record(tracks.get(id)!, 'budget_exceeded', 'the session budget is 90% used');
+            break;
+          }
+          const id = ucb.select([...active]);
+          const t = tracks.get(id)!;
+          let state: BranchState;
+          try {
+            state = await round(t);
+          } catch (error) {
+            if (run.stopping) break;
+            run.recordError(error, { kind: 'branch', branchId: id }, 'GENERATION_FAILED');
+            active.delete(id);
+            continue;
+          }
+          pulled.add(id);
+          const b = session.branch(id)!;
+          ucb.update(id, b.reward ?? (b.score ? calculateReward(b.score) : 0));
+          if (state === 'validated') {
+            winner = id;
+            break;
+          }
+          if (t.rounds >= o.maxRounds) active.delete(id);
+          // The convergence rule picks among branches that are good enough: not before one validated.
+          const anyValid = o.branchIds.some((x) => session.branch(x)!.state === 'validated');
+          if (anyValid && pulled.size === o.branchIds.length && o.branchIds.length >= 2) {
+            const rewards = o.branchIds.map((x) => session.branch(x)!.reward ?? 0);
+            if (convergenceStop(rewards)) {
+              stopReason = 'converged';
+              break;
+            }
+          }
+        }
+        winner ??= bestOf(o.branchIds.filter((x) => session.branch(x)!.state === 'validated')) ?? (stopReason === 'converged' ? bestOf(o.branchIds) : undefined);
+      }
+      emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: stopReason });
+    },
+    result(end: RunEnd): ParallelResult {
+      const reason: ParallelStopReason = end.halted?.reason ?? stopReason;
+      const branches: BranchOutcome[] = all().map((t) => {
+        const b = session.branch(t.id)!;
+        return { branchId: t.id, name: t.name, state: b.state, ...(b.reward === undefined ? {} : { reward: b.reward }), ...(t.answer === undefined ? {} : { answer: t.answer }), rounds: t.rounds, tokens: t.tokens, ms: t.ms, ...(b.earlyStopReason ? { earlyStopReason: b.earlyStopReason } : {}) };
+      });
+      return {
+        runId: end.runId,
+        stopReason: reason,
+        ...(end.halted?.detail ? { detail: end.halted.detail } : {}),
+        strategy: o.strategy,
+        winner: winner === undefined ? undefined : session.branch(winner),
+        branches,
+        ...(votes ? { votes } : {}),
+        errors: end.errors,
+        stats: end.stats,
+      };
+    },
+  };
+}

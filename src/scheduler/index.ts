@@ -1,0 +1,1 @@
+export { UCBScheduler, type ArmStats, type UCBSchedulerOptions } from './ucb-scheduler.js';
