@@ -105,7 +105,7 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
     super();
     this.o = parseOptions(optionsSchema, options, 'GotEngine');
     this.writerId = this.o.writerId ?? `w_${randomHex(4)}`;
-    this.ctx = { store: this.o.store, emitter: this, model: this.o.model, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
+    this.ctx = { store: this.o.store, emitter: this, model: this.o.model, digestTokens: this.o.limits.digestTokens, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
   }
 
   /**

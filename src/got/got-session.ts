@@ -13,6 +13,7 @@ import { classifyFailure } from './failure-category.js';
 import { failureSignature } from './failure-signature.js';
 import { assessPlan, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
 import { calculateReward, type BranchScore } from './reward.js';
+import { auditBar, digest, evidenceChain, sessionMetrics, sessionMermaid, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
 import { runParallel, type ParallelResult, type RunParallelOptions } from './parallel.js';
 import type { ParallelEvent } from './parallel-events.js';
 import type { LanguageModel } from '../model/types.js';
@@ -39,7 +40,7 @@ export interface AddThoughtOptions {
   edge?: ThoughtEdge;
   /** The branch it belongs to. */
   branchId?: string;
-  /** Tokens it cost (e.g. a model call's usage). Default: estimated from its content (about 4 characters a token). */
+  /** Tokens it cost (e.g. a model call's usage). Default: `estimateTokens(content)` (a token per three characters, erring high). */
   tokens?: number;
   /**
    * Makes a retried write safe: the same key returns the thought already stored. Default
@@ -54,6 +55,7 @@ export interface SessionContext {
   store: EventStore;
   emitter: RunEmitter<ParallelEvent>;
   model: LanguageModel | undefined;
+  digestTokens: number;
   writer: string;
   now: () => number;
   checkpointEvery: { events: number; ms: number };
@@ -505,6 +507,84 @@ export class GotSession {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * The session's metrics: TPST, model hops, first-pass success, waste ratio, early stops, and
+   * per branch its tokens, latency, score and outcome.
+   *
+   * @example
+   * ```ts
+   * const { tpst, wasteRatio, branches } = session.metrics();
+   * ```
+   */
+  metrics(): SessionMetrics {
+    return sessionMetrics(this.model.snapshot);
+  }
+
+  /**
+   * The seed's token audit bar, for a branch (default: the latest one still working).
+   *
+   * @example
+   * ```ts
+   * console.log(session.auditBar());
+   * // ┌──────────────────────────────────────────┐
+   * // │ Token Budget: [████████░░] 4200/5000     │ …
+   * ```
+   */
+  auditBar(branchId?: string): string {
+    return auditBar(this.model.snapshot, branchId);
+  }
+
+  /**
+   * The evidence chain of a branch (or of every branch with a plan): plan, validations, export,
+   * evidence, end.
+   *
+   * @example
+   * ```ts
+   * session.evidenceChain('br1').map((e) => `${e.step}: ${e.status}`).join(' → ');
+   * ```
+   */
+  evidenceChain(branchId?: string): EvidenceStep[] {
+    return evidenceChain(this.model.snapshot, branchId);
+  }
+
+  /**
+   * A digest of the session in at most `maxTokens` (default the engine's 200): for `public`, the
+   * goal redacted and no thought, plan or evidence content.
+   *
+   * @example
+   * ```ts
+   * const brief = session.digest({ maxTokens: 200, audience: 'public' });
+   * ```
+   */
+  digest(options: DigestOptions = {}): string {
+    return digest(this.model.snapshot, { maxTokens: options.maxTokens ?? this.ctx.digestTokens, audience: options.audience ?? 'private' });
+  }
+
+  /**
+   * The session's thought DAG as a Mermaid flowchart: branches as subgraphs, edges labelled with
+   * their kind, stopped branches dashed.
+   *
+   * @example
+   * ```ts
+   * console.log(session.toMermaid());
+   * ```
+   */
+  toMermaid(): string {
+    return sessionMermaid(this.model.snapshot);
+  }
+
+  /**
+   * The whole session as JSON (the same as {@link GotSession.snapshot}).
+   *
+   * @example
+   * ```ts
+   * writeFileSync('session.json', JSON.stringify(session.toJSON(), null, 2));
+   * ```
+   */
+  toJSON(): SessionSnapshot {
+    return this.snapshot();
   }
 
   /**

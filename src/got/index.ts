@@ -26,3 +26,4 @@ export { GotEngine, type GotEngineOptions, type StartSessionOptions } from './go
 export type { ParallelEvent } from './parallel-events.js';
 export { DEFAULT_BRANCH_PROMPT, llmBranchWorker, type BranchRoundOutcome, type BranchWorker, type BranchWorkerContext } from './branch-worker.js';
 export type { BranchOutcome, ParallelResult, ParallelStopReason, ParallelStrategy, RunParallelOptions } from './parallel.js';
+export { redact, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
