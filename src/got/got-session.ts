@@ -279,6 +279,35 @@ export class GotSession {
   }
 
   /**
+   * Merges branches: a thought (a `decider`'s by default) whose parents are the branches' latest
+   * thoughts (or their fork points), in the order given, that can carry on as one line of thought.
+   * The branches keep their states (the seed's machine has no merged state).
+   *
+   * @example
+   * ```ts
+   * const joined = await session.merge({ branchIds: ['br0', 'br2'], content: 'Cache per process, invalidate on SIGHUP.' });
+   * ```
+   */
+  async merge(options: { branchIds: string[]; content: string; role?: ThoughtRole; edge?: ThoughtEdge; tokens?: number; idempotencyKey?: string; signal?: AbortSignal }): Promise<GotThought> {
+    if (!Array.isArray(options.branchIds) || options.branchIds.length < 2) throw new TotError('INVALID_ARGUMENT', 'GotSession.merge: options.branchIds: give two branches or more.', { details: { field: 'options.branchIds' } });
+    await this.refreshIfNeeded();
+    const parentIds = options.branchIds.map((id, i) => {
+      const b = this.model.branchIndex.get(id);
+      if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.merge: options.branchIds[${i}]: no branch ${id} in session ${this.id}.`, { details: { field: `options.branchIds[${i}]` } });
+      return b.thoughtIds.at(-1) ?? b.from;
+    });
+    return this.addThought({
+      role: options.role ?? 'decider',
+      content: options.content,
+      parentIds: [...new Set(parentIds)],
+      edge: options.edge ?? 'supports',
+      ...(options.tokens === undefined ? {} : { tokens: options.tokens }),
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /**
    * Moves a branch along the seed's state machine (`ILLEGAL_STATE` for a transition the table
    * does not have; nothing is written).
    *
@@ -655,6 +684,11 @@ export class GotSession {
    */
   checkpoint(): Promise<{ version: number }> {
     return this.serial(() => this.saveCheckpoint());
+  }
+
+  /** Waits for this session object's writes in flight, so that a read of its state is current. */
+  private refreshIfNeeded(): Promise<unknown> {
+    return this.queue;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

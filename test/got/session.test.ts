@@ -69,6 +69,17 @@ describe('GotSession branches', () => {
     expect(lost.history.map((h) => `${h.from}>${h.to}`)).toEqual(['init>planning', 'planning>early_stopped']);
   });
 
+  it('merges branches into a decider\'s thought whose parents are the branches\' latest thoughts', async () => {
+    const s = await engine().startSession({ goal: 'g' });
+    const t = await s.addThought({ role: 'planner', content: 'c' });
+    const [a, b] = await s.fork({ from: t.id, branches: [{ name: 'a' }, { name: 'b' }] });
+    const onA = await s.addThought({ role: 'planner', content: 'a1', parentIds: [t.id], branchId: a!.id });
+    const merged = await s.merge({ branchIds: [a!.id, b!.id], content: 'both' });
+    expect(merged).toMatchObject({ role: 'decider', parentIds: [onA.id, t.id], edge: 'supports' });
+    await catchTotError(() => s.merge({ branchIds: [a!.id], content: 'one' }), 'INVALID_ARGUMENT');
+    await catchTotError(() => s.merge({ branchIds: [a!.id, 'br9'], content: 'x' }), 'INVALID_ARGUMENT');
+  });
+
   it('refuses an illegal transition with ILLEGAL_STATE and writes nothing', async () => {
     const s = await engine().startSession({ goal: 'g' });
     await s.fork({ from: (await s.addThought({ role: 'planner', content: 'c' })).id, branches: [{ name: 'a' }] });
