@@ -311,5 +311,19 @@ lower bound: the longest chain (${gb.criticalPathMs.chain} ms) or the calls over
 Framework overhead with a model that answers at once: **${got.overhead.medianMicrosPerThought} µs per thought**${met(got.overhead.medianMicrosPerThought <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
 per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.
 `;
-writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph);
+const ge = results('got-engine');
+const gotEngine = `
+## GoT engine (\`npm run bench:got-engine\`)
+
+| measure | median | target |
+| --- | --- | --- |
+| \`addThought\`, in memory (${n(ge.addThought.memory.thoughts)} thoughts after 1,000 untimed) | **${ge.addThought.memory.median} µs** (p95 ${ge.addThought.memory.p95} µs)${met(ge.addThought.memory.median <= ge.addThought.memory.target)} | ≤ ${ge.addThought.memory.target} µs |
+| \`addThought\`, SQLite (${n(ge.addThought.sqlite.thoughts)} thoughts after 500 untimed) | **${ge.addThought.sqlite.median} µs** (p95 ${ge.addThought.sqlite.p95} µs)${met(ge.addThought.sqlite.median <= ge.addThought.sqlite.target)} | ≤ ${ge.addThought.sqlite.target} µs |
+| \`runParallel('race')\`, ${ge.race.branches} branches of ${ge.race.workerMs.join(', ')} ms: wall past the fastest | **${ge.race.medianOvershootMs} ms**${met(ge.race.medianOvershootMs <= ge.race.target)} | ≤ ${ge.race.target} ms |
+| restore of a ${n(ge.restore.events)}-event session from SQLite (latest checkpoint + the events after it) | **${ge.restore.fromCheckpointMedianMs} ms**${met(ge.restore.fromCheckpointMedianMs <= ge.restore.target)} | ≤ ${ge.restore.target} ms |
+
+The p95 of \`addThought\` is the checkpoint every 100 events, which serializes the whole session.
+Folding the same ${n(ge.restore.events)} events without a checkpoint takes ${ge.restore.fromEventsMedianMs} ms.
+`;
+writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine);
 console.log('docs/benchmarks.md written');

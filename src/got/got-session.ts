@@ -706,7 +706,9 @@ export class GotSession {
 
   private async saveCheckpoint(): Promise<{ version: number }> {
     const version = this.version;
-    await this.ctx.store.saveSnapshot({ streamId: this.id, version, state: copy(this.model.snapshot) });
+    // The state as it is: a store keeps its own copy (the library's stores serialize it on save),
+    // and cloning a large session first cost more than the save (the addThought benchmark).
+    await this.ctx.store.saveSnapshot({ streamId: this.id, version, state: this.model.snapshot });
     this.lastCheckpoint = { version, at: this.ctx.now() };
     return { version };
   }
@@ -796,6 +798,13 @@ export class GotSession {
 
   private async maybeCheckpoint(): Promise<void> {
     const every = this.ctx.checkpointEvery;
-    if (this.version - this.lastCheckpoint.version >= every.events || this.ctx.now() - this.lastCheckpoint.at >= every.ms) await this.saveCheckpoint();
+    if (this.version - this.lastCheckpoint.version < every.events && this.ctx.now() - this.lastCheckpoint.at < every.ms) return;
+    try {
+      await this.saveCheckpoint();
+    } catch {
+      // The write it follows is stored: an automatic checkpoint that fails (a snapshot over the
+      // store's size limit, a store that is down) loses nothing, and is tried again later.
+      this.lastCheckpoint = { version: this.version, at: this.ctx.now() };
+    }
   }
 }
