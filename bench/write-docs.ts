@@ -322,7 +322,7 @@ const gotEngine = `
 | \`runParallel('race')\`, ${ge.race.branches} branches of ${ge.race.workerMs.join(', ')} ms: wall past the fastest | **${ge.race.medianOvershootMs} ms**${met(ge.race.medianOvershootMs <= ge.race.target)} | ≤ ${ge.race.target} ms |
 | restore of a ${n(ge.restore.events)}-event session from SQLite (latest checkpoint + the events after it) | **${ge.restore.fromCheckpointMedianMs} ms**${met(ge.restore.fromCheckpointMedianMs <= ge.restore.target)} | ≤ ${ge.restore.target} ms |
 
-The p95 of \`addThought\` is the checkpoint every 100 events, which serializes the whole session.
+The \`addThought\` figures include the checkpoint every 100 events, which serializes the whole session.
 Folding the same ${n(ge.restore.events)} events without a checkpoint takes ${ge.restore.fromEventsMedianMs} ms.
 `;
 writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine);
