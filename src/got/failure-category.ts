@@ -52,7 +52,8 @@ export interface FailureRule {
  * The built-in rules, in the order they are tried. The seed's patterns, completed for every
  * category; the specific before the general (a missing module before a missing file, a test
  * runner's summary before the assertion inside it, an ES module's missing export before a syntax
- * error), and the shell's exit codes last (124 timeout, 126 not executable, 127 not found).
+ * error, a failed test before a timeout), and the shell's exit codes last (124 timeout, 126 not
+ * executable, 127 not found).
  *
  * @example
  * ```ts
@@ -67,16 +68,18 @@ export const FAILURE_RULES: readonly FailureRule[] = Object.freeze([
   { category: 'disk_full', pattern: /No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b/i },
   { category: 'port_in_use', pattern: /Address already in use|\bEADDRINUSE\b|port \d+ is (already )?in use/i },
   { category: 'lock_held', pattern: /Could not get lock|database is locked|index\.lock|\bEBUSY\b|lock(file)? is held|another (git )?process (seems to be|is) running|Resource temporarily unavailable/i },
-  { category: 'timeout', pattern: /TimeoutError|timed? ?out|\bETIMEDOUT\b|deadline exceeded|Exceeded timeout/i },
   { category: 'path_outside_project', pattern: /outside (of )?the (project|workspace|repository)|path traversal|escapes the project root/i },
   { category: 'path_non_compliant', pattern: /non-compliant path|path is not compliant|violates the (path|naming) (rules|convention)/i },
   { category: 'version_mismatch', pattern: /\bEBADENGINE\b|\bERESOLVE\b|Unsupported engine|requires Python|incompatible (version|with)|version conflict|VersionConflict|conflicting (peer )?dependenc|unsupported (python|node) version/i },
-  { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|E404 Not Found/i },
+  { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|\bE404\b|404 Not Found - GET/i },
   { category: 'import_error', pattern: /ImportError|does not provide an export named|is not exported by|cannot import name|ERR_PACKAGE_PATH_NOT_EXPORTED/i },
   { category: 'syntax_error', pattern: /SyntaxError|IndentationError|TabError|syntax error|Unexpected token|ParseError|unterminated string/i },
   { category: 'test_failed', pattern: /^FAILED\b|\b\d+ failed\b|Tests?:\s+\d+ failed|\btests? failed\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+/im },
   { category: 'assertion_error', pattern: /AssertionError|ERR_ASSERTION|assert(ion)? failed|expect\(received\)/i },
-  { category: 'access_forbidden', pattern: /403 Forbidden|\bE403\b|HTTP 403|status code 403|Access denied|AccessDenied|forbidden/i },
+  // After the test rules: a test that timed out is a failed test, and "timeout" in a plugin's or a
+  // test's name is not a timeout.
+  { category: 'timeout', pattern: /\bTimeoutError\b|\btimed out\b|\bETIMEDOUT\b|deadline exceeded|Exceeded timeout of/i },
+  { category: 'access_forbidden', pattern: /403 Forbidden|\bE403\b|HTTP 403|status code 403|returned error: 403|Access denied|AccessDenied|forbidden/i },
   { category: 'permission_denied', pattern: /PermissionError|Permission denied|\bEACCES\b|\bEPERM\b|Operation not permitted/i },
   { category: 'file_not_found', pattern: /FileNotFoundError|No such file|\bENOENT\b|does not exist|cannot open/i },
   { category: 'timeout', exitCode: 124 },

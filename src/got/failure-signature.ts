@@ -32,16 +32,25 @@ export function errorType(stderr: string): string {
  * durations). What stays (names in quotes, words) tells one failure from another.
  */
 export function normalizeFailureMessage(stderr: string): string {
-  return stderr
-    .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
-    .replace(/\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g, '<time>')
-    .replace(/\b0x[0-9a-f]+\b/gi, '<addr>')
-    .replace(/[A-Za-z]:\\[^\s'"`:]+/g, '<path>')
-    .replace(/(?:~|\.{1,2})?\/[^\s'"`:()]+/g, '<path>')
-    .replace(/\b(tmp|temp)[\w.-]*/gi, '<tmp>')
-    .replace(/\d+/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    stderr
+      .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
+      .replace(/\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g, '<time>')
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+      .replace(/\b0x[0-9a-f]+\b/gi, '<addr>')
+      .replace(/[A-Za-z]:\\[^\s'"`:]+/g, '<path>')
+      // A path starts a word (a URL's path follows its host, and stays: it names what failed).
+      .replace(/(?<![\w:/.-])(?:~|\.{1,2})?\/[^\s'"`:()]+/g, '<path>')
+      .replace(/\b(tmp|temp)[\w.-]*/gi, '<tmp>')
+      // Line and column numbers, pids, and long numbers (ports, counts, times) change; a short
+      // number on its own (a status code, an errno) tells failures apart.
+      .replace(/\b(line|pid|process|port)\s+\d+/gi, '$1 #')
+      .replace(/:\d+(:\d+)?\b/g, ':#')
+      .replace(/\[\d+\]/g, '[#]')
+      .replace(/\d{4,}/g, '#')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /**

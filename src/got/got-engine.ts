@@ -9,7 +9,7 @@ import type { SessionBudget } from './got-events.js';
 import { GotSession, type SessionContext } from './got-session.js';
 import type { ParallelEvent } from './parallel-events.js';
 import { RunEmitter } from '../run/run-emitter.js';
-import { SessionModel, type SessionSnapshot } from './session-model.js';
+import { SessionModel, sessionSnapshotSchema, type SessionSnapshot } from './session-model.js';
 
 /**
  * Options of {@link GotEngine}.
@@ -142,8 +142,11 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
     const snapshot = await this.o.store.loadSnapshot(sessionId);
     let model: SessionModel | undefined;
     let from = 0;
-    if (snapshot && isSessionSnapshot(snapshot.state) && snapshot.state.version === snapshot.version) {
-      model = SessionModel.fromSnapshot(snapshot.state);
+    // A checkpoint is used only when it is whole and this session's; else the stream is folded from its start.
+    const usable = snapshot !== null && snapshot !== undefined && sessionSnapshotSchema.safeParse(snapshot.state).success;
+    const state = usable ? (snapshot.state as SessionSnapshot) : undefined;
+    if (snapshot && state && state.id === sessionId && state.version === snapshot.version) {
+      model = SessionModel.fromSnapshot(state);
       from = snapshot.version + 1;
     }
     for await (const e of this.o.store.readStream(sessionId, { fromVersion: from })) {
@@ -154,9 +157,4 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
     if (!model) throw new TotError('INVALID_ARGUMENT', `No session "${sessionId}" in the store.`, { details: { field: 'sessionId' } });
     return new GotSession(this.ctx, model, snapshot && from > 0 ? snapshot.version : -1);
   }
-}
-
-function isSessionSnapshot(value: unknown): value is SessionSnapshot {
-  const v = value as SessionSnapshot | null;
-  return typeof v === 'object' && v !== null && typeof v.id === 'string' && Array.isArray(v.thoughts) && Array.isArray(v.branches) && typeof v.version === 'number';
 }

@@ -82,6 +82,7 @@ const thoughtSchema = z.strictObject({
 });
 const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z.strictObject({ name: z.string().min(1).max(200) })).min(1), signal: signalSchema });
 
+const randomId = () => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
 const hash = (value: unknown) => bytesToHex(sha256(utf8ToBytes(canonicalJson(value)))).slice(0, 12);
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -103,6 +104,7 @@ const copy = <T>(value: T): T => structuredClone(value);
  */
 export class GotSession {
   private readonly model: SessionModel;
+  private readonly origin = randomId();
   private lastCheckpoint: { version: number; at: number };
   // One write or read of the store at a time in this session object: they fold in order.
   private queue: Promise<unknown> = Promise.resolve();
@@ -216,16 +218,28 @@ export class GotSession {
    */
   async addThought(options: AddThoughtOptions): Promise<GotThought> {
     const o = parseOptions(thoughtSchema, options, 'GotSession.addThought');
-    let existing: GotThought | undefined;
-    const [stored] = await this.commit('addThought', o.signal, (m) => {
+    const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
+    // A caller's key is the session's own: the same key in another session is another write.
+    const givenKey = o.idempotencyKey === undefined ? undefined : `${this.id}:key:${o.idempotencyKey}`;
+    const stored = (key: string | undefined): GotThought | undefined => {
+      const t = key === undefined ? undefined : this.model.keyIndex.get(key);
+      if (!t) return undefined;
+      const same = t.role === o.role && t.content === o.content && canonicalJson(t.parentIds) === canonicalJson(o.parentIds) && t.branchId === o.branchId && t.edge === o.edge;
+      if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `GotSession.addThought: idempotency key "${o.idempotencyKey}" already names thought ${t.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey ?? key! } });
+      return t;
+    };
+    // A retried write whose thought is stored gets it back, whatever the session's state now.
+    await this.queue;
+    const before = stored(givenKey);
+    if (before) return copy(before);
+    let found: GotThought | undefined;
+    // The key this call last tried: if its write was stored after all (a reply lost, a conflict on
+    // the way back), the retry finds it instead of writing the thought twice.
+    let tried: string | undefined;
+    const [event] = await this.commit('addThought', o.signal, (m) => {
       const s = m.snapshot;
-      // A retried write: the thought its key names is already stored.
-      existing = o.idempotencyKey === undefined ? undefined : m.keyIndex.get(o.idempotencyKey);
-      if (existing) {
-        const same = existing.role === o.role && existing.content === o.content && canonicalJson(existing.parentIds) === canonicalJson(o.parentIds) && existing.branchId === o.branchId && existing.edge === o.edge;
-        if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `GotSession.addThought: idempotency key "${o.idempotencyKey}" already names thought ${existing.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey! } });
-        return { events: [] };
-      }
+      found = stored(givenKey ?? tried);
+      if (found) return { events: [] };
       if (o.content.length > s.maxThoughtChars) {
         throw new TotError('INVALID_ARGUMENT', `GotSession.addThought: options.content: ${o.content.length} characters, over the limit of ${s.maxThoughtChars}: say it shorter, or split it into thoughts.`, { details: { field: 'options.content' } });
       }
@@ -238,15 +252,17 @@ export class GotSession {
       if (max !== undefined && s.tokensUsed + tokens > max) return { over: { used: s.tokensUsed + tokens, max } };
       const index = s.thoughts.length;
       const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
-      const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
       const data = { ...body, thoughtId: `t${index}`, tokens, writer: this.ctx.writer, clock, at: this.ctx.now() };
-      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: o.idempotencyKey ?? `${s.id}:thought:${index}:${hash(body)}`, parentIds: o.parentIds, clock }];
+      // The hash covers the session object's nonce: two objects writing the same thought at the
+      // same moment (one writer restored twice) are two writes, not a retry of one.
+      tried = givenKey ?? `${s.id}:thought:${index}:${hash({ ...body, origin: this.origin })}`;
+      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: tried, parentIds: o.parentIds, clock }];
       const warning = this.warning(m, { tokens: s.tokensUsed + tokens });
       if (warning) events.push(warning);
       return { events };
     });
-    if (existing) return copy(existing);
-    return copy(this.model.thoughtIndex.get((stored!.data as { thoughtId: string }).thoughtId)!);
+    if (found) return copy(found);
+    return copy(this.model.thoughtIndex.get((event!.data as { thoughtId: string }).thoughtId)!);
   }
 
   /**
@@ -362,13 +378,22 @@ export class GotSession {
    * const { ok, issues, completeness, risk } = await session.validatePlan('br0', { kind: 'execution' });
    * ```
    */
-  async validatePlan(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal } = {}): Promise<PlanAssessment & { branch: GotBranch }> {
+  validatePlan(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal } = {}): Promise<PlanAssessment & { branch: GotBranch }> {
+    return this.validateAs(branchId, options, undefined);
+  }
+
+  /**
+   * @internal `validatePlan`, with `admit` asked (in the same tick as the write is made, so that
+   * of branches racing to validate exactly one is admitted) whether a passing plan may validate.
+   */
+  async validateAs(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal }, admit: ((ok: boolean) => boolean) | undefined): Promise<PlanAssessment & { branch: GotBranch }> {
     let assessment: PlanAssessment | undefined;
     await this.commit('validatePlan', options.signal, (m) => {
       const b = this.branchOf(m, branchId, 'validatePlan');
       if (b.plan === undefined) throw new TotError('ILLEGAL_STATE', `GotSession.validatePlan: branch ${b.id} has no plan yet: setPlan() first.`, { details: { branchId: b.id, status: b.state } });
       const { signal: _signal, ...assess } = options;
       assessment = assessPlan(b.plan, { ...assess, kind: options.kind ?? b.planKind ?? 'execution' });
+      if (admit && !admit(assessment.ok)) throw new TotError('ABORTED', `Branch ${b.id} lost the race: another branch validated first.`);
       const path = ({ init: ['user_input', 'user_input', 'user_input'], planning: ['user_input', 'user_input'], scoring: ['user_input'], validating: [], rejected: ['user_input', 'user_input', 'user_input'] } as Record<string, BranchTrigger[]>)[b.state];
       if (path === undefined) return { events: [] };
       const at = this.ctx.now();
@@ -521,8 +546,8 @@ export class GotSession {
    * reward; `bandit`: UCB gives one round at a time. Each round is the `worker`'s (default: the
    * LLM-backed planner, with the critic's issues after a rejection), its plan validated at once.
    * Between rounds the seed's early-stopping rules apply: 90% of the session's tokens or time,
-   * a validated branch complete with risk under 0.2, and (bandit, once a branch validated) rewards
-   * within a variance of 0.1.
+   * a validated branch complete with risk under 0.2, and (best) two validated branches or more
+   * whose rewards are within a variance of 0.1.
    *
    * @example
    * ```ts
@@ -791,7 +816,11 @@ export class GotSession {
         const behind = TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT') || TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT');
         if (!behind || attempt >= CONFLICT_RETRIES) throw error;
         if (attempt > 0) await backoff(attempt);
+        const version = this.version;
         await this.readNew(signal);
+        // A key taken while nothing new is in the stream is not this writer being behind: it is
+        // the key itself (used elsewhere in the store), and trying again cannot help.
+        if (this.version === version && TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT')) throw error;
       }
     }
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { whenAborted } from '../internal/abort.js';
+import { raceAbort, whenAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { languageModelSchema } from '../model/schemas.js';
@@ -96,8 +96,9 @@ export interface BranchOutcome {
 
 /**
  * Why `runParallel` stopped: `decided` (a winner, or none when no branch validated), `quality` (a
- * branch complete with risk under 0.2 won at once), `converged` (bandit: the rewards were about
- * the same), `session_budget` (90% of the session's tokens or time used), or a shared reason.
+ * branch complete with risk under 0.2 won at once), `converged` (best: two validated branches or
+ * more were about as good as each other), `session_budget` (90% of the session's tokens or time
+ * used), or a shared reason.
  *
  * @example
  * ```ts
@@ -221,48 +222,60 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
   };
 
   /** One round of a branch: the worker, then its thoughts and plan recorded and the plan validated. */
-  const round = async (t: Track): Promise<BranchState> => {
+  const round = async (t: Track, admit?: (ok: boolean) => boolean): Promise<BranchState> => {
     const started = run.now();
+    const signal = t.controller.signal;
     const branch = session.branch(t.id)!;
-    if (branch.state === 'init' || branch.state === 'rejected') await move(t.id, ['user_input'], t.rounds === 0 ? 'work started' : 'revision');
+    if (branch.state === 'init' || branch.state === 'rejected') await session.transition(t.id, 'user_input', { reason: t.rounds === 0 ? 'work started' : 'revision', signal });
     t.rounds += 1;
     emit({ type: 'branch.round.started', branchId: t.id, round: t.rounds });
     let spent = 0;
-    const signal = t.controller.signal;
-    const current = session.branch(t.id)!;
-    const snap = session.snapshot();
-    const outcome = await run.guard(
-      () =>
-        worker(current, {
-          goal: snap.goal,
-          successCriteria: [...snap.successCriteria],
-          round: t.rounds,
-          roundTokens: o.roundTokens,
-          issues: current.issues ?? [],
-          thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
-          model: runModel ? branchModel(runModel, signal, (n) => (spent += n)) : undefined,
-          signal,
-        }),
-      'branch worker',
-    );
-    if (signal.aborted) throw signal.reason;
-    spent += outcome.tokens ?? 0;
-    let parent = current.thoughtIds.at(-1) ?? current.from;
-    for (const [i, thought] of (outcome.thoughts ?? []).entries()) {
-      const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: thought.tokens ?? (i === 0 ? spent : 0) });
-      parent = added.id;
+    try {
+      const current = session.branch(t.id)!;
+      const snap = session.snapshot();
+      // Raced against the branch's own signal: a worker that ignores it cannot hold a race up.
+      const outcome = await raceAbort(
+        run.guard(
+          () =>
+            worker(current, {
+              goal: snap.goal,
+              successCriteria: [...snap.successCriteria],
+              round: t.rounds,
+              roundTokens: o.roundTokens,
+              issues: current.issues ?? [],
+              thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
+              model: runModel ? branchModel(runModel, signal, (n) => (spent += n)) : undefined,
+              signal,
+            }),
+          'branch worker',
+        ),
+        signal,
+        'branch worker',
+      );
+      spent += outcome.tokens ?? 0;
+      // What the model spent goes on the first thought that does not say what it cost (else the last).
+      const thoughts = outcome.thoughts ?? [];
+      const payer = thoughts.findIndex((x) => x.tokens === undefined);
+      const pays = payer === -1 ? thoughts.length - 1 : payer;
+      let parent = current.thoughtIds.at(-1) ?? current.from;
+      for (const [i, thought] of thoughts.entries()) {
+        const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: (thought.tokens ?? 0) + (i === pays ? spent : 0), signal });
+        parent = added.id;
+      }
+      if (outcome.answer !== undefined) t.answer = outcome.answer;
+      let state = session.branch(t.id)!.state;
+      if (outcome.plan !== undefined) {
+        await session.setPlan(t.id, outcome.plan, { kind: outcome.planKind ?? validation.kind ?? 'execution', signal });
+        state = (await session.validateAs(t.id, { ...validation, signal }, admit)).branch.state;
+      }
+      const reward = session.branch(t.id)!.reward;
+      emit({ type: 'branch.round.completed', branchId: t.id, round: t.rounds, state, ...(reward === undefined ? {} : { reward }), tokens: spent, ms: run.now() - started });
+      return state;
+    } finally {
+      // A round cut short still cost what its calls spent.
+      t.tokens += spent;
+      t.ms += run.now() - started;
     }
-    if (outcome.answer !== undefined) t.answer = outcome.answer;
-    let state = session.branch(t.id)!.state;
-    if (outcome.plan !== undefined) {
-      await session.setPlan(t.id, outcome.plan, { kind: outcome.planKind ?? validation.kind ?? 'execution' });
-      state = (await session.validatePlan(t.id, validation)).branch.state;
-    }
-    t.tokens += spent;
-    t.ms += run.now() - started;
-    const reward = session.branch(t.id)!.reward;
-    emit({ type: 'branch.round.completed', branchId: t.id, round: t.rounds, state, ...(reward === undefined ? {} : { reward }), tokens: spent, ms: run.now() - started });
-    return state;
   };
 
   /** Stops a branch early: its work aborted, and the seed's early stop recorded when its state allows. */
@@ -292,11 +305,11 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
   };
 
   /** A branch's rounds until it validates, runs out of rounds, or is stopped; failures are its own. */
-  const work = async (t: Track, onValid: (t: Track) => Promise<void> | void, between?: () => Promise<boolean>) => {
+  const work = async (t: Track, onValid: (t: Track) => Promise<void> | void, between?: () => Promise<boolean>, admit?: (ok: boolean) => boolean) => {
     try {
       while (!t.stopped && t.rounds < o.maxRounds) {
         if (between && (await between())) return;
-        const state = await round(t);
+        const state = await round(t, admit);
         if (state === 'validated') return onValid(t);
         if (between && (await between())) return;
       }
@@ -317,20 +330,42 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
   return {
     async main() {
       if (o.strategy === 'race') {
+        let spentBudget = false;
+        const between = async () => {
+          if (!spentBudget && sessionBudgetSpent()) spentBudget = true;
+          return spentBudget;
+        };
+        // The first passing plan claims the win in the tick its validation is written: of branches
+        // validating at once, exactly one wins.
+        const claim = (id: string) => (ok: boolean) => {
+          if (!ok) return true;
+          winner ??= id;
+          return winner === id;
+        };
         await Promise.all(
           all().map((t) =>
-            work(t, async (w) => {
-              if (winner !== undefined) return;
-              winner = w.id;
-              for (const other of all()) if (other.id !== w.id) await stop(other, 'race_lost', `${w.id} validated first`);
-            }),
+            work(
+              t,
+              async (w) => {
+                for (const other of all()) if (other.id !== w.id) await stop(other, 'race_lost', `${w.id} validated first`);
+              },
+              between,
+              claim(t.id),
+            ),
           ),
         );
         for (const t of all()) if (t.stopped) await record(t, 'race_lost', `${winner} validated first`);
+        if (spentBudget && winner === undefined) {
+          stopReason = 'session_budget';
+          for (const t of all()) await record(t, 'budget_exceeded', 'the session budget is 90% used');
+        }
       } else if (o.strategy === 'best' || o.strategy === 'vote') {
         let early: ParallelStopReason | undefined;
         const between = async () => {
           if (sessionBudgetSpent()) early ??= 'session_budget';
+          // The convergence rule: two validated branches or more, about as good as each other.
+          const rewards = all().filter((x) => session.branch(x.id)!.state === 'validated').map((x) => session.branch(x.id)!.reward ?? 0);
+          if (o.strategy === 'best' && rewards.length >= 2 && convergenceStop(rewards)) early ??= 'converged';
           return early !== undefined;
         };
         await Promise.all(
@@ -353,6 +388,10 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
         }
         const valid = all().filter((t) => session.branch(t.id)!.state === 'validated').map((t) => t.id);
         if (early === 'quality') stopReason = 'quality';
+        else if (early === 'converged') {
+          stopReason = 'converged';
+          winner = bestOf(valid);
+        }
         else if (o.strategy === 'best') winner = bestOf(valid);
         else {
           votes = {};
@@ -367,7 +406,6 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
       } else {
         const ucb = new UCBScheduler();
         const active = new Set(o.branchIds);
-        const pulled = new Set<string>();
         while (active.size > 0 && !run.stopping) {
           if (sessionBudgetSpent()) {
             stopReason = 'session_budget';
@@ -385,7 +423,6 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
             active.delete(id);
             continue;
           }
-          pulled.add(id);
           const b = session.branch(id)!;
           ucb.update(id, b.reward ?? (b.score ? calculateReward(b.score) : 0));
           if (state === 'validated') {
@@ -393,17 +430,8 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
             break;
           }
           if (t.rounds >= o.maxRounds) active.delete(id);
-          // The convergence rule picks among branches that are good enough: not before one validated.
-          const anyValid = o.branchIds.some((x) => session.branch(x)!.state === 'validated');
-          if (anyValid && pulled.size === o.branchIds.length && o.branchIds.length >= 2) {
-            const rewards = o.branchIds.map((x) => session.branch(x)!.reward ?? 0);
-            if (convergenceStop(rewards)) {
-              stopReason = 'converged';
-              break;
-            }
-          }
         }
-        winner ??= bestOf(o.branchIds.filter((x) => session.branch(x)!.state === 'validated')) ?? (stopReason === 'converged' ? bestOf(o.branchIds) : undefined);
+        winner ??= bestOf(o.branchIds.filter((x) => session.branch(x)!.state === 'validated'));
       }
       emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: stopReason });
     },

@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { compileSafeParse } from '../internal/fast-check.js';
 import { transitionBranch, type BranchState, type BranchTrigger } from './branch-state.js';
 import { gotEventSchemas, type GotEventData, type SessionBudget, type ThoughtEdge, type ThoughtRole } from './got-events.js';
 import type { BranchScore } from './reward.js';
-import type { SessionState } from './session-state.js';
+import { FINAL_SESSION_STATES, type SessionState } from './session-state.js';
 
 /**
  * A thought of a GoT session.
@@ -111,6 +112,24 @@ export interface SessionSnapshot {
   /** The stream version of the last event folded in (-1 before any). */
   version: number;
 }
+
+const str = z.string();
+const num = z.number();
+/** @internal What a checkpoint must hold to be trusted; anything else is ignored and the stream folded instead. */
+export const sessionSnapshotSchema = z.looseObject({
+  id: str,
+  goal: str,
+  successCriteria: z.array(str),
+  budget: z.looseObject({}),
+  maxThoughtChars: num,
+  state: z.enum(['init', 'active', 'warning', 'paused', 'completed', 'failed', 'timeout', 'budget_exceeded']),
+  startedAt: num,
+  tokensUsed: num,
+  thoughts: z.array(z.looseObject({ id: str, role: str, content: str, parentIds: z.array(str), tokens: num, key: str, writer: str, clock: z.record(str, num), at: num })),
+  branches: z.array(z.looseObject({ id: str, name: str, from: str, state: str, history: z.array(z.looseObject({ trigger: str, from: str, to: str, at: num })), thoughtIds: z.array(str), evidence: z.array(z.looseObject({ evidenceId: str })) })),
+  clock: z.record(str, num),
+  version: z.number().int().min(0),
+});
 
 const checks = Object.fromEntries(Object.entries(gotEventSchemas).map(([type, schema]) => [type, compileSafeParse(schema)])) as Record<GotEventData['type'], ReturnType<typeof compileSafeParse>>;
 
@@ -229,6 +248,7 @@ export class SessionModel {
       }
       case 'session.state_changed': {
         if (s.state !== d.from) throw corrupt(s.id, event.version, `the session is ${s.state}, not ${d.from}`);
+        if (FINAL_SESSION_STATES.includes(s.state)) throw corrupt(s.id, event.version, `the session is ${s.state}, which is final`);
         s.state = d.to;
         if (d.reason === undefined) delete s.stateReason;
         else s.stateReason = d.reason;

@@ -145,7 +145,9 @@ export interface DigestOptions {
 // What a public digest never shows, even in its goal: mail addresses, URLs, paths, long tokens
 // (keys, hashes), and anything after a `secret`, `password`, `token` or `key` label.
 const REDACTIONS: [RegExp, string][] = [
-  [/\b(secret|password|passwd|token|api[_-]?key|key)\s*[:=]\s*\S+/gi, '$1=[redacted]'],
+  [/\b([A-Za-z_]*(?:secret|password|passwd|token|api[_-]?key|key)[A-Za-z_]*)\s*[:=]\s*\S+/gi, '$1=[redacted]'],
+  [/\bBearer\s+\S+/gi, 'Bearer [redacted]'],
+  [/\b(password|passphrase|secret|token)\s+is\s+\S+/gi, '$1 is [redacted]'],
   [/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, '[email]'],
   [/\b[a-z]+:\/\/\S+/gi, '[url]'],
   [/(?:[A-Za-z]:\\|~\/|\/)[\w.-]+(?:[\\/][\w.-]+)+/g, '[path]'],

@@ -8,7 +8,11 @@ const SAMPLES: [string, string, number, FailureCategory][] = [
   ['node: write a root-owned file', "node:fs:581\n  handleErrorFromBinding(ctx);\nError: EACCES: permission denied, open '/usr/lib/app.conf'\n    at Object.openSync (node:fs:581:3)", 1, 'permission_denied'],
   ['shell: run a file without the execute bit', 'bash: ./deploy.sh: Permission denied', 126, 'permission_denied'],
   ['npm: publish without access', 'npm ERR! code E403\nnpm ERR! 403 403 Forbidden - PUT https://registry.npmjs.org/@acme%2fcore - You do not have permission to publish', 1, 'access_forbidden'],
-  ['git: push to a protected repository', 'remote: Permission to acme/app.git denied to bot.\nfatal: unable to access \'https://github.com/acme/app.git/\': The requested URL returned error: 403 Forbidden', 128, 'access_forbidden'],
+  ['git: push to a protected repository', 'remote: Permission to acme/app.git denied to bot.\nfatal: unable to access \'https://github.com/acme/app.git/\': The requested URL returned error: 403', 128, 'access_forbidden'],
+  ['npm: no such package', 'npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/leftpadd - Not found\nnpm error 404  \'leftpadd@*\' is not in this registry.', 1, 'missing_dependency'],
+  ['pytest: a failure under the timeout plugin', 'platform linux -- Python 3.12.1, pytest-8.0.0\nplugins: timeout-2.1.0\nFAILED tests/test_api.py::test_list - KeyError: \'items\'\n1 failed, 20 passed in 1.02s', 1, 'test_failed'],
+  ['node: an assertion about a timeout', 'AssertionError [ERR_ASSERTION]: timeout should be 30\n    at Object.<anonymous> (/app/check.js:3:8)', 1, 'assertion_error'],
+  ['node: a TypeError raised from a timer', "TypeError: cb is not a function\n    at listOnTimeout (node:internal/timers:573:17)\n    at process.processTimers (node:internal/timers:514:7)", 1, 'unknown'],
   ['python: read a missing file', "Traceback (most recent call last):\n  File \"/tmp/tmpa81x/run.py\", line 3, in <module>\nFileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'", 1, 'file_not_found'],
   ['node: read a missing file', "Error: ENOENT: no such file or directory, open '/home/dev/app/.env'\n    at Object.openSync (node:fs:596:3) {\n  errno: -2,\n  code: 'ENOENT'", 1, 'file_not_found'],
   ['shell: cat a missing file', 'cat: notes.txt: No such file or directory', 1, 'file_not_found'],
@@ -77,6 +81,14 @@ describe('failureSignature', () => {
       failureSignature({ stderr: `${time} [pid ${pid}] Traceback:\n  File "${path}/${tmp}/job.py", line ${line}, in run\nKeyError: 'customer_id'`, exitCode: 1, tool: 'python', args: { script: 'job.py', retries: 2 } });
     const a = at('/home/ci/build-17', 42, 3121, 'tmpx8a1q', '2026-11-24T10:01:02Z');
     expect(at('/Users/dev/work', 57, 99, 'tmp_0z9', '2026-11-25 08:00:59')).toBe(a);
+  });
+
+  it('stays the same when a request id changes, and tells status codes and packages apart', () => {
+    const req = (id: string) => failureSignature({ stderr: `Error: request ${id} failed with status code 503`, exitCode: 1 });
+    expect(req('3f2b8a10-1c2d-4e5f-8a9b-0c1d2e3f4a5b')).toBe(req('9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d'));
+    expect(failureSignature({ stderr: 'Error: status code 401' })).not.toBe(failureSignature({ stderr: 'Error: status code 503' }));
+    const e404 = (pkg: string) => failureSignature({ stderr: `npm error 404 Not Found - GET https://registry.npmjs.org/${pkg} - Not found`, exitCode: 1 });
+    expect(e404('leftpadd')).not.toBe(e404('lodahs'));
   });
 
   it('does not depend on the order of the arguments\' keys', () => {

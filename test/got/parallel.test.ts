@@ -63,6 +63,38 @@ describe('runParallel: race', () => {
     expect(byName.fast!.tokens).toBe(15);
   });
 
+  it('does not wait for a loser whose worker ignores its signal', async () => {
+    const { s, ids } = await session(['deaf', 'quick']);
+    const worker: BranchWorker = async (b) => {
+      if (b.name === 'deaf') await sleep(2_000);
+      return { plan: plan() };
+    };
+    const started = Date.now();
+    const out = await s.runParallel({ branchIds: ids, strategy: 'race', worker });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(out.winner?.name).toBe('quick');
+    expect(out.branches.find((b) => b.name === 'deaf')!.state).toBe('early_stopped');
+  });
+
+  it('lets exactly one of branches that validate at the same moment win; the others are stopped', async () => {
+    const { s, ids } = await session(['a', 'b', 'c']);
+    const out = await s.runParallel({ branchIds: ids, strategy: 'race', worker: () => ({ thoughts: [{ content: 'plan' }], plan: plan() }) });
+    expect(out.branches.filter((b) => b.state === 'validated')).toHaveLength(1);
+    expect(out.branches.filter((b) => b.state === 'early_stopped' && b.earlyStopReason === `${out.winner!.id} validated first`)).toHaveLength(2);
+  });
+
+  it('counts what a loser\'s calls spent before it was stopped', async () => {
+    const { s, ids } = await session(['loser', 'winner']);
+    const model: LanguageModel = { modelId: 'm', generate: async () => ({ outputs: ['ok'], usage: { inputTokens: 100, outputTokens: 50 } }) };
+    const worker: BranchWorker = async (b, ctx) => {
+      await callModel(ctx.model!, { messages: [{ role: 'user', content: 'x' }] }, { signal: ctx.signal });
+      if (b.name === 'loser') await sleep(500, ctx.signal);
+      return { thoughts: [{ content: b.name }], plan: plan() };
+    };
+    const out = await s.runParallel({ branchIds: ids, strategy: 'race', worker, model });
+    expect(out.branches.map((b) => [b.name, b.tokens])).toEqual([['loser', 150], ['winner', 150]]);
+  });
+
   it('gives a rejected branch another round with the critic\'s issues', async () => {
     const { s, ids } = await session(['only']);
     const seen: string[][] = [];
@@ -129,6 +161,18 @@ describe('runParallel: best, vote, bandit', () => {
     expect(out.branches.find((b) => b.name === 'slow')!.rounds).toBeLessThan(5);
   });
 
+  it('stops, under best, once two validated branches are about as good as each other (the convergence rule)', async () => {
+    const { s, ids } = await session(['a', 'b', 'never']);
+    const worker: BranchWorker = async (b, ctx) => {
+      if (b.name === 'never') await sleep(5, ctx.signal);
+      return { plan: b.name === 'never' ? badPlan : plan() };
+    };
+    const out = await s.runParallel({ branchIds: ids, strategy: 'best', worker, maxRounds: 20 });
+    expect(out.stopReason).toBe('converged');
+    expect(out.winner?.name).toBe('a');
+    expect(out.branches.find((b) => b.name === 'never')!.rounds).toBeLessThan(20);
+  });
+
   it('stops when 90% of the session\'s tokens are used, recording the unfinished branches budget_exceeded', async () => {
     const { s, ids } = await session(['a', 'b'], {}, { maxTokens: 1000 });
     // a spends 460 tokens a round, b nothing: after a's second round 92.6% of the budget is used.
@@ -162,6 +206,10 @@ describe('runParallel: workers and models', () => {
     expect(out.winner?.id).toBe(ids[0]);
     expect(model.prompts()[1]).toContain('Critic: rollback.strategy');
     expect(s.branch(ids[0]!)!.thoughtIds.map((id) => s.thought(id)!.role)).toEqual(['planner', 'critic', 'planner']);
+    // Every token the model spent is in the session: the revision's on its planner thought.
+    const branchTokens = s.branch(ids[0]!)!.thoughtIds.reduce((n, id) => n + s.thought(id)!.tokens, 0);
+    expect(branchTokens).toBe(out.stats.inputTokens + out.stats.outputTokens);
+    expect(s.thought(s.branch(ids[0]!)!.thoughtIds[2]!)!.tokens).toBeGreaterThan(0);
   });
 
   it('refuses an unknown branch, and a run without a worker or a model', async () => {

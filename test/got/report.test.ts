@@ -74,6 +74,18 @@ describe('session reports (seed 004)', () => {
     expect(s.digest({ audience: 'private' })).toContain('SECRET-STDERR');
   });
 
+  it('redacts secrets however they are labelled', () => {
+    expect(redact('AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG')).toBe('AWS_SECRET_ACCESS_KEY=[redacted]');
+    expect(redact('Authorization: Bearer sk-abc123')).toBe('Authorization: Bearer [redacted]');
+    expect(redact('the password is hunter2')).toBe('the password is [redacted]');
+  });
+
+  it('keeps a secret in a branch name out of the public digest', async () => {
+    const s = await new GotEngine({ store: new InMemoryEventStore() }).startSession({ goal: 'g' });
+    await s.fork({ from: (await s.addThought({ role: 'planner', content: 'c' })).id, branches: [{ name: 'use password is hunter2 on prod' }] });
+    expect(s.digest({ audience: 'public' })).not.toContain('hunter2');
+  });
+
   it('redacts mail addresses, URLs, paths, long tokens and labelled secrets', () => {
     expect(redact('deploy /srv/app with token=abc123 for bob@example.com via https://x.io/a?k=1 key: sk_live_abcdefghijklmnopqrstuvwxyz')).toBe('deploy [path] with token=[redacted] for [email] via [url] key=[redacted]');
   });

@@ -52,8 +52,33 @@ describe('GotEngine sessions', () => {
     const first = await s.addThought({ role: 'tester', content: 'run it', idempotencyKey: 'k-1' });
     const again = await s.addThought({ role: 'tester', content: 'run it', idempotencyKey: 'k-1' });
     expect(again).toEqual(first);
-    expect((await collect(store.readStream(s.id))).filter((e) => e.idempotencyKey === 'k-1')).toHaveLength(1);
+    expect((await collect(store.readStream(s.id))).filter((e) => e.idempotencyKey === `${s.id}:key:k-1`)).toHaveLength(1);
     await catchTotError(() => s.addThought({ role: 'tester', content: 'something else', idempotencyKey: 'k-1' }), 'IDEMPOTENCY_CONFLICT');
+  });
+
+  it('returns a keyed thought to its retry even once the session is over', async () => {
+    const s = await engine().startSession({ goal: 'g' });
+    const first = await s.addThought({ role: 'tester', content: 'run it', idempotencyKey: 'k' });
+    await s.complete();
+    expect(await s.addThought({ role: 'tester', content: 'run it', idempotencyKey: 'k' })).toEqual(first);
+  });
+
+  it('keeps a caller\'s key to its session: the same key in another session is another thought', async () => {
+    const store = new InMemoryEventStore();
+    const a = await engine(store).startSession({ goal: 'a' });
+    const b = await engine(store).startSession({ goal: 'b' });
+    await a.addThought({ role: 'planner', content: 'x', idempotencyKey: 'same' });
+    expect((await b.addThought({ role: 'planner', content: 'y', idempotencyKey: 'same' })).content).toBe('y');
+  });
+
+  it('stores both of two identical thoughts written at once by two objects of one writer', async () => {
+    const store = new InMemoryEventStore();
+    const e = new GotEngine({ store, writerId: 'w', now: () => 5 });
+    const s = await e.startSession({ goal: 'g' });
+    const [x, y] = [await e.restore(s.id), await e.restore(s.id)];
+    const [tx, ty] = await Promise.all([x.addThought({ role: 'planner', content: 'same' }), y.addThought({ role: 'planner', content: 'same' })]);
+    expect(new Set([tx.id, ty.id])).toEqual(new Set(['t0', 't1']));
+    expect((await collect(store.readStream(s.id))).filter((ev) => ev.type === 'thought.added')).toHaveLength(2);
   });
 });
 
@@ -157,6 +182,18 @@ describe('restoring a session', () => {
     const bare = new InMemoryEventStore();
     await bare.append(s.id, events.map((ev) => ({ type: ev.type, data: ev.data, idempotencyKey: ev.idempotencyKey })), { expectedVersion: 'no_stream' });
     expect((await engine(bare).restore(s.id)).snapshot()).toEqual(s.snapshot());
+  });
+
+  it('ignores a checkpoint that is not whole, or is another session\'s, and folds the stream instead', async () => {
+    const store = new InMemoryEventStore();
+    const e = engine(store);
+    const s = await e.startSession({ goal: 'mine' });
+    await s.addThought({ role: 'planner', content: 'c' });
+    const other = await e.startSession({ goal: 'other' });
+    await store.saveSnapshot({ streamId: s.id, version: s.version, state: { ...other.snapshot(), version: s.version } });
+    expect((await e.restore(s.id)).snapshot()).toEqual(s.snapshot());
+    await store.saveSnapshot({ streamId: s.id, version: s.version, state: { id: s.id, version: s.version } });
+    expect((await e.restore(s.id)).snapshot()).toEqual(s.snapshot());
   });
 
   it('refuses an unknown session with INVALID_ARGUMENT and a corrupt stream with INVALID_FORMAT', async () => {
