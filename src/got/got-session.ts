@@ -229,9 +229,11 @@ export class GotSession {
       return t;
     };
     // A retried write whose thought is stored gets it back, whatever the session's state now.
-    await this.queue;
-    const before = stored(givenKey);
-    if (before) return copy(before);
+    if (givenKey !== undefined) {
+      await this.queue;
+      const before = stored(givenKey);
+      if (before) return copy(before);
+    }
     let found: GotThought | undefined;
     // The key this call last tried: if its write was stored after all (a reply lost, a conflict on
     // the way back), the retry finds it instead of writing the thought twice.
@@ -385,6 +387,12 @@ export class GotSession {
   /**
    * @internal `validatePlan`, with `admit` asked (in the same tick as the write is made, so that
    * of branches racing to validate exactly one is admitted) whether a passing plan may validate.
+   *
+   * @example
+   * ```ts
+   * let winner: string | undefined;
+   * await session.validateAs('br0', {}, (ok) => !ok || (winner ??= 'br0') === 'br0');
+   * ```
    */
   async validateAs(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal }, admit: ((ok: boolean) => boolean) | undefined): Promise<PlanAssessment & { branch: GotBranch }> {
     let assessment: PlanAssessment | undefined;
