@@ -83,8 +83,9 @@ const randomHex = (bytes: number) => Array.from(globalThis.crypto.getRandomValue
  * The Graph-of-Thought engine (seed 004): sessions with hard budgets whose every change is an
  * event in the session's stream of an {@link EventStore}, so that a session survives its process
  * and several processes can drive one session through SQLite or PostgreSQL. The engine never
- * executes anything: it records thoughts and branches, and (in the parts still to come) schedules,
- * scores and validates plans.
+ * executes anything: it records thoughts and branches, schedules them (`runParallel`), scores and
+ * validates their plans, and hands validated plans over with the evidence that comes back. It is
+ * a run emitter: `engine.on(...)`/`stream()` give the events of its `runParallel` runs.
  *
  * @example
  * ```ts
