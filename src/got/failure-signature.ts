@@ -1,6 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { canonicalJson } from '../internal/canonical-json.js';
+import { sha256Hex } from '../internal/hex.js';
 
 /**
  * What {@link failureSignature} reads of a failure.
@@ -70,5 +69,5 @@ export function normalizeFailureMessage(stderr: string): string {
 export function failureSignature(failure: FailureInput): string {
   const stderr = typeof failure.stderr === 'string' ? failure.stderr : String(failure.stderr ?? '');
   const data = [errorType(stderr), normalizeFailureMessage(stderr), failure.tool ?? '', canonicalJson(failure.args ?? {}), failure.exitCode ?? ''].join('|');
-  return bytesToHex(sha256(utf8ToBytes(data))).slice(0, 16);
+  return sha256Hex(data, 16);
 }

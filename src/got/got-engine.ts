@@ -3,6 +3,7 @@ import { TotError } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { compileSafeParse } from '../internal/fast-check.js';
+import { randomHex } from '../internal/hex.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -77,7 +78,6 @@ const startSchema = z.strictObject({
   signal: signalSchema,
 });
 
-const randomHex = (bytes: number) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
  * The Graph-of-Thought engine (seed 004): sessions with hard budgets whose every change is an

@@ -1,11 +1,10 @@
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { z } from 'zod';
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { TotError } from '../errors/index.js';
 import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
+import { randomHex, sha256Hex } from '../internal/hex.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { transitionBranch, type BranchTrigger } from './branch-state.js';
 import type { ThoughtEdge, ThoughtRole } from './got-events.js';
@@ -13,7 +12,7 @@ import { classifyFailure } from './failure-category.js';
 import { failureSignature } from './failure-signature.js';
 import { assessPlan, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
 import { calculateReward, type BranchScore } from './reward.js';
-import { auditBar, digest, evidenceChain, sessionMetrics, sessionMermaid, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
+import { auditBar, branchTokens, digest, evidenceChain, sessionMetrics, sessionMermaid, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
 import { runParallel, type ParallelResult, type RunParallelOptions } from './parallel.js';
 import type { ParallelEvent } from './parallel-events.js';
 import type { LanguageModel } from '../model/types.js';
@@ -82,8 +81,7 @@ const thoughtSchema = z.strictObject({
 });
 const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z.strictObject({ name: z.string().min(1).max(200) })).min(1), signal: signalSchema });
 
-const randomId = () => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
-const hash = (value: unknown) => bytesToHex(sha256(utf8ToBytes(canonicalJson(value)))).slice(0, 12);
+const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
 const copy = <T>(value: T): T => structuredClone(value);
 
 /**
@@ -104,7 +102,7 @@ const copy = <T>(value: T): T => structuredClone(value);
  */
 export class GotSession {
   private readonly model: SessionModel;
-  private readonly origin = randomId();
+  private readonly origin = randomHex(6);
   private lastCheckpoint: { version: number; at: number };
   // One write or read of the store at a time in this session object: they fold in order.
   private queue: Promise<unknown> = Promise.resolve();
@@ -308,7 +306,8 @@ export class GotSession {
    */
   async merge(options: { branchIds: string[]; content: string; role?: ThoughtRole; edge?: ThoughtEdge; tokens?: number; idempotencyKey?: string; signal?: AbortSignal }): Promise<GotThought> {
     if (!Array.isArray(options.branchIds) || options.branchIds.length < 2) throw new TotError('INVALID_ARGUMENT', 'GotSession.merge: options.branchIds: give two branches or more.', { details: { field: 'options.branchIds' } });
-    await this.refreshIfNeeded();
+    // After this object's writes in flight, so that the branches' latest thoughts are current.
+    await this.queue;
     const parentIds = options.branchIds.map((id, i) => {
       const b = this.model.branchIndex.get(id);
       if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.merge: options.branchIds[${i}]: no branch ${id} in session ${this.id}.`, { details: { field: `options.branchIds[${i}]` } });
@@ -413,7 +412,7 @@ export class GotSession {
         state = to;
       };
       for (const trigger of path) move(trigger);
-      const cost = b.thoughtIds.reduce((n, id) => n + (m.thoughtIndex.get(id)?.tokens ?? 0), 0);
+      const cost = branchTokens(m.snapshot, b);
       const score: BranchScore = { completeness: assessment.completeness.completeness, risk: assessment.risk.totalRisk, cost, historyPrior: b.score?.historyPrior ?? 0.5 };
       events.push({ type: 'branch.scored', data: { branchId, score, reward: calculateReward(score), issues: assessment.issues, at }, idempotencyKey: `${m.snapshot.id}:score:${m.snapshot.version + 1 + events.length}:${hash({ branchId, score })}` });
       move(assessment.ok ? 'validate_pass' : 'validate_fail');
@@ -519,7 +518,7 @@ export class GotSession {
         session_id: s.id,
         branch_id: b.id,
         ...(kind === 'execution' ? { confidence: b.reward ?? 0, alternatives_explored: s.branches.length } : {}),
-        token_cost: b.thoughtIds.reduce((n, id) => n + (this.model.thoughtIndex.get(id)?.tokens ?? 0), 0),
+        token_cost: branchTokens(s, b),
       },
     };
   }
@@ -717,11 +716,6 @@ export class GotSession {
    */
   checkpoint(): Promise<{ version: number }> {
     return this.serial(() => this.saveCheckpoint());
-  }
-
-  /** Waits for this session object's writes in flight, so that a read of its state is current. */
-  private refreshIfNeeded(): Promise<unknown> {
-    return this.queue;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

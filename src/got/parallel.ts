@@ -217,10 +217,6 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
   let votes: Record<string, number> | undefined;
   const validation = (o.validation ?? {}) as AssessPlanOptions;
 
-  const move = async (id: string, triggers: BranchTrigger[], reason: string) => {
-    for (const trigger of triggers) await session.transition(id, trigger, { reason });
-  };
-
   /** One round of a branch: the worker, then its thoughts and plan recorded and the plan validated. */
   const round = async (t: Track, admit?: (ok: boolean) => boolean): Promise<BranchState> => {
     const started = run.now();
@@ -288,8 +284,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
 
   const record = async (t: Track, trigger: 'race_lost' | 'budget_exceeded', reason: string) => {
     const state = session.branch(t.id)!.state;
-    const path = stopPath(state, trigger);
-    if (path && path.length > 0) await move(t.id, path, reason);
+    for (const step of stopPath(state, trigger) ?? []) await session.transition(t.id, step, { reason });
   };
 
   /** The session's budget rule (seed 004): more than 90% of its tokens or time used. */

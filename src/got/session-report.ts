@@ -1,4 +1,5 @@
 import { estimateTokens } from '../budget/estimate-tokens.js';
+import { escapeMermaid } from '../internal/mermaid.js';
 import type { BranchScore } from './reward.js';
 import type { GotBranch, SessionSnapshot } from './session-model.js';
 
@@ -29,7 +30,8 @@ export interface SessionMetrics {
   branches: { branchId: string; name: string; tokens: number; latencyMs: number; score?: BranchScore; reward?: number; earlyStopped: boolean; outcome: string }[];
 }
 
-const branchTokens = (s: SessionSnapshot, b: GotBranch) => b.thoughtIds.reduce((n, id) => n + (s.thoughts[Number(id.slice(1))]?.tokens ?? 0), 0);
+/** The tokens of a branch's thoughts. */
+export const branchTokens = (s: SessionSnapshot, b: GotBranch) => b.thoughtIds.reduce((n, id) => n + (s.thoughts[Number(id.slice(1))]?.tokens ?? 0), 0);
 const paidOff = (b: GotBranch) => ['validated', 'executing', 'evidence_received', 'completed'].includes(b.state);
 
 /** The metrics of a session's snapshot (see {@link SessionMetrics}). */
@@ -194,7 +196,7 @@ export function digest(s: SessionSnapshot, options: { maxTokens: number; audienc
 
 /** The session's thought DAG and branches as a Mermaid flowchart. */
 export function sessionMermaid(s: SessionSnapshot): string {
-  const label = (t: string) => t.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;')).replace(/\n/g, ' ');
+  const label = (t: string) => escapeMermaid(t).replace(/\n/g, ' ');
   const short = (t: string) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
   const lines = ['flowchart TD'];
   const onBranch = new Set(s.branches.flatMap((b) => b.thoughtIds));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { escapeMermaid } from '../internal/mermaid.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { StoredEvent } from '../events/store/types.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
@@ -273,7 +274,7 @@ export class ThoughtGraph<S = unknown> {
    */
   toMermaid(options: ThoughtGraphMermaidOptions<S> = {}): string {
     const node = (id: string) => `t_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
-    const text = (s: string) => s.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;')).replace(/\n/g, ' ');
+    const text = (s: string) => escapeMermaid(s).replace(/\n/g, ' ');
     const label =
       options.label ??
       ((t: GraphThought<S>) => {

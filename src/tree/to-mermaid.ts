@@ -1,5 +1,6 @@
 import { highlightSet, nodeLabel } from './label.js';
 import type { ThoughtNode } from './types.js';
+import { escapeMermaid } from '../internal/mermaid.js';
 
 /**
  * Options of {@link ThoughtTree.toMermaid}.
@@ -26,9 +27,6 @@ const SAFE_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // Words that Mermaid's flowchart grammar reserves and that break a diagram when used as node ids.
 const RESERVED = new Set(['end', 'graph', 'subgraph', 'flowchart', 'style', 'class', 'classDef', 'click', 'linkStyle', 'default']);
 
-function escapeMermaid(text: string): string {
-  return text.replace(/&/g, '#amp;').replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;');
-}
 
 /** Renders nodes as a Mermaid flowchart; used by {@link ThoughtTree.toMermaid}. */
 export function toMermaid(tree: { all(): Iterable<ThoughtNode> }, options: MermaidOptions): string {

@@ -3,10 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Budget, generate, InMemoryEventStore, OperationGraph, requestKey, type GenerateRequest, type GraphEvent, type LanguageModel, type Operation, type StoredEvent } from '../../src/index.js';
+import { Budget, generate, InMemoryEventStore, OperationGraph, type GenerateRequest, type GraphEvent, type LanguageModel, type Operation } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { fromFunction } from '../../src/index.js';
 import { collect } from '../helpers/collect.js';
+import { completedRequests } from '../helpers/completed-requests.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { settlesWithin } from '../helpers/settles-within.js';
@@ -133,17 +134,6 @@ describe('OperationGraph runs', () => {
   });
 });
 
-/** The model calls a log holds, by request: none may have been made twice. */
-function completedRequests(events: StoredEvent[]): string[] {
-  const keys = new Map<string, string>();
-  const out: string[] = [];
-  for (const e of events) {
-    const d = e.data as { callId: string; modelId: string; request: GenerateRequest };
-    if (e.type === 'llm.requested') keys.set(d.callId, requestKey(d.modelId, d.request));
-    if (e.type === 'llm.completed') out.push(keys.get(d.callId)!);
-  }
-  return out;
-}
 
 describe('resuming an operation-graph run', () => {
   /** a → (b, c) → d: a call for each of a, b and c; d joins without one. */

@@ -14,21 +14,17 @@ import {
   FractalSolver,
   InMemoryEventStore,
   replayRun,
-  requestKey,
   resumeSolve,
   solve,
   type RunResult,
   type SolveResult,
-  type GenerateRequest,
   type EventStore,
   type LanguageModel,
-  type LlmCompletedEvent,
-  type LlmRequestedEvent,
-  type StoredEvent,
 } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { worldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
+import { completedRequests } from '../helpers/completed-requests.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
@@ -148,19 +144,6 @@ describe('resuming a recorded run', () => {
   });
 });
 
-/** The model calls a log holds: none may have been made twice. */
-function completedRequests(events: StoredEvent[]): string[] {
-  const keys = new Map<string, string>();
-  const out: string[] = [];
-  for (const e of events) {
-    if (e.type === 'llm.requested') {
-      const r = e.data as LlmRequestedEvent;
-      keys.set(r.callId, requestKey(r.modelId, r.request as GenerateRequest));
-    }
-    if (e.type === 'llm.completed') out.push(keys.get((e.data as LlmCompletedEvent).callId)!);
-  }
-  return out;
-}
 
 async function killAndResume(runner: 'cot' | 'solve', runId: string, minCalls: number) {
   const path = join(mkdtempSync(join(tmpdir(), `tot-${runner}-`)), 'runs.db');
