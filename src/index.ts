@@ -19,3 +19,4 @@ export * from './cot/index.js';
 export * from './fractal/index.js';
 export * from './graph/index.js';
 export * from './got/index.js';
+export * from './deliberation/index.js';

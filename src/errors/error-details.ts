@@ -16,6 +16,8 @@ export type ErrorLocation =
   | { kind: 'thought'; thoughtNumber: number }
   /** A branch of a GoT session, worked by `runParallel`. */
   | { kind: 'branch'; branchId: string }
+  /** A participant of a `Deliberation` (an agent, the host or the reporter) in a round. */
+  | { kind: 'agent'; agentId: string; round: number }
   /** An operation of an `OperationGraph`; `parentIds` are the thoughts whose work failed (a dropped thought's parents). */
   | { kind: 'operation'; operationId: string; operation: string; parentIds?: string[] }
   | { kind: 'phase'; phase: 'decompose' | 'synthesize' | 'verify' }

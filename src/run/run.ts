@@ -121,6 +121,8 @@ function describeLocation(where: ErrorLocation | undefined): string {
       return `thought ${where.thoughtNumber}`;
     case 'branch':
       return `branch ${where.branchId}`;
+    case 'agent':
+      return `${where.agentId} in round ${where.round}`;
     case 'operation':
       return `${where.operation} operation ${where.operationId}${where.parentIds && where.parentIds.length > 0 ? ` on ${where.parentIds.join(', ')}` : ''}`;
     case 'phase':

@@ -1,0 +1,411 @@
+import { z } from 'zod';
+import { TotError, type ErrorLocation, type ProtocolErrorObject } from '../errors/index.js';
+import { raceAbort } from '../internal/abort.js';
+import { callModel } from '../model/call-model.js';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
+import type { Run, RunEnd, RunProgram } from '../run/run.js';
+import type { RunResult, RunStats } from '../run/run-result.js';
+import type { DeliberationEvent } from './deliberation-events.js';
+import type { DeliberationLog } from './deliberation-log.js';
+import type { AgentContext, AgentReply, DeliberationAgent, DeliberationContext, DeliberationHost, DeliberationReporter } from './participant.js';
+import { positionChanges } from './position-changes.js';
+import type { AgentTool } from './tools/index.js';
+import type { AgentOutput, DeliberationRound, Exchange, HostDecision, SkipReason } from './types.js';
+
+/**
+ * Why a deliberation stopped: the host converged (`converged`, or `plateau` when consensus stopped
+ * moving) or terminated, the round limit was reached (the reporter then writes the divergent
+ * conclusion), or one of the shared reasons (`budget_exceeded`, `aborted`, `timeout`, `error`).
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationStopReason } from '@tot/core';
+ *
+ * const agreed = (r: DeliberationStopReason) => r === 'converged' || r === 'plateau';
+ * ```
+ */
+export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'max_rounds_reached' | 'budget_exceeded' | 'aborted' | 'timeout' | 'error';
+
+/**
+ * Counters of a deliberation: the shared run counters and its own.
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationStats } from '@tot/core';
+ *
+ * const summary = (s: DeliberationStats) => `${s.rounds} rounds, ${s.agentOutputs} outputs, ${s.staleOutputs} stale`;
+ * ```
+ */
+export interface DeliberationStats extends RunStats {
+  /** Rounds finished (the host decided). */
+  rounds: number;
+  /** Fresh agent outputs. */
+  agentOutputs: number;
+  /** Agent turns skipped (timeout, failure, content filter); their previous output was reused when there was one. */
+  staleOutputs: number;
+}
+
+/**
+ * What a deliberation returns (seed 001 §4, §6.2): the rounds, the final report, the consensus
+ * trend, and the shared result fields. A run stopped early returns the rounds it finished.
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationResult } from '@tot/core';
+ *
+ * const answer = (r: DeliberationResult) => r.finalReport?.content ?? r.rounds.at(-1)?.outputs.map((o) => o.content).join('\n');
+ * ```
+ */
+export interface DeliberationResult extends RunResult<DeliberationStopReason, DeliberationStats> {
+  /** The user's request. */
+  query: string;
+  /** The rounds, in order (an unfinished last round is included without a decision). */
+  rounds: DeliberationRound[];
+  /** The reporter's output, when the run got that far. */
+  finalReport?: AgentOutput;
+  /** True when the report is the divergent conclusion (no consensus). */
+  divergent: boolean;
+  /** Each finished round's consensus level, when the host measured one. */
+  consensusTrend: number[];
+  /** The deliberation's round limit. */
+  maxRounds: number;
+  /** When the run started and last changed (ISO). */
+  createdAt: string;
+  /** When the run ended (ISO). */
+  updatedAt: string;
+}
+
+/**
+ * What a content filter answers about an output (seed 001 §10): `false` or `{ allowed: false }`
+ * withholds it.
+ *
+ * @example
+ * ```ts
+ * import type { ContentFilter } from '@tot/core';
+ *
+ * const noSecrets: ContentFilter = (o) => (/password/i.test(o.content) ? { allowed: false, reason: 'mentions a password' } : true);
+ * ```
+ */
+export type ContentFilter = (output: AgentOutput, options: { signal: AbortSignal }) => boolean | { allowed: boolean; reason?: string } | Promise<boolean | { allowed: boolean; reason?: string }>;
+
+/** A deliberation as its program runs it: options checked and filled in. */
+export interface DeliberationSpec {
+  agents: readonly DeliberationAgent[];
+  host: DeliberationHost;
+  reporter: DeliberationReporter | undefined;
+  maxRounds: number;
+  firstRoundAgents: readonly string[];
+  parallelFirstRound: boolean;
+  parallelLaterRounds: boolean;
+  agentTimeoutMs: number;
+  maxOutputTokens: number;
+  contentFilter: ContentFilter | undefined;
+  tools: readonly AgentTool[];
+}
+
+const replySchema = z.looseObject({
+  content: z.string(),
+  outputType: z.enum(['position', 'plan', 'critique', 'report', 'control']).optional(),
+  position: z
+    .looseObject({ conclusion: z.string(), keyReasons: z.array(z.string()), assumptions: z.array(z.string()), confidence: z.number().min(0).max(1) })
+    .optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  transcript: z.array(z.object({ user: z.string(), assistant: z.string() })).optional(),
+});
+
+const decisionSchema = z.looseObject({
+  action: z.enum(['continue', 'converge', 'force_opposition', 'terminate', 'update_command']),
+  reason: z.string(),
+  nextAgents: z.array(z.string()),
+  constraints: z.looseObject({ mustAddress: z.array(z.string()), avoid: z.array(z.string()) }),
+  directives: z.array(z.looseObject({ agentId: z.string(), requirement: z.string() })),
+});
+
+function protocolError(error: unknown): ProtocolErrorObject {
+  return TotError.isInstance(error) ? error.toProtocolError() : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), recoverable: true };
+}
+
+function checked<T>(schema: z.ZodType, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new TotError('INVALID_FORMAT', `${what}: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`, { details: { issues: parsed.error.issues } });
+  return value as T;
+}
+
+const timeoutError = (agentId: string, ms: number) => new TotError('TIMEOUT', `Agent "${agentId}" took longer than ${ms} ms.`);
+
+/**
+ * One deliberation run. Round 1's agents speak at once (seed 001 §9) or in turn; later rounds
+ * follow the host's `nextAgents`. After each round the host decides; a converge, a terminate or
+ * the round limit ends the rounds and the reporter writes the report. A resumed run (`log`)
+ * takes the rounds its log finished as they were; the agents' memories are rebuilt from them.
+ */
+export function deliberationProgram(spec: DeliberationSpec, run: Run<DeliberationEvent>, query: string, log?: DeliberationLog): RunProgram<DeliberationResult> {
+  const rounds: DeliberationRound[] = log ? log.rounds.map((r) => ({ ...r, outputs: [...r.outputs] })) : [];
+  const trend: number[] = [];
+  for (const r of rounds) if (r.hostDecision?.analysis) trend.push(r.hostDecision.analysis.consensusLevel);
+  const stats = { rounds: rounds.length, agentOutputs: 0, staleOutputs: 0 };
+  for (const r of rounds) for (const o of r.outputs) o.stale ? (stats.staleOutputs += 1) : (stats.agentOutputs += 1);
+  let report: { output: AgentOutput; divergent: boolean } | undefined = log?.report;
+  let ownStop: DeliberationStopReason | undefined;
+  const createdAt = new Date(run.now()).toISOString();
+  const byId = new Map(spec.agents.map((a) => [a.id, a]));
+  const hostId = spec.host.id ?? 'host';
+  const reporterId = spec.reporter?.id ?? 'reporter';
+
+  if (log) {
+    // The calls of finished rounds (and of a logged report) are theirs; only an unfinished round's are served again.
+    const done = new Set(log.rounds.map((r) => String(r.round)));
+    run.adoptLoggedCalls((request) => done.has(request.tags?.round ?? '') || (log.report !== undefined && request.tags?.agent === reporterId));
+  }
+
+  const wrapped = new Map<LanguageModel, LanguageModel>();
+  const generateFor =
+    (signal: AbortSignal) =>
+    (model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> => {
+      let m = wrapped.get(model);
+      if (!m) {
+        m = run.runModel(model);
+        wrapped.set(model, m);
+      }
+      return callModel(m, request, { signal });
+    };
+
+  const base = (round: number, signal: AbortSignal): DeliberationContext => ({
+    query,
+    round,
+    maxRounds: spec.maxRounds,
+    history: rounds,
+    tools: spec.tools,
+    maxOutputTokens: spec.maxOutputTokens,
+    generate: generateFor(signal),
+  });
+
+  const exchangesOf = (id: string): Exchange[] => {
+    const out: Exchange[] = [];
+    for (const r of rounds) {
+      for (const o of r.outputs) if (o.agentId === id && !o.stale && o.transcript) out.push(...o.transcript);
+      if (id === hostId && r.hostDecision?.transcript) out.push(...r.hostDecision.transcript);
+    }
+    return out;
+  };
+  const lastOutputOf = (id: string): AgentOutput | undefined => {
+    for (let i = rounds.length - 1; i >= 0; i--) {
+      const o = rounds[i]!.outputs.find((x) => x.agentId === id && !x.stale);
+      if (o) return o;
+    }
+    return undefined;
+  };
+
+  /** Runs `work` under the run's stop and a timer of its own; a timeout aborts what the work started. */
+  const timed = async <T>(id: string, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> => {
+    const own = new AbortController();
+    const signal = AbortSignal.any([run.signal, own.signal]);
+    const timer = setTimeout(() => own.abort(timeoutError(id, spec.agentTimeoutMs)), spec.agentTimeoutMs);
+    try {
+      return await raceAbort(Promise.resolve().then(() => work(signal)), signal, `agent ${id}`);
+    } catch (error) {
+      if (own.signal.aborted && !run.stopping) throw own.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const filtered = async (output: AgentOutput, signal: AbortSignal): Promise<string | undefined> => {
+    if (!spec.contentFilter) return undefined;
+    const verdict = await raceAbort(Promise.resolve().then(() => spec.contentFilter!(output, { signal })), signal, 'content filter');
+    if (verdict === true) return undefined;
+    if (verdict === false) return 'withheld by the content filter';
+    return verdict.allowed ? undefined : (verdict.reason ?? 'withheld by the content filter');
+  };
+
+  const makeOutput = (id: string, round: number, reply: AgentReply, defaultType: AgentOutput['outputType']): AgentOutput => {
+    const previous = lastOutputOf(id);
+    const position = reply.position
+      ? { ...reply.position, ...(previous?.position ? { changesFromLastRound: positionChanges(previous.position, reply.position) } : {}) }
+      : undefined;
+    return {
+      agentId: id,
+      round,
+      outputType: reply.outputType ?? defaultType,
+      content: reply.content,
+      ...(position ? { position } : {}),
+      metadata: reply.metadata ?? {},
+      timestamp: new Date(run.now()).toISOString(),
+      ...(reply.transcript ? { transcript: reply.transcript } : {}),
+    };
+  };
+
+  /** One agent's turn: its output, or its previous one marked stale when it is skipped. */
+  const turn = async (agent: DeliberationAgent, round: number, current: readonly AgentOutput[]): Promise<{ output?: AgentOutput; skipped?: { reason: SkipReason; error: unknown } }> => {
+    const decision = rounds.at(-1)?.hostDecision;
+    const directive = decision?.directives.find((d) => d.agentId === agent.id);
+    const previous = lastOutputOf(agent.id);
+    try {
+      const output = await timed(agent.id, async (signal) => {
+        const ctx: AgentContext = {
+          ...base(round, signal),
+          agentId: agent.id,
+          current,
+          ...(decision ? { decision } : {}),
+          ...(directive ? { directive } : {}),
+          ...(previous ? { previous } : {}),
+          exchanges: exchangesOf(agent.id),
+        };
+        const reply = checked<AgentReply>(replySchema, await agent.respond(ctx, { signal }), `Agent "${agent.id}" replied with something that is not an AgentReply`);
+        const made = makeOutput(agent.id, round, reply, 'position');
+        const withheld = await filtered(made, signal);
+        if (withheld !== undefined) throw Object.assign(new TotError('INVALID_FORMAT', `Agent "${agent.id}": ${withheld}.`), { filtered: true });
+        return made;
+      });
+      return { output };
+    } catch (error) {
+      if (run.stopping) throw error;
+      const reason: SkipReason = (error as { filtered?: boolean }).filtered ? 'content_filtered' : TotError.hasCode(error, 'TIMEOUT') ? 'agent_timeout' : 'agent_failed';
+      return { skipped: { reason, error } };
+    }
+  };
+
+  const where = (agentId: string, round: number): ErrorLocation => ({ kind: 'agent', agentId, round });
+
+  const emitTurn = (round: number, agentId: string, outcome: Awaited<ReturnType<typeof turn>>, record: DeliberationRound): void => {
+    if (outcome.output) {
+      record.outputs.push(outcome.output);
+      stats.agentOutputs += 1;
+      run.emit({ type: 'agent.output', round, output: outcome.output });
+      return;
+    }
+    const { reason, error } = outcome.skipped!;
+    run.recordError(error, where(agentId, round), 'GENERATION_FAILED');
+    const before = lastOutputOf(agentId);
+    const reused = before ? { ...before, round, stale: { reason, fromRound: before.round } } : undefined;
+    if (reused) record.outputs.push(reused);
+    stats.staleOutputs += 1;
+    run.emit({ type: 'agent.skipped', round, agentId, reason, error: protocolError(error), ...(reused ? { reused } : {}) });
+  };
+
+  const playRound = async (round: number, speakers: readonly string[]): Promise<DeliberationRound> => {
+    const parallel = speakers.length > 1 && (round === 1 ? spec.parallelFirstRound : spec.parallelLaterRounds);
+    run.emit({ type: 'round.started', round, agents: [...speakers], parallel });
+    const record: DeliberationRound = { round, outputs: [] };
+    if (parallel) {
+      // Every agent starts at once; outputs are emitted in speaking order, each as soon as it and
+      // those before it are done, so that a recording reads the same however the calls raced.
+      const pending = speakers.map((id) => turn(byId.get(id)!, round, []));
+      for (const [i, p] of pending.entries()) emitTurn(round, speakers[i]!, await p, record);
+    } else {
+      for (const id of speakers) {
+        if (run.stopping) break;
+        emitTurn(round, id, await turn(byId.get(id)!, round, [...record.outputs]), record);
+      }
+    }
+    return record;
+  };
+
+  const decide = async (record: DeliberationRound): Promise<HostDecision> => {
+    const round = record.round;
+    const decision = await timed(hostId, (signal) =>
+      spec.host.decide({ ...base(round, signal), outputs: record.outputs, agents: spec.agents.map((a) => a.id), consensusTrend: [...trend], exchanges: exchangesOf(hostId) }, { signal }),
+    );
+    checked(decisionSchema, decision, `Host "${hostId}" decided something that is not a HostDecision`);
+    for (const id of decision.nextAgents) {
+      if (!byId.has(id)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named "${id}" among the next agents; the agents are ${[...byId.keys()].join(', ')}.`);
+    }
+    if (decision.action !== 'converge' && decision.action !== 'terminate' && decision.nextAgents.length === 0) {
+      throw new TotError('INVALID_FORMAT', `Host "${hostId}" chose ${decision.action} with no next agents.`);
+    }
+    return decision;
+  };
+
+  const writeReport = async (stopReason: DeliberationStopReason): Promise<void> => {
+    const reporter = spec.reporter;
+    if (!reporter) return;
+    const divergent = stopReason === 'max_rounds_reached' || stopReason === 'terminated';
+    const round = rounds.length;
+    const decision = rounds.at(-1)?.hostDecision;
+    const output = await timed(reporterId, async (signal) => {
+      const reply = checked<AgentReply>(
+        replySchema,
+        await reporter.report({ ...base(round, signal), stopReason, divergent, ...(decision ? { decision } : {}) }, { signal }),
+        `Reporter "${reporterId}" replied with something that is not an AgentReply`,
+      );
+      const made = makeOutput(reporterId, round, reply, 'report');
+      const withheld = await filtered(made, signal);
+      if (withheld !== undefined) throw new TotError('INVALID_FORMAT', `Reporter "${reporterId}": ${withheld}.`);
+      return made;
+    });
+    report = { output, divergent };
+    run.emit({ type: 'report', round, output, divergent });
+  };
+
+  const stopOf = (decision: HostDecision): DeliberationStopReason | undefined => {
+    if (decision.action === 'terminate') return 'terminated';
+    if (decision.action === 'converge') return decision.plateau ? 'plateau' : 'converged';
+    return undefined;
+  };
+
+  return {
+    async main() {
+      let stop: DeliberationStopReason | undefined;
+      for (const r of rounds) stop ??= stopOf(r.hostDecision!);
+      if (stop === undefined && rounds.length >= spec.maxRounds) stop = 'max_rounds_reached';
+      while (stop === undefined) {
+        const round = rounds.length + 1;
+        const speakers = round === 1 ? spec.firstRoundAgents : rounds.at(-1)!.hostDecision!.nextAgents;
+        const record = await playRound(round, speakers);
+        if (run.stopping) {
+          rounds.push(record);
+          return;
+        }
+        let decision: HostDecision;
+        try {
+          decision = await decide(record);
+        } catch (error) {
+          if (run.stopping) {
+            rounds.push(record);
+            return;
+          }
+          // A host that cannot decide ends the deliberation: no rule says who speaks next.
+          rounds.push(record);
+          run.recordError(error, where(hostId, round), 'INTERNAL');
+          ownStop = 'error';
+          return;
+        }
+        record.hostDecision = decision;
+        rounds.push(record);
+        stats.rounds += 1;
+        if (decision.analysis) trend.push(decision.analysis.consensusLevel);
+        run.emit({ type: 'host.decision', round, decision });
+        stop = stopOf(decision) ?? (round >= spec.maxRounds ? 'max_rounds_reached' : undefined);
+      }
+      ownStop = stop;
+      if (report === undefined) {
+        try {
+          await writeReport(stop);
+        } catch (error) {
+          if (run.stopping) throw error;
+          run.recordError(error, where(reporterId, rounds.length), 'GENERATION_FAILED');
+        }
+      }
+    },
+    result(end: RunEnd): DeliberationResult {
+      const stopReason: DeliberationStopReason = end.halted?.reason === 'completed' || end.halted === undefined ? (ownStop ?? 'error') : end.halted.reason;
+      const detail = end.halted?.detail;
+      return {
+        runId: end.runId,
+        stopReason,
+        ...(detail ? { detail } : {}),
+        query,
+        rounds,
+        ...(report ? { finalReport: report.output } : {}),
+        divergent: report?.divergent ?? false,
+        consensusTrend: [...trend],
+        maxRounds: spec.maxRounds,
+        createdAt,
+        updatedAt: new Date(run.now()).toISOString(),
+        errors: end.errors,
+        stats: { ...end.stats, ...stats },
+      };
+    },
+  };
+}

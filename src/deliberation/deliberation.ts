@@ -1,0 +1,356 @@
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
+import type { RecordedRun } from '../run/recorded-run.js';
+import { RunEmitter, type StreamOptions } from '../run/run-emitter.js';
+import type { RunEventBase } from '../run/run-event.js';
+import { resumeOptionsShape, runnerOptionsShape, runOptionsShape, type ResumeOptions, type RunBudget, type RunOptions } from '../run/run-options.js';
+import { createRunId } from '../run/run-id.js';
+import { resumeRun, startRun, type RunSettings } from '../run/run.js';
+import type { DeliberationEvent } from './deliberation-events.js';
+import { foldDeliberationLog } from './deliberation-log.js';
+import { deliberationProgram, type ContentFilter, type DeliberationResult, type DeliberationSpec, type DeliberationStats, type DeliberationStopReason } from './deliberation-program.js';
+import type { DeliberationAgent, DeliberationHost, DeliberationReporter } from './participant.js';
+import type { AgentTool } from './tools/index.js';
+
+/**
+ * Options of a {@link Deliberation}.
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationOptions } from '@tot/core';
+ *
+ * const options: DeliberationOptions = { agents: [planner({ model }), critic({ model })], host: similarityHost(), reporter: reporter({ model }), maxRounds: 5 };
+ * ```
+ */
+export interface DeliberationOptions {
+  /** The agents, in speaking order (ids unique). */
+  agents: readonly DeliberationAgent[];
+  /** Decides after each round. */
+  host: DeliberationHost;
+  /** Writes the final report. Default none (the result has the rounds only). */
+  reporter?: DeliberationReporter;
+  /** Round limit (seed 001 §10). Default 5. */
+  maxRounds?: number;
+  /** Who speaks in round 1, in order. Default every agent. */
+  firstRoundAgents?: readonly string[];
+  /** Round 1's agents speak at once (seed 001 §9), each without the others' round-1 output. Default true. */
+  parallelFirstRound?: boolean;
+  /** Later rounds' agents speak at once too (each then sees only earlier rounds). Default false: in turn. */
+  parallelLaterRounds?: boolean;
+  /** An agent (or the host, or the reporter) slower than this is skipped for the round (seed 001 §7.1). Default 60,000. */
+  agentTimeoutMs?: number;
+  /** The per-output token cap given to every model call (seed 001 §10). Default 2,000. */
+  maxOutputTokens?: number;
+  /** Checks every output, the report included; a withheld output is treated as a skipped turn (seed 001 §10). */
+  contentFilter?: ContentFilter;
+  /** Tools agents may call (`agentTools()` gives `get_now` and `calculate_date`). Default none. */
+  tools?: readonly AgentTool[];
+  /** Model calls in flight at once. Default 8. */
+  concurrency?: number;
+  /** Limits on the run's model calls; a resumed run's log counts against it. */
+  budget?: RunBudget;
+  /** Wall time of the run, in milliseconds. */
+  timeoutMs?: number;
+  /** Reject at the first error (a skipped agent, a failed report), for tests. Default false. */
+  strict?: boolean;
+  /** Clock for timestamps. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Options of {@link Deliberation.run} and {@link Deliberation.stream}.
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationRunOptions } from '@tot/core';
+ *
+ * const options: DeliberationRunOptions = { signal: AbortSignal.timeout(120_000), store, runId: 'ielts-1' };
+ * ```
+ */
+export type DeliberationRunOptions = RunOptions<DeliberationEvent>;
+
+/**
+ * Options of {@link Deliberation.resume}.
+ *
+ * @example
+ * ```ts
+ * import type { DeliberationResumeOptions } from '@tot/core';
+ *
+ * const options: DeliberationResumeOptions = { store, runId: 'ielts-1' };
+ * ```
+ */
+export type DeliberationResumeOptions = ResumeOptions<DeliberationEvent>;
+
+const ID = /^[A-Za-z][\w-]{0,63}$/;
+const agentSchema = z.custom<DeliberationAgent>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as DeliberationAgent).id === 'string' && ID.test((v as DeliberationAgent).id) && typeof (v as DeliberationAgent).respond === 'function',
+  'expected an agent ({ id, respond }) whose id is a letter, then letters, digits, _ or -',
+);
+const hostSchema = z.custom<DeliberationHost>((v) => typeof v === 'object' && v !== null && typeof (v as DeliberationHost).decide === 'function', 'expected a host ({ decide }), such as similarityHost()');
+const reporterSchema = z.custom<DeliberationReporter>((v) => typeof v === 'object' && v !== null && typeof (v as DeliberationReporter).report === 'function', 'expected a reporter ({ report }), such as reporter({ model })');
+const toolSchema = z.custom<AgentTool>((v) => typeof v === 'object' && v !== null && typeof (v as AgentTool).name === 'string' && typeof (v as AgentTool).run === 'function', 'expected a tool ({ name, description, input, run })');
+
+const optionsSchema = z
+  .strictObject({
+    agents: z.array(agentSchema).min(1),
+    host: hostSchema,
+    reporter: reporterSchema.optional(),
+    maxRounds: z.number().int().min(1).max(100).default(5),
+    firstRoundAgents: z.array(z.string()).min(1).optional(),
+    parallelFirstRound: z.boolean().default(true),
+    parallelLaterRounds: z.boolean().default(false),
+    agentTimeoutMs: z.number().positive().max(2_147_483_647).default(60_000),
+    maxOutputTokens: z.number().int().min(1).max(1_000_000).default(2000),
+    contentFilter: fnSchema<ContentFilter>().optional(),
+    tools: z.array(toolSchema).default([]),
+    concurrency: z.number().int().min(1).max(10_000).default(8),
+    ...runnerOptionsShape,
+  })
+  .superRefine((o, ctx) => {
+    const ids = o.agents.map((a) => a.id);
+    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (twice) ctx.addIssue({ code: 'custom', path: ['agents'], message: `two agents have the id "${twice}"` });
+    for (const [i, id] of (o.firstRoundAgents ?? []).entries()) {
+      if (!ids.includes(id)) ctx.addIssue({ code: 'custom', path: ['firstRoundAgents', i], message: `no agent "${id}" (the agents are ${ids.join(', ')})` });
+    }
+    const names = o.tools.map((t) => t.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup) ctx.addIssue({ code: 'custom', path: ['tools'], message: `two tools are named "${dup}"` });
+  });
+
+const runSchema = z.strictObject(runOptionsShape);
+const resumeSchema = z.strictObject(resumeOptionsShape);
+const querySchema = z.string().trim().min(1, 'give the question to deliberate').max(100_000);
+
+type Parsed = z.output<typeof optionsSchema>;
+
+/**
+ * A multi-agent deliberation (seed 001): agents speak in rounds, a host measures their
+ * consensus and decides (converge, continue with focus points, force opposition, order a
+ * stubborn agent to move, terminate), and a reporter writes the final report — the divergent
+ * conclusion when the round limit comes first. It runs on the run kernel: one budget, events,
+ * recording to any event store, resume from the last finished round, `strict`, the common result.
+ *
+ * @example
+ * ```ts
+ * import { critic, Deliberation, planner, reporter, similarityHost } from '@tot/core';
+ *
+ * const d = new Deliberation({
+ *   agents: [planner({ model }), critic({ model })],
+ *   host: similarityHost({ embedder }),
+ *   reporter: reporter({ model }),
+ *   maxRounds: 5,
+ * });
+ * const r = await d.run('Help me plan three months of IELTS preparation', { signal });
+ * console.log(r.stopReason, r.consensusTrend, r.finalReport?.content);
+ * ```
+ */
+export class Deliberation extends RunEmitter<DeliberationEvent> {
+  private readonly spec: DeliberationSpec;
+  private readonly o: Parsed;
+
+  /**
+   * Checks the options (`INVALID_ARGUMENT` naming the field).
+   *
+   * @example
+   * ```ts
+   * const d = new Deliberation({ agents: [planner({ model })], host: similarityHost() });
+   * ```
+   */
+  constructor(options: DeliberationOptions) {
+    super();
+    const o = parseOptions(optionsSchema, options, 'Deliberation');
+    this.o = o;
+    this.spec = {
+      agents: o.agents,
+      host: o.host,
+      reporter: o.reporter,
+      maxRounds: o.maxRounds,
+      firstRoundAgents: o.firstRoundAgents ?? o.agents.map((a) => a.id),
+      parallelFirstRound: o.parallelFirstRound,
+      parallelLaterRounds: o.parallelLaterRounds,
+      agentTimeoutMs: o.agentTimeoutMs,
+      maxOutputTokens: o.maxOutputTokens,
+      contentFilter: o.contentFilter as ContentFilter | undefined,
+      tools: o.tools,
+    };
+  }
+
+  private settings(): RunSettings<DeliberationEvent> {
+    const s = this.spec;
+    return {
+      runner: 'deliberation',
+      what: 'deliberation',
+      emitter: this,
+      options: this.o,
+      concurrency: this.o.concurrency,
+      config: {
+        agents: s.agents.map((a) => a.id),
+        host: s.host.id ?? 'host',
+        reporter: s.reporter ? (s.reporter.id ?? 'reporter') : null,
+        maxRounds: s.maxRounds,
+        firstRoundAgents: [...s.firstRoundAgents],
+        parallelFirstRound: s.parallelFirstRound,
+        parallelLaterRounds: s.parallelLaterRounds,
+        maxOutputTokens: s.maxOutputTokens,
+        tools: s.tools.map((t) => t.name),
+      },
+      replayLog: (events: readonly RunEventBase[]) => foldDeliberationLog(events),
+      resumeBy: 'fold',
+    };
+  }
+
+  /**
+   * Deliberates on `query` until the host converges or terminates, or the round limit.
+   *
+   * @example
+   * ```ts
+   * const r = await d.run('Help me plan three months of IELTS preparation', { signal, store, runId: 'ielts-1' });
+   * for (const round of r.rounds) console.log(round.round, round.hostDecision?.action);
+   * ```
+   */
+  run(query: string, options: DeliberationRunOptions = {}): Promise<DeliberationResult> {
+    try {
+      const q = parseOptions(querySchema, query, 'Deliberation.run', 'query');
+      const o = parseOptions(runSchema, options, 'Deliberation.run');
+      return startRun<DeliberationEvent, DeliberationResult>(this.settings(), o, { problem: q }, (run) => deliberationProgram(this.spec, run, q));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Continues a recorded deliberation that was interrupted: the rounds its log finished are taken
+   * as they were (every agent's memory with them), the unfinished round runs again with its
+   * recorded calls served from the log. A finished run is returned as it was.
+   *
+   * @example
+   * ```ts
+   * const r = await d.resume({ store, runId: 'ielts-1' });
+   * ```
+   */
+  resume(options: DeliberationResumeOptions): Promise<DeliberationResult> {
+    try {
+      const o = parseOptions(resumeSchema, options, 'Deliberation.resume');
+      return resumeRun<DeliberationEvent, DeliberationResult>(this.settings(), o, {
+        fromLog: (log) => resultFromLog(log, this.spec.maxRounds),
+        program: (run, log) => {
+          const folded = foldDeliberationLog(log.events);
+          return deliberationProgram(this.spec, run, folded.query, folded);
+        },
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * With a query: starts a deliberation and returns its events as they happen (`toSSE` turns them
+   * into the seed's server-sent events). Leaving the loop early, or cancelling the SSE stream (a
+   * client that disconnects), aborts the deliberation: no model call is made after it. The run's
+   * outcome is in its `run.finished` event. With stream options instead: the events of a run in
+   * progress, as on every runner.
+   *
+   * @example
+   * ```ts
+   * for await (const e of d.stream('Help me plan three months of IELTS preparation')) {
+   *   if (e.type === 'agent.output') console.log(e.output.agentId, e.output.content);
+   * }
+   * ```
+   */
+  override stream(query: string, options?: DeliberationRunOptions): AsyncIterableIterator<DeliberationEvent>;
+  override stream(options?: StreamOptions<DeliberationEvent>): AsyncIterableIterator<DeliberationEvent>;
+  override stream(query?: string | StreamOptions<DeliberationEvent>, options: DeliberationRunOptions = {}): AsyncIterableIterator<DeliberationEvent> {
+    if (typeof query !== 'string') return super.stream(query);
+    const o = parseOptions(z.strictObject({ ...runOptionsShape, signal: signalSchema }), options, 'Deliberation.stream');
+    const stop = new AbortController();
+    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+    const runId = o.runId ?? createRunId();
+    // The events are read from a buffer opened before the run starts, so none is missed.
+    const buffer: DeliberationEvent[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    let failure: unknown;
+    const listener = (event: DeliberationEvent) => {
+      if (event.runId !== runId) return;
+      started = true;
+      buffer.push(event);
+      wake?.();
+    };
+    this.on('event', listener as never);
+    let started = false;
+    const finished = this.run(query, { ...o, runId, signal }).then(
+      () => undefined,
+      (error: unknown) => {
+        // A run that never started (bad input) has no run.finished: the stream rejects with its error.
+        if (!started) failure = error;
+      },
+    );
+    void finished.finally(() => {
+      done = true;
+      wake?.();
+    });
+    let head = 0;
+    const self = this;
+    const iterator: AsyncIterableIterator<DeliberationEvent> = {
+      async next(): Promise<IteratorResult<DeliberationEvent>> {
+        for (;;) {
+          if (head < buffer.length) {
+            const event = buffer[head++]!;
+            if (event.type === 'run.finished') {
+              self.off('event', listener as never);
+              done = true;
+            }
+            return { value: event, done: false };
+          }
+          if (failure !== undefined) {
+            self.off('event', listener as never);
+            const error = failure;
+            failure = undefined;
+            throw error;
+          }
+          if (done) {
+            self.off('event', listener as never);
+            return { value: undefined, done: true };
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      },
+      async return(): Promise<IteratorResult<DeliberationEvent>> {
+        self.off('event', listener as never);
+        if (!done) stop.abort(new TotError('ABORTED', 'The event stream was closed: the deliberation stopped.'));
+        await finished;
+        done = true;
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  }
+}
+
+/** A finished deliberation rebuilt from its log. */
+function resultFromLog(log: RecordedRun, maxRounds: number): DeliberationResult {
+  const finished = log.finished!;
+  const folded = foldDeliberationLog(log.events);
+  const trend = folded.rounds.flatMap((r) => (r.hostDecision?.analysis ? [r.hostDecision.analysis.consensusLevel] : []));
+  return {
+    runId: log.runId,
+    stopReason: finished.stopReason as DeliberationStopReason,
+    ...(finished.detail ? { detail: finished.detail } : {}),
+    query: folded.query,
+    rounds: folded.rounds,
+    ...(folded.report ? { finalReport: folded.report.output } : {}),
+    divergent: folded.report?.divergent ?? false,
+    consensusTrend: trend,
+    maxRounds,
+    createdAt: new Date(log.events[0]?.at ?? 0).toISOString(),
+    updatedAt: new Date(log.events.at(-1)?.at ?? 0).toISOString(),
+    errors: finished.errors.map((e) => ({ code: e.code as DeliberationResult['errors'][number]['code'], message: e.message, ...(e.where ? { where: e.where } : {}) })),
+    stats: finished.stats as unknown as DeliberationStats,
+  };
+}

@@ -1,0 +1,47 @@
+import { parseOptions } from '../../internal/validate.js';
+import { llmAgent } from '../llm-agent.js';
+import type { DeliberationAgent } from '../participant.js';
+import { debateTurn } from './debate-turn.js';
+import { roleOptionsSchema, type RoleAgentOptions } from './planner.js';
+import { criticReplySchema, readReply, toPosition } from './wire-schemas.js';
+
+/** The critic's system message: its task and the seed's output format (seed 001 §2.3). */
+export const CRITIC_SYSTEM = `You are the critic of a team of agents. You find the risks, weak assumptions and gaps in the plans others propose, check whether they are feasible, realistic and complete, and suggest fixes.
+Reply with one JSON object only, in this form:
+{"content": "your critique in a few sentences, for the user",
+ "position": {"conclusion": "one sentence", "key_reasons": ["reason", "..."], "assumptions": ["assumption", "..."], "confidence": 0.7},
+ "critique": {"target_agent": "planner", "target_round": 1,
+   "risks": [{"risk": "", "severity": "low|medium|high", "impact": ""}],
+   "suggestions": [{"issue": "", "solution": "", "priority": "low|medium|high"}],
+   "validity_check": {"feasible": true, "realistic": true, "complete": false}}}`;
+
+/**
+ * The seed's critic (seed 001 §1.3, §2.3): risks, suggestions and a validity check of the others'
+ * plans, with its position summary; validated and repaired like the planner. In round 1 (when it
+ * speaks in parallel) it critiques the request itself.
+ *
+ * @example
+ * ```ts
+ * import { critic } from '@tot/core';
+ *
+ * const agent = critic({ model });
+ * ```
+ */
+export function critic(options: RoleAgentOptions): DeliberationAgent {
+  const o = parseOptions(roleOptionsSchema, options, 'critic');
+  return llmAgent({
+    id: o.id ?? 'critic',
+    model: o.model,
+    system: o.system ?? CRITIC_SYSTEM,
+    json: true,
+    outputType: 'critique',
+    maxRepairs: o.maxRepairs,
+    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+    turn: (ctx) => debateTurn(ctx, ctx.round === 1 && ctx.current.length === 0 ? 'Name the risks and the checks any plan for this request must pass.' : 'Critique the latest plan.'),
+    parse: (text) => {
+      const r = readReply(text, criticReplySchema);
+      const { content, position, ...rest } = r;
+      return { content, outputType: 'critique', position: toPosition(position), metadata: rest };
+    },
+  });
+}

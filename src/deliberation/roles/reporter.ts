@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { TotError } from '../../errors/index.js';
+import { parseOptions } from '../../internal/validate.js';
+import { languageModelSchema } from '../../model/schemas.js';
+import type { ChatMessage, LanguageModel } from '../../model/types.js';
+import type { AgentReply, DeliberationReporter, ReporterContext } from '../participant.js';
+import type { AgentOutput } from '../types.js';
+import { readReply, reportReplySchema } from './wire-schemas.js';
+
+/**
+ * Options of {@link reporter}.
+ *
+ * @example
+ * ```ts
+ * import type { ReporterOptions } from '@tot/core';
+ *
+ * const options: ReporterOptions = { model, temperature: 0 };
+ * ```
+ */
+export interface ReporterOptions {
+  /** Its model. */
+  model: LanguageModel;
+  /** Its id. Default `'reporter'`. */
+  id?: string;
+  /** Replaces the system message (keep the output format in it). */
+  system?: string;
+  /** Sampling temperature. Default: the model's. */
+  temperature?: number;
+  /** Repairs of a reply that is not the required JSON. Default 1. */
+  maxRepairs?: number;
+}
+
+const optionsSchema = z.strictObject({
+  model: languageModelSchema,
+  id: z.string().regex(/^[A-Za-z][\w-]{0,63}$/).default('reporter'),
+  system: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxRepairs: z.number().int().min(0).max(5).default(1),
+});
+
+/** The reporter's system message and the seed's report format (seed 001 §2.5). */
+export const REPORTER_SYSTEM = `You are the reporter of a team of agents. You turn the outcome of their discussion into a clear final plan for the user, in Markdown, and summarise what they agreed, which concerns were resolved and what remains uncertain.
+Reply with one JSON object only, in this form:
+{"content": "# Title\\n\\nthe final plan in Markdown, for the user",
+ "final_plan": {"title": "", "goal": "", "consensus_level": "high|medium|low", "participating_agents": [""], "rounds": 1, "plan": {"phases": [], "total_estimated_hours": 0}},
+ "summary": {"key_agreements": [""], "resolved_concerns": ["concern -> how it was resolved"], "remaining_uncertainties": [""]}}`;
+
+const line = (o: AgentOutput) => `[${o.agentId}, round ${o.round}${o.stale ? ', not updated' : ''}] ${o.position ? `${o.position.conclusion}\nReasons: ${o.position.keyReasons.join('; ')}\n` : ''}${o.content}`;
+
+/** The reporter's user turn: the last positions, and whether to write the consensus or the divergent conclusion. */
+function reportTurn(ctx: ReporterContext): string {
+  const last = ctx.history.at(-1);
+  const positions = last ? last.outputs.map(line).join('\n\n') : '(no positions)';
+  const plan = [...ctx.history].reverse().flatMap((r) => r.outputs).find((o) => o.metadata.plan !== undefined)?.metadata.plan;
+  const how = ctx.divergent
+    ? `The agents did not reach a consensus (${ctx.stopReason.replace(/_/g, ' ')}). Write the divergent conclusion: state each position, where they disagree, and what the user should weigh to decide.`
+    : `The agents converged after ${ctx.history.length} round(s)${ctx.decision ? ` (${ctx.decision.reason})` : ''}. Write the agreed final plan.`;
+  return `Request: ${ctx.query}\n\nFinal positions:\n\n${positions}${plan === undefined ? '' : `\n\nLatest plan (JSON):\n${JSON.stringify(plan)}`}\n\n${how}`;
+}
+
+/**
+ * The seed's reporter (seed 001 §1.4, §2.5): the final plan in Markdown with its summary (key
+ * agreements, resolved concerns, remaining uncertainties); after the round limit, the divergent
+ * conclusion (seed 001 §7.2). Validated and repaired like the agents.
+ *
+ * @example
+ * ```ts
+ * import { Deliberation, reporter } from '@tot/core';
+ *
+ * const d = new Deliberation({ agents, host, reporter: reporter({ model }) });
+ * ```
+ */
+export function reporter(options: ReporterOptions): DeliberationReporter {
+  const o = parseOptions(optionsSchema, options, 'reporter');
+  return Object.freeze({
+    id: o.id,
+    async report(ctx: ReporterContext, { signal }: { signal: AbortSignal }): Promise<AgentReply> {
+      const messages: ChatMessage[] = [
+        { role: 'system', content: o.system ?? REPORTER_SYSTEM },
+        { role: 'user', content: reportTurn(ctx) },
+      ];
+      for (let attempt = 0; ; attempt++) {
+        const result = await ctx.generate(o.model, {
+          messages,
+          maxOutputTokens: ctx.maxOutputTokens,
+          responseFormat: { type: 'json' },
+          ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+          tags: { agent: o.id, round: String(ctx.round) },
+        });
+        const text = result.outputs[0] ?? '';
+        try {
+          const r = readReply(text, reportReplySchema);
+          const { content, ...metadata } = r;
+          return { content, outputType: 'report', metadata: { ...metadata, divergent: ctx.divergent } };
+        } catch (error) {
+          if (signal.aborted || attempt >= o.maxRepairs) throw TotError.isInstance(error) ? error : new TotError('INVALID_FORMAT', String(error));
+          messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Your reply could not be used: ${(error as Error).message.slice(0, 500)}\nReply again, in the required format only.` });
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+import type { Embedder } from '../model/embedder.js';
+import type { DeliberationHost, HostContext } from './participant.js';
+import { EmbeddingCache, PositionComparer, positionText } from './similarity/index.js';
+import type { AgentDirective, AgentOutput, ConsensusAnalysis, HostDecision } from './types.js';
+
+/**
+ * Consensus thresholds of one similarity measure (seed 001 §5): above `converge` the agents
+ * converge; above `continue` they continue with focus points; at or below it the host forces
+ * opposition.
+ *
+ * @example
+ * ```ts
+ * import type { ConsensusThresholds } from '@tot/core';
+ *
+ * const seed: ConsensusThresholds = { converge: 0.9, continue: 0.7 };
+ * ```
+ */
+export interface ConsensusThresholds {
+  /** Mean similarity above which the agents converge. */
+  converge: number;
+  /** Mean similarity above which they continue (at or below: force opposition). */
+  continue: number;
+}
+
+/**
+ * Options of {@link similarityHost}.
+ *
+ * @example
+ * ```ts
+ * import type { SimilarityHostOptions } from '@tot/core';
+ *
+ * const options: SimilarityHostOptions = { embedder, thresholds: { converge: 0.9, continue: 0.7 }, stubborn: { selfSimilarity: 0.98, rounds: 2 } };
+ * ```
+ */
+export interface SimilarityHostOptions {
+  /** Turns positions into vectors. Default none: the lexical measure (TF-IDF cosine) answers. */
+  embedder?: Embedder;
+  /** Shared embedding cache (by embedder id and text). Default: one per host. */
+  cache?: EmbeddingCache;
+  /** Thresholds for embedding similarity. Default the seed's `{ converge: 0.9, continue: 0.7 }`. */
+  thresholds?: Partial<ConsensusThresholds>;
+  /**
+   * Thresholds for the lexical fallback, whose scores run lower than embeddings' for the same
+   * agreement. Default `{ converge: 0.6, continue: 0.3 }` (see docs/deliberation.md for how they
+   * were calibrated).
+   */
+  lexicalThresholds?: Partial<ConsensusThresholds>;
+  /** An agent whose position's similarity to its previous one exceeds `selfSimilarity` for `rounds` rounds in a row is ordered to move. Default `{ selfSimilarity: 0.98, rounds: 2 }`; `false` turns it off. */
+  stubborn?: { selfSimilarity?: number; rounds?: number } | false;
+  /** Converge early when consensus moved by at most `epsilon` over `rounds` rounds (seed 001 §9). Default `{ rounds: 2, epsilon: 0.02 }`; `false` turns it off. */
+  plateau?: { rounds?: number; epsilon?: number } | false;
+  /** Who plays devil's advocate on low consensus. Default: of the least similar pair, the more confident agent. */
+  oppositionTarget?: string | ((ctx: HostContext, analysis: ConsensusAnalysis) => string);
+  /** Focus points for a `continue`. Default: the round's critiques' issues and risks, then the least similar pair's unshared reasons (3 at most). */
+  focus?: (ctx: HostContext, analysis: ConsensusAnalysis) => string[];
+}
+
+const thresholds = z.strictObject({ converge: z.number().min(-1).max(1).optional(), continue: z.number().min(-1).max(1).optional() });
+const optionsSchema = z.strictObject({
+  embedder: z.custom<Embedder>((v) => typeof v === 'object' && v !== null && typeof (v as Embedder).id === 'string' && typeof (v as Embedder).embed === 'function', 'expected an Embedder ({ id, embed })').optional(),
+  cache: z.instanceof(EmbeddingCache).optional(),
+  thresholds: thresholds.optional(),
+  lexicalThresholds: thresholds.optional(),
+  stubborn: z.union([z.literal(false), z.strictObject({ selfSimilarity: z.number().min(0).max(1).default(0.98), rounds: z.number().int().min(1).max(20).default(2) })]).default({ selfSimilarity: 0.98, rounds: 2 }),
+  plateau: z.union([z.literal(false), z.strictObject({ rounds: z.number().int().min(1).max(20).default(2), epsilon: z.number().min(0).max(1).default(0.02) })]).default({ rounds: 2, epsilon: 0.02 }),
+  oppositionTarget: z.union([z.string(), fnSchema<(ctx: HostContext, analysis: ConsensusAnalysis) => string>()]).optional(),
+  focus: fnSchema<(ctx: HostContext, analysis: ConsensusAnalysis) => string[]>().optional(),
+});
+
+/** The seed's requirements (§5), in words an agent is given. */
+export const HOST_REQUIREMENTS = Object.freeze({
+  converge: 'List the remaining uncertainties and the worst cases.',
+  forceOpposition: 'Argue only from the opposing side, without citing earlier points.',
+  updateCommand: "Do at least one of these: revise a key assumption, lower your confidence, or point out a flaw in the other side's logic.",
+  avoid: 'repeating earlier arguments',
+});
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const textOf = (o: AgentOutput) => (o.position ? positionText({ conclusion: o.position.conclusion, key_reasons: o.position.keyReasons }) : o.content);
+
+function critiquePoints(outputs: readonly AgentOutput[]): string[] {
+  const points: string[] = [];
+  for (const o of outputs) {
+    const critique = o.metadata.critique as { suggestions?: { issue?: unknown; priority?: unknown }[]; risks?: { risk?: unknown; severity?: unknown }[] } | undefined;
+    if (!critique || typeof critique !== 'object') continue;
+    const rank = (p: unknown) => (p === 'high' ? 0 : p === 'medium' ? 1 : 2);
+    const suggestions = Array.isArray(critique.suggestions) ? [...critique.suggestions].sort((a, b) => rank(a?.priority) - rank(b?.priority)) : [];
+    for (const s of suggestions) if (typeof s?.issue === 'string') points.push(s.issue);
+    const risks = Array.isArray(critique.risks) ? [...critique.risks].sort((a, b) => rank(a?.severity) - rank(b?.severity)) : [];
+    for (const r of risks) if (typeof r?.risk === 'string') points.push(r.risk);
+  }
+  return points;
+}
+
+/**
+ * The seed's host (seed 001 §5): after each round it compares the agents' positions
+ * (`comparePositions`: an embedder's cosine, or TF-IDF cosine of conclusion and key reasons when
+ * there is no embedder or it fails — recorded as `fallback: 'lexical'`) and decides, in this
+ * order: mean similarity above `converge` → converge (the reporter summarises); an agent that
+ * repeats itself (self-similarity above 0.98 for 2 rounds) → `update_command` with the seed's
+ * requirement; consensus that stopped moving (plateau) → converge; at or below `continue` →
+ * force opposition (a devil's advocate); otherwise continue with focus points and constraints.
+ * Only new positions are embedded; pairs already measured are reused.
+ *
+ * @example
+ * ```ts
+ * import { Deliberation, similarityHost } from '@tot/core';
+ *
+ * const host = similarityHost({ embedder, thresholds: { converge: 0.9, continue: 0.7 } });
+ * const d = new Deliberation({ agents, host, reporter: reporter({ model }) });
+ * ```
+ */
+export function similarityHost(options: SimilarityHostOptions = {}): DeliberationHost & { readonly comparer: PositionComparer } {
+  const o = parseOptions(optionsSchema, options, 'similarityHost');
+  const comparer = new PositionComparer({ ...(o.embedder ? { embedder: o.embedder } : {}), ...(o.cache ? { cache: o.cache } : {}) });
+  const embedding: ConsensusThresholds = { converge: o.thresholds?.converge ?? 0.9, continue: o.thresholds?.continue ?? 0.7 };
+  const lexical: ConsensusThresholds = { converge: o.lexicalThresholds?.converge ?? 0.6, continue: o.lexicalThresholds?.continue ?? 0.3 };
+  const targetOption = o.oppositionTarget as SimilarityHostOptions['oppositionTarget'];
+  const focusOption = o.focus as SimilarityHostOptions['focus'];
+
+  /** Each agent's outputs that were not stale, by round. */
+  const freshBy = (ctx: HostContext, agentId: string): Map<number, AgentOutput> => {
+    const by = new Map<number, AgentOutput>();
+    for (const r of ctx.history) for (const out of r.outputs) if (out.agentId === agentId && !out.stale) by.set(r.round, out);
+    for (const out of ctx.outputs) if (out.agentId === agentId && !out.stale) by.set(ctx.round, out);
+    return by;
+  };
+
+  return Object.freeze({
+    id: 'host',
+    comparer,
+    async decide(ctx: HostContext, { signal }: { signal: AbortSignal }): Promise<HostDecision> {
+      const outputs = ctx.outputs;
+      const everyone = [...ctx.agents];
+      const remaining = ctx.maxRounds - ctx.round;
+      if (outputs.length === 0) {
+        return { action: 'continue', reason: 'no agent gave a position this round', nextAgents: everyone, constraints: { mustAddress: [], avoid: [] }, directives: [] };
+      }
+      const comparison = await comparer.compare(outputs.map(textOf), { signal });
+      const backend = comparison.backend;
+      const limits = backend === 'embedding' ? embedding : lexical;
+      const ids = outputs.map((x) => x.agentId);
+
+      // Self-similarity: each agent's position against its own previous one, round by round.
+      const selfSimilarity: Record<string, number> = {};
+      const stubbornAgents: string[] = [];
+      if (o.stubborn !== false) {
+        for (const id of new Set(ids)) {
+          const by = freshBy(ctx, id);
+          let streak = 0;
+          for (let r = ctx.round; r > 1 && streak < o.stubborn.rounds; r--) {
+            const now = by.get(r);
+            const before = by.get(r - 1);
+            if (!now || !before) break;
+            const { similarity } = await comparer.similarity(textOf(before), textOf(now), { signal });
+            if (r === ctx.round) selfSimilarity[id] = round3(similarity);
+            if (similarity > o.stubborn.selfSimilarity) streak += 1;
+            else break;
+          }
+          if (streak >= o.stubborn.rounds) stubbornAgents.push(id);
+        }
+      }
+
+      const pair = comparison.mostDifferentPair;
+      const analysis: ConsensusAnalysis = {
+        consensusLevel: round3(comparison.meanSimilarity),
+        similarityMatrix: comparison.similarityMatrix.map((row) => row.map(round3)),
+        ...(pair ? { mostDifferentPair: [ids[pair[0]]!, ids[pair[1]]!] as [string, string] } : {}),
+        stubbornAgents,
+        selfSimilarity,
+        backend,
+        ...(comparison.fallback ? { fallback: comparison.fallback } : {}),
+        ...(comparison.fallbackError ? { fallbackError: comparison.fallbackError } : {}),
+      };
+      const level = analysis.consensusLevel;
+      const measured = `${backend === 'embedding' ? 'similarity' : 'lexical similarity'} ${level.toFixed(2)}`;
+      const decision = (action: HostDecision['action'], reason: string, rest: Partial<HostDecision> = {}): HostDecision => ({
+        action,
+        reason,
+        nextAgents: action === 'converge' || action === 'terminate' ? [] : everyone,
+        constraints: { mustAddress: [], avoid: [] },
+        directives: [],
+        analysis,
+        ...rest,
+      });
+
+      if (level > limits.converge) {
+        return decision('converge', `${measured} > ${limits.converge}: converging`, { metadata: { instructions: { to_all_agents: HOST_REQUIREMENTS.converge, next_step: 'reporter_summary' } } });
+      }
+      if (stubbornAgents.length > 0) {
+        const directives: AgentDirective[] = stubbornAgents.map((agentId) => ({
+          agentId,
+          requirement: HOST_REQUIREMENTS.updateCommand,
+          reason: `self-similarity above ${o.stubborn === false ? '' : o.stubborn.selfSimilarity} for ${o.stubborn === false ? '' : o.stubborn.rounds} rounds in a row`,
+        }));
+        return decision('update_command', `${stubbornAgents.join(', ')} repeated ${stubbornAgents.length === 1 ? 'its' : 'their'} position; ${measured}`, {
+          directives,
+          constraints: { mustAddress: [], avoid: [HOST_REQUIREMENTS.avoid] },
+        });
+      }
+      if (o.plateau !== false) {
+        const trend = [...ctx.consensusTrend, level];
+        const window = trend.slice(-(o.plateau.rounds + 1));
+        if (window.length === o.plateau.rounds + 1 && Math.max(...window) - Math.min(...window) <= o.plateau.epsilon) {
+          return decision('converge', `consensus stayed within ${o.plateau.epsilon} for ${o.plateau.rounds} rounds (${measured}): converging early`, { plateau: true });
+        }
+      }
+      if (level <= limits.continue) {
+        const target = typeof targetOption === 'string' ? targetOption : typeof targetOption === 'function' ? targetOption(ctx, analysis) : defaultTarget(outputs, pair);
+        return decision('force_opposition', `${measured} <= ${limits.continue}: forcing opposition`, {
+          directives: [{ agentId: target, role: 'devils_advocate', requirement: HOST_REQUIREMENTS.forceOpposition }],
+          metadata: { instructions: { role: 'devils_advocate', requirement: HOST_REQUIREMENTS.forceOpposition, target } },
+        });
+      }
+      const focus = (focusOption ? focusOption(ctx, analysis) : defaultFocus(outputs, pair)).slice(0, 3);
+      return decision('continue', `${limits.continue} < ${measured} <= ${limits.converge}: continuing`, {
+        constraints: { mustAddress: focus, avoid: [HOST_REQUIREMENTS.avoid] },
+        metadata: { instructions: { to_agents: everyone, focus_on: focus, rounds_remaining: remaining } },
+      });
+    },
+  });
+}
+
+function defaultTarget(outputs: readonly AgentOutput[], pair: [number, number] | null): string {
+  if (!pair) return outputs[0]!.agentId;
+  const [a, b] = [outputs[pair[0]]!, outputs[pair[1]]!];
+  return (b.position?.confidence ?? 0) > (a.position?.confidence ?? 0) ? b.agentId : a.agentId;
+}
+
+function defaultFocus(outputs: readonly AgentOutput[], pair: [number, number] | null): string[] {
+  const points = critiquePoints(outputs);
+  if (pair) {
+    const [a, b] = [outputs[pair[0]]!, outputs[pair[1]]!];
+    const norm = (s: string) => s.toLowerCase().trim();
+    const ra = new Set((a.position?.keyReasons ?? []).map(norm));
+    const rb = new Set((b.position?.keyReasons ?? []).map(norm));
+    for (const r of a.position?.keyReasons ?? []) if (!rb.has(norm(r))) points.push(r);
+    for (const r of b.position?.keyReasons ?? []) if (!ra.has(norm(r))) points.push(r);
+  }
+  return [...new Set(points)];
+}

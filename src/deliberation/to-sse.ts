@@ -1,0 +1,86 @@
+import type { DeliberationEvent } from './deliberation-events.js';
+import { outputToProtocol } from './protocol.js';
+
+/** The seed's SSE message for an event, or nothing for events the protocol does not show. */
+function message(e: DeliberationEvent): Record<string, unknown> | undefined {
+  switch (e.type) {
+    case 'agent.output': {
+      const wire = outputToProtocol(e.output);
+      return { type: 'agent_output', agent: e.output.agentId, round: e.round, content: e.output.content, output_type: e.output.outputType, metadata: wire.metadata };
+    }
+    case 'agent.skipped':
+      return { type: 'agent_error', error: e.reason, agent: e.agentId, round: e.round, action: 'skip_agent', fallback: e.reused ? 'previous_output' : 'none', message: e.error.message };
+    case 'host.decision':
+      return {
+        type: 'host_decision',
+        round: e.round,
+        action: e.decision.action,
+        reason: e.decision.reason,
+        next_agents: e.decision.nextAgents,
+        ...(e.decision.analysis ? { consensus_level: e.decision.analysis.consensusLevel } : {}),
+      };
+    case 'report':
+      return { type: 'final_report', agent: e.output.agentId, content: e.output.content, plan: e.output.metadata.final_plan ?? null, divergent: e.divergent };
+    case 'run.finished': {
+      const normal = ['converged', 'plateau', 'terminated', 'max_rounds_reached'].includes(e.stopReason);
+      return normal ? undefined : { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A deliberation's events as the seed's server-sent events (seed 001 §6.1): `data: {"type":
+ * "agent_output", …}`, `host_decision`, `final_report` (and `agent_error` for a skipped agent,
+ * `error` when the run stopped abnormally), then `data: [DONE]`. A web `ReadableStream` of UTF-8
+ * bytes: return it from a fetch handler or hono (`new Response(stream, { headers: {
+ * 'content-type': 'text/event-stream' } })`), or pipe it to a node:http response. Cancelling the
+ * stream (a client that disconnects) closes the events, which aborts a run started by
+ * `Deliberation.stream(query)`.
+ *
+ * @example
+ * ```ts
+ * import { toSSE } from '@tot/core';
+ *
+ * export default {
+ *   fetch: (req: Request) => new Response(toSSE(debate.stream('Help me plan three months of IELTS preparation')), { headers: { 'content-type': 'text/event-stream' } }),
+ * };
+ * ```
+ */
+export function toSSE(events: AsyncIterable<DeliberationEvent>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = events[Symbol.asyncIterator]();
+  let ended = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (ended) return;
+      try {
+        for (;;) {
+          const step = await iterator.next();
+          if (step.done) {
+            ended = true;
+            controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+            controller.close();
+            return;
+          }
+          const m = message(step.value);
+          if (m) {
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(m)}\n\n`));
+            return;
+          }
+        }
+      } catch (error) {
+        ended = true;
+        const e = error as { code?: unknown; message?: unknown };
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ type: 'error', code: typeof e?.code === 'string' ? e.code : 'INTERNAL', message: typeof e?.message === 'string' ? e.message : String(error) })}\n\n`));
+        controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+        controller.close();
+      }
+    },
+    async cancel() {
+      ended = true;
+      await iterator.return?.();
+    },
+  });
+}
