@@ -121,7 +121,8 @@ const optionsSchema = z
 
 const runSchema = z.strictObject(runOptionsShape);
 const resumeSchema = z.strictObject(resumeOptionsShape);
-const querySchema = z.string().trim().min(1, 'give the question to deliberate').max(100_000);
+// Not trimmed: the query is quoted into prompts as given (a topic's trailing space is part of it).
+const querySchema = z.string().max(100_000).refine((q) => q.trim() !== '', 'give the question to deliberate');
 
 type Parsed = z.output<typeof optionsSchema>;
 
