@@ -190,9 +190,9 @@ describe('Deliberation: recording and resume', () => {
     const uninterrupted = echoModel();
     const reference = await debate(uninterrupted).run('Q?');
     const store = new InMemoryEventStore();
-    // The process dies after 20 events: in round 2.
+    // The process dies after 14 events: in round 2, after its first agent spoke.
     await debate(echoModel())
-      .run('Q?', { store: dyingStore(store, 20), runId: 'd1' })
+      .run('Q?', { store: dyingStore(store, 14), runId: 'd1' })
       .catch(() => undefined);
     const logged = await collect(store.readStream('d1'));
     expect(logged.some((e) => e.type === 'run.finished')).toBe(false);
