@@ -261,7 +261,25 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
    * ```
    */
   override stream(query: string, options?: DeliberationRunOptions): AsyncIterableIterator<DeliberationEvent>;
+  /**
+   * The events of a run in progress (or the next to start), as on every runner.
+   *
+   * @example
+   * ```ts
+   * const done = d.run('Help me plan three months of IELTS preparation');
+   * for await (const e of d.stream()) if (e.type === 'host.decision') console.log(e.decision.action);
+   * await done;
+   * ```
+   */
   override stream(options?: StreamOptions<DeliberationEvent>): AsyncIterableIterator<DeliberationEvent>;
+  /**
+   * Starts a deliberation and streams its events, or follows a run in progress (see the overloads).
+   *
+   * @example
+   * ```ts
+   * const sse = toSSE(d.stream('Help me plan three months of IELTS preparation'));
+   * ```
+   */
   override stream(query?: string | StreamOptions<DeliberationEvent>, options: DeliberationRunOptions = {}): AsyncIterableIterator<DeliberationEvent> {
     if (typeof query !== 'string') return super.stream(query);
     const o = parseOptions(z.strictObject({ ...runOptionsShape, signal: signalSchema }), options, 'Deliberation.stream');

@@ -120,7 +120,8 @@ export function llmAgent(options: LlmAgentOptions): DeliberationAgent {
         for (let calls = 0; o.maxToolCalls > 0 && ctx.tools.length > 0 && calls < o.maxToolCalls; calls++) {
           const request = parseToolRequest(reply);
           if (!request) break;
-          const result = await runToolCall(ctx.tools, request, { signal });
+          // The seed's tool output (§3): { success, data } or { success: false, error }.
+          const { tool: _tool, ...result } = await runToolCall(ctx.tools, request, { signal });
           reply = await ask(JSON.stringify(result));
         }
         return reply;

@@ -69,7 +69,16 @@ const optionsSchema = z.strictObject({
   focus: fnSchema<(ctx: HostContext, analysis: ConsensusAnalysis) => string[]>().optional(),
 });
 
-/** The seed's requirements (§5), in words an agent is given. */
+/**
+ * The seed's requirements (seed 001 §5), in the words the similarity host gives agents.
+ *
+ * @example
+ * ```ts
+ * import { HOST_REQUIREMENTS } from '@tot/core';
+ *
+ * const isUpdateCommand = (requirement: string) => requirement === HOST_REQUIREMENTS.updateCommand;
+ * ```
+ */
 export const HOST_REQUIREMENTS = Object.freeze({
   converge: 'List the remaining uncertainties and the worst cases.',
   forceOpposition: 'Argue only from the opposing side, without citing earlier points.',
@@ -135,8 +144,9 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
       const outputs = ctx.outputs;
       const everyone = [...ctx.agents];
       const remaining = ctx.maxRounds - ctx.round;
-      if (outputs.length === 0) {
-        return { action: 'continue', reason: 'no agent gave a position this round', nextAgents: everyone, constraints: { mustAddress: [], avoid: [] }, directives: [] };
+      // One position agrees with itself: that is no consensus, so nothing is measured.
+      if (outputs.length < 2) {
+        return { action: 'continue', reason: outputs.length === 0 ? 'no agent gave a position this round' : 'only one position this round: nothing to compare', nextAgents: everyone, constraints: { mustAddress: [], avoid: [] }, directives: [] };
       }
       const comparison = await comparer.compare(outputs.map(textOf), { signal });
       const backend = comparison.backend;

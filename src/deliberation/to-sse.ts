@@ -17,6 +17,8 @@ function message(e: DeliberationEvent): Record<string, unknown> | undefined {
         action: e.decision.action,
         reason: e.decision.reason,
         next_agents: e.decision.nextAgents,
+        constraints: { must_address: e.decision.constraints.mustAddress, avoid: e.decision.constraints.avoid },
+        ...(e.decision.directives.length > 0 ? { directives: e.decision.directives.map((d) => ({ target_agent: d.agentId, ...(d.role ? { role: d.role } : {}), requirement: d.requirement })) } : {}),
         ...(e.decision.analysis ? { consensus_level: e.decision.analysis.consensusLevel } : {}),
       };
     case 'report':
@@ -58,6 +60,8 @@ export function toSSE(events: AsyncIterable<DeliberationEvent>): ReadableStream<
       try {
         for (;;) {
           const step = await iterator.next();
+          // Cancelled while waiting: the stream is closed, nothing more may be written.
+          if (ended) return;
           if (step.done) {
             ended = true;
             controller.enqueue(encoder.encode('data: [DONE]\n\n'));
@@ -71,6 +75,7 @@ export function toSSE(events: AsyncIterable<DeliberationEvent>): ReadableStream<
           }
         }
       } catch (error) {
+        if (ended) return;
         ended = true;
         const e = error as { code?: unknown; message?: unknown };
         controller.enqueue(encoder.encode(`data: ${JSON.stringify({ type: 'error', code: typeof e?.code === 'string' ? e.code : 'INTERNAL', message: typeof e?.message === 'string' ? e.message : String(error) })}\n\n`));

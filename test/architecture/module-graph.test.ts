@@ -79,15 +79,16 @@ describe('the module graph (DESIGN §2)', () => {
   });
 
   it('puts the run kernel under the runners, never the reverse', () => {
-    for (const runner of ['search', 'fractal', 'cot', 'solve', 'graph']) expect(reach(edges, 'run'), runner).not.toContain(runner);
+    for (const runner of ['search', 'fractal', 'cot', 'solve', 'graph', 'got', 'deliberation']) expect(reach(edges, 'run'), runner).not.toContain(runner);
     expect(reach(edges, 'events')).not.toContain('run');
   });
 
   it('never lets a runner import another (solve is the seed-000 pipeline on search)', () => {
-    const runners = ['search', 'fractal', 'cot', 'graph'];
+    const runners = ['search', 'fractal', 'cot', 'graph', 'deliberation'];
     for (const a of runners) for (const b of runners) if (a !== b) expect(edges.get(a), `${a} → ${b}`).not.toContain(b);
-    for (const other of ['fractal', 'cot', 'graph']) expect(edges.get('solve')).not.toContain(other);
+    for (const other of ['fractal', 'cot', 'graph', 'deliberation']) expect(edges.get('solve')).not.toContain(other);
     expect(edges.has('graph'), 'the graph runner is in the module graph').toBe(true);
+    expect(edges.has('deliberation'), 'the deliberation runner is in the module graph').toBe(true);
   });
 
   it('keeps adapters on top: nothing imports sqlite, postgres, ai-sdk, openai or testing', () => {

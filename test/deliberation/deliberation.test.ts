@@ -179,7 +179,7 @@ describe('Deliberation: tools (seed 001 §3)', () => {
     const out = r.rounds[0]!.outputs[0]!;
     expect(out.content).toBe('The exam is on 2025-12-21.');
     expect(out.transcript).toHaveLength(2);
-    expect(JSON.parse(out.transcript![1]!.user)).toEqual({ tool: 'calculate_date', success: true, data: { result_date: '2025-12-21', weekday: 'Sunday' } });
+    expect(JSON.parse(out.transcript![1]!.user)).toEqual({ success: true, data: { result_date: '2025-12-21', weekday: 'Sunday' } });
   });
 });
 

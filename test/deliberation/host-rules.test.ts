@@ -117,4 +117,15 @@ describe('similarityHost: the seed\'s decision rules (seed 001 §5)', () => {
     await d.run('plan');
     expect(embedder.asked).toEqual([['A', 'B'], ['B2']]);
   });
+
+  it('does not call one position a consensus: with a single position it continues and measures nothing', async () => {
+    const failing = { id: 'critic', respond: () => Promise.reject(new Error('unreadable reply')) };
+    const { d, reporter } = debate([scriptedAgent('planner', ['A']), failing], angleEmbedder({ A: 0 }), { maxRounds: 2 });
+    const r = await d.run('plan');
+    expect(r.rounds.map((x) => x.hostDecision!.action)).toEqual(['continue', 'continue']);
+    expect(r.rounds[0]!.hostDecision!.analysis).toBeUndefined();
+    expect(r.consensusTrend).toEqual([]);
+    expect(r.stopReason).toBe('max_rounds_reached');
+    expect(reporter.calls[0]!.divergent).toBe(true);
+  });
 });

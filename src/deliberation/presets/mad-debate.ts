@@ -45,7 +45,16 @@ export interface MadPrompts {
   judgeDecision: PromptTemplate;
 }
 
-/** The library's own prompts for {@link madDebate}: a debate on any question. */
+/**
+ * The library's own prompts for {@link madDebate}: a debate on any question.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAD_PROMPTS, madDebate } from '@tot/core';
+ *
+ * const debate = madDebate({ model, prompts: { affirmativeOpening: [...DEFAULT_MAD_PROMPTS.affirmativeOpening, 'Now restate it in one sentence.'] } });
+ * ```
+ */
 export const DEFAULT_MAD_PROMPTS: MadPrompts = Object.freeze({
   debaterSystem: 'You take part in a debate. You need not agree with the other side: the aim is to find the correct answer.\nThe question of the debate: {{topic}}',
   affirmativeOpening: ['Give your answer to the question, with your reasons.'],

@@ -39,7 +39,16 @@ export interface SocietyOfMindOptions {
   agentTimeoutMs?: number;
 }
 
-/** The library's turns for {@link societyOfMind}. */
+/**
+ * The library's turns for {@link societyOfMind}: the question, then the others' answers.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SOCIETY_PROMPTS } from '@tot/core';
+ *
+ * DEFAULT_SOCIETY_PROMPTS.debate; // "These are the other agents' latest answers…"
+ * ```
+ */
 export const DEFAULT_SOCIETY_PROMPTS = Object.freeze({
   question: '{{query}}',
   debate: "These are the other agents' latest answers to the question:\n\n{{others}}\n\nUsing their reasoning as additional information, give your updated answer to the question: {{query}}",

@@ -5,7 +5,16 @@ import { debateTurn } from './debate-turn.js';
 import { roleOptionsSchema, type RoleAgentOptions } from './planner.js';
 import { criticReplySchema, readReply, toPosition } from './wire-schemas.js';
 
-/** The critic's system message: its task and the seed's output format (seed 001 §2.3). */
+/**
+ * The critic's system message: its task and the seed's output format (seed 001 §2.3).
+ *
+ * @example
+ * ```ts
+ * import { critic, CRITIC_SYSTEM } from '@tot/core';
+ *
+ * const agent = critic({ model, system: `${CRITIC_SYSTEM}\nBe strict about time estimates.` });
+ * ```
+ */
 export const CRITIC_SYSTEM = `You are the critic of a team of agents. You find the risks, weak assumptions and gaps in the plans others propose, check whether they are feasible, realistic and complete, and suggest fixes.
 Reply with one JSON object only, in this form:
 {"content": "your critique in a few sentences, for the user",

@@ -38,7 +38,17 @@ export const roleOptionsSchema = z.strictObject({
   maxRepairs: z.number().int().min(0).max(5).default(1),
 });
 
-/** The planner's system message: its task and the seed's output format (seed 001 §2.2). */
+/**
+ * The planner's system message: its task and the seed's output format (seed 001 §2.2). Extend it
+ * rather than replace it, or keep the format in yours.
+ *
+ * @example
+ * ```ts
+ * import { planner, PLANNER_SYSTEM } from '@tot/core';
+ *
+ * const agent = planner({ model, system: `${PLANNER_SYSTEM}\nPlan in weeks, never in days.` });
+ * ```
+ */
 export const PLANNER_SYSTEM = `You are the planner of a team of agents. You turn the user's goal into a structured plan, with tasks, time estimates and deadlines, and you revise it when others point out problems.
 Reply with one JSON object only, in this form:
 {"content": "your plan in a few sentences, for the user",

@@ -38,7 +38,16 @@ const optionsSchema = z.strictObject({
   maxRepairs: z.number().int().min(0).max(5).default(1),
 });
 
-/** The reporter's system message and the seed's report format (seed 001 §2.5). */
+/**
+ * The reporter's system message and the seed's report format (seed 001 §2.5).
+ *
+ * @example
+ * ```ts
+ * import { reporter, REPORTER_SYSTEM } from '@tot/core';
+ *
+ * const r = reporter({ model, system: `${REPORTER_SYSTEM}\nWrite for a beginner.` });
+ * ```
+ */
 export const REPORTER_SYSTEM = `You are the reporter of a team of agents. You turn the outcome of their discussion into a clear final plan for the user, in Markdown, and summarise what they agreed, which concerns were resolved and what remains uncertain.
 Reply with one JSON object only, in this form:
 {"content": "# Title\\n\\nthe final plan in Markdown, for the user",
