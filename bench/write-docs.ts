@@ -325,5 +325,28 @@ const gotEngine = `
 The \`addThought\` figures include the checkpoint every 100 events, which serializes the whole session.
 Folding the same ${n(ge.restore.events)} events without a checkpoint takes ${ge.restore.fromEventsMedianMs} ms.
 `;
-writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine);
+const dl = results('deliberation');
+const mad = results('mad-replay');
+const deliberation = `
+## Deliberation (\`npm run bench:deliberation\`, \`npm run bench:mad\`)
+
+| measure | median | target |
+| --- | --- | --- |
+| framework time per round, ${dl.overhead.agents} LLM agents on a model that answers at once, ${dl.overhead.rounds} rounds, similarity host (lexical) | **${dl.overhead.medianMicrosPerRoundSimilarityHost} µs**${met(dl.overhead.medianMicrosPerRoundSimilarityHost <= dl.overhead.targetMicros)} | ≤ ${dl.overhead.targetMicros} µs |
+| the same with a host that decides without measuring | ${dl.overhead.medianMicrosPerRoundPlainHost} µs | |
+| \`PositionComparer\` lexical, ${dl.lexicalCompare.agents} agents × ${dl.lexicalCompare.rounds} rounds (each round's matrix and every self-similarity), incremental | **${dl.lexicalCompare.medianMsTotal} ms** in all${met(dl.lexicalCompare.medianMsTotal <= dl.lexicalCompare.targetMs)} | ≤ ${dl.lexicalCompare.targetMs} ms |
+
+The embedding cache over a ${dl.embeddingCache.rounds}-round debate of 4 agents whose positions settle after round 3:
+${dl.embeddingCache.textsEmbedded} texts embedded for ${dl.embeddingCache.positions} positions, hit rate **${dl.embeddingCache.hitRate}** (${dl.embeddingCache.hits} hits, ${dl.embeddingCache.misses} misses; the
+self-similarities look up the previous round's vectors).
+
+Lexical calibration on ${dl.lexicalCalibration.pairs} hand-labelled position pairs: label medians ${dl.lexicalCalibration.byLabel.agree.median} (agree),
+${dl.lexicalCalibration.byLabel.partial.median} (partial), ${dl.lexicalCalibration.byLabel.disagree.median} (disagree); the best thresholds (${dl.lexicalCalibration.thresholds.converge} / ${dl.lexicalCalibration.thresholds.continue}) label ${dl.lexicalCalibration.accuracy} of
+them correctly, the same search on shuffled labels ${dl.lexicalCalibration.shuffledLabels.medianAccuracy} (median of ${dl.lexicalCalibration.shuffledLabels.runs}): no signal, hence the
+lexical defaults of [Deliberation](deliberation.md#thresholds-per-backend).
+
+MAD replay (${mad.debates} recorded debates): ${mad.stopRoundMatches} stop in the recorded round, ${mad.finalMatches} with the recorded answer
+(${mad.moderatorStops} by the moderator, ${mad.judgeDecisions} by the judge), ${mad.replayMisses} requests that were no recorded conversation; ${mad.wallMs} ms.
+`;
+writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine + deliberation);
 console.log('docs/benchmarks.md written');

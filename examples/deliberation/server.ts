@@ -10,6 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { createRunId, planningDebate, toSSE, type DeliberationStopReason, type LanguageModel } from '@tot/core';
 import { ieltsModel } from './ielts-model.js';
 
+/**
+ * No embedder here, so the host measures lexically, whose defaults converge only on near-identical
+ * positions. The scripted agents converge by adopting each other's wording, which TF-IDF does see:
+ * these thresholds fit the scenario. Give a real deployment an embedder instead.
+ */
+export const SCENARIO_THRESHOLDS = { converge: 0.6, continue: 0.3 };
+
 export interface DeliberationServerOptions {
   /** Default 0: any free port. */
   port?: number;
@@ -128,7 +135,7 @@ export async function startDeliberationServer(options: DeliberationServerOptions
 
   const deliberate = (res: ServerResponse, message: string): Promise<RunOutcome> => {
     // One deliberation per request: the host's state (similarity cache, stubbornness) is the run's own.
-    const d = planningDebate({ model, ...(options.now ? { now: options.now } : {}), ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+    const d = planningDebate({ model, host: { lexicalThresholds: SCENARIO_THRESHOLDS }, ...(options.now ? { now: options.now } : {}), ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
     const runId = createRunId();
     // The SSE stream shows no event for a normal end, and none at all once the client is gone:
     // the outcome is read from the run's own run.finished event.

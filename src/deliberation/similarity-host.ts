@@ -42,9 +42,12 @@ export interface SimilarityHostOptions {
   /** Thresholds for embedding similarity. Default the seed's `{ converge: 0.9, continue: 0.7 }`. */
   thresholds?: Partial<ConsensusThresholds>;
   /**
-   * Thresholds for the lexical fallback, whose scores run lower than embeddings' for the same
-   * agreement. Default `{ converge: 0.6, continue: 0.3 }` (see docs/deliberation.md for how they
-   * were calibrated).
+   * Thresholds for the lexical measure (no embedder, or it failed). Default `{ converge: 0.9,
+   * continue: 0 }`: TF-IDF does not tell paraphrased agreement from disagreement on the same topic
+   * (on the library's labelled calibration set it labels no better than chance), so without an
+   * embedder the host converges only on near-identical positions and forces opposition only on
+   * positions with no term in common; otherwise it continues, and a plateau or the round limit
+   * ends the debate. See docs/deliberation.md ("Thresholds per backend").
    */
   lexicalThresholds?: Partial<ConsensusThresholds>;
   /** An agent whose position's similarity to its previous one exceeds `selfSimilarity` for `rounds` rounds in a row is ordered to move. Default `{ selfSimilarity: 0.98, rounds: 2 }`; `false` turns it off. */
@@ -125,7 +128,7 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
   const o = parseOptions(optionsSchema, options, 'similarityHost');
   const comparer = new PositionComparer({ ...(o.embedder ? { embedder: o.embedder } : {}), ...(o.cache ? { cache: o.cache } : {}) });
   const embedding: ConsensusThresholds = { converge: o.thresholds?.converge ?? 0.9, continue: o.thresholds?.continue ?? 0.7 };
-  const lexical: ConsensusThresholds = { converge: o.lexicalThresholds?.converge ?? 0.6, continue: o.lexicalThresholds?.continue ?? 0.3 };
+  const lexical: ConsensusThresholds = { converge: o.lexicalThresholds?.converge ?? 0.9, continue: o.lexicalThresholds?.continue ?? 0 };
   const targetOption = o.oppositionTarget as SimilarityHostOptions['oppositionTarget'];
   const focusOption = o.focus as SimilarityHostOptions['focus'];
 

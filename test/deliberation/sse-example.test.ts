@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { planningDebate, type GenerateRequest, type LanguageModel } from '@tot/core';
 import { withLatency } from '@tot/core/testing';
 import { ieltsModel } from '../../examples/deliberation/ielts-model.js';
-import { startDeliberationServer, type DeliberationServer } from '../../examples/deliberation/server.js';
+import { SCENARIO_THRESHOLDS, startDeliberationServer, type DeliberationServer } from '../../examples/deliberation/server.js';
 
 const QUERY = 'Help me plan three months of IELTS preparation';
 const SEED_REQUEST = JSON.stringify({ message: QUERY, mode: 'multi_agent' });
@@ -115,15 +115,16 @@ describe('examples/deliberation: the SSE server', () => {
 
 describe('examples/deliberation: the IELTS model', () => {
   it('is worded so the lexical host continues after round 1 and converges after round 2', async () => {
-    const r = await planningDebate({ model: ieltsModel() }).run(QUERY);
+    const r = await planningDebate({ model: ieltsModel(), host: { lexicalThresholds: SCENARIO_THRESHOLDS } }).run(QUERY);
 
     expect(r.errors).toEqual([]);
     expect(r.rounds.map((round) => round.hostDecision?.action)).toEqual(['continue', 'converge']);
     const [first, second] = r.consensusTrend;
-    // The default lexical thresholds: continue above 0.3, converge above 0.6.
+    // The example's lexical thresholds: continue above 0.3, converge above 0.6.
     expect(first).toBeGreaterThan(0.3);
     expect(first).toBeLessThanOrEqual(0.6);
     expect(second).toBeGreaterThan(0.6);
+    expect(SCENARIO_THRESHOLDS).toEqual({ converge: 0.6, continue: 0.3 });
     expect(r.rounds.every((round) => round.hostDecision?.analysis?.backend === 'lexical')).toBe(true);
   });
 });
