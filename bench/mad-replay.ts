@@ -48,3 +48,5 @@ const result = { ...summary, debates: summary.debates + unreadable };
 mkdirSync(`${benchDir}/results`, { recursive: true });
 writeFileSync(`${benchDir}/results/mad-replay.json`, `${JSON.stringify(result, null, 2)}\n`);
 console.log(JSON.stringify(result));
+// A debate that did not replay as recorded fails the command.
+if (result.stopRoundMatches !== result.debates || result.finalMatches !== result.debates || result.replayMisses > 0) process.exitCode = 1;

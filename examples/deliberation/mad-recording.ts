@@ -46,25 +46,52 @@ export function parseMadRecording(text: string, name: string): MadRecording {
 
 const replaceAll = (text: string, find: string, by: string) => (find === '' ? text : text.split(find).join(by));
 
-/** Ordinal-free template: the moderator's turn of round 1 with the word that names the round made a placeholder. */
-function roundWord(first: string, second: string | undefined): string {
-  if (second === undefined) return replaceAll(first, 'first', '{{round}}');
+/**
+ * `text` with each of `parts` (in order, each found after the previous one) replaced by its
+ * placeholder; undefined when one is empty or not there. Found by position rather than replaced
+ * everywhere: an argument may quote the one before it.
+ */
+function cut(text: string, parts: readonly [value: string, placeholder: string][], lenient = false): string | undefined {
+  let out = '';
+  let from = 0;
+  for (const [value, placeholder] of parts) {
+    if (value === '') {
+      // An empty argument cannot be found; where its placeholder goes changes nothing in this
+      // recording's text, so a template that is only used for it may put it anywhere.
+      if (!lenient) return undefined;
+      out += placeholder;
+      continue;
+    }
+    const at = text.indexOf(value, from);
+    if (at === -1) return undefined;
+    out += text.slice(from, at) + placeholder;
+    from = at + value.length;
+  }
+  return out + text.slice(from);
+}
+
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+
+/** The round's word made a placeholder: where two rounds' turns differ, or the ordinal when only one round is usable. */
+function roundWord(first: { n: number; text: string }, second: { n: number; text: string } | undefined): string {
+  if (second === undefined) return replaceAll(first.text, ORDINALS[first.n - 1] ?? `round ${first.n}`, '{{round}}');
+  const [a, b] = [first.text, second.text];
   let start = 0;
-  while (start < first.length && first[start] === second[start]) start++;
+  while (start < a.length && a[start] === b[start]) start++;
   let end = 0;
-  while (end < first.length - start && first[first.length - 1 - end] === second[second.length - 1 - end]) end++;
+  while (end < a.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
   // Widen to whole words: "first"/"second" share no letters at the edges, but "fourth"/"fifth" do.
-  while (start > 0 && /\w/.test(first[start - 1]!)) start--;
-  while (end > 0 && /\w/.test(first[first.length - end]!)) end--;
-  return `${first.slice(0, start)}{{round}}${first.slice(first.length - end)}`;
+  while (start > 0 && /\w/.test(a[start - 1]!)) start--;
+  while (end > 0 && /\w/.test(a[a.length - end]!)) end--;
+  return `${a.slice(0, start)}{{round}}${a.slice(a.length - end)}`;
 }
 
 /**
  * The prompts the debate was run with. The affirmative's round-1 argument is its reply that the
  * negative's first turn quotes; the user turns before it are its opening. Templates put
- * `{{affirmative}}`, `{{negative}}`, `{{opponent}}` where the recorded turns quote the arguments,
- * `{{round}}` where the moderator's turns differ from round to round, and `{{topic}}` where they
- * quote the source.
+ * `{{affirmative}}`, `{{negative}}`, `{{opponent}}` where the recorded turns quote the arguments
+ * (each from a round whose arguments are not empty), `{{round}}` where the moderator's turns differ
+ * from round to round, and `{{topic}}` where they quote the source.
  */
 export function recordedPrompts(r: MadRecording): Partial<MadPrompts> {
   const aff = r.players['Affirmative side']!;
@@ -72,26 +99,63 @@ export function recordedPrompts(r: MadRecording): Partial<MadPrompts> {
   const mod = r.players.Moderator!;
   const judge = r.players.Judge;
   const negFirst = neg[1]?.content ?? '';
-  // The affirmative's round-1 argument: the longest of its replies that the negative's first turn quotes.
-  let k = -1;
-  for (let i = 2; i < aff.length; i += 2) if (aff[i]!.role === 'assistant' && negFirst.includes(aff[i]!.content) && (k === -1 || aff[i]!.content.length >= aff[k]!.content.length)) k = i;
-  if (k === -1) throw new Error(`${r.name}: the negative's first turn quotes none of the affirmative's replies`);
+  // The affirmative's round-1 argument is its reply to the last opening turn: it replies once per
+  // opening turn and once in each later round the moderator judged, so the structure says which.
+  const replies = aff.filter((m) => m.role === 'assistant').length;
+  const opening = replies - (r.moderatorRounds - 1);
+  const k = 2 * opening;
+  if (opening < 1 || aff[k]?.role !== 'assistant') throw new Error(`${r.name}: the affirmative's conversation does not have the rounds the moderator judged`);
+  if (aff[k]!.content !== '' && !negFirst.includes(aff[k]!.content)) throw new Error(`${r.name}: the negative's first turn does not quote the affirmative's round-1 argument`);
   const affRound = (n: number) => aff[k + 2 * (n - 1)]?.content ?? '';
   const negRound = (n: number) => neg[2 * n]?.content ?? '';
   const topic = (t: string) => replaceAll(t, r.topic, '{{topic}}');
-  const moderatorTurn = (n: number) => replaceAll(replaceAll(mod[2 * n - 1]?.content ?? '', affRound(n), '{{affirmative}}'), negRound(n), '{{negative}}');
+  const rounds = Array.from({ length: r.moderatorRounds }, (_, i) => i + 1);
+  const moderatorTurn = (n: number, lenient: boolean) =>
+    cut(
+      mod[2 * n - 1]?.content ?? '',
+      [
+        [affRound(n), '{{affirmative}}'],
+        [negRound(n), '{{negative}}'],
+      ],
+      lenient,
+    );
+  // Rounds whose arguments are all there give the template; with none, any round replays itself.
+  let turns = rounds.flatMap((n) => {
+    const text = moderatorTurn(n, false);
+    return text === undefined ? [] : [{ n, text }];
+  });
+  if (turns.length === 0) turns = rounds.flatMap((n) => (moderatorTurn(n, true) === undefined ? [] : [{ n, text: moderatorTurn(n, true)! }])).slice(0, 1);
+  if (turns.length === 0) throw new Error(`${r.name}: no moderator turn quotes both sides' arguments`);
+  const negativeOpening = cut(negFirst, [[affRound(1), '{{affirmative}}']], true);
+  if (negativeOpening === undefined) throw new Error(`${r.name}: the negative's first turn does not quote the affirmative's argument`);
   const prompts: Partial<MadPrompts> = {
     debaterSystem: topic(aff[0]!.content),
     affirmativeOpening: aff.slice(1, k).filter((m) => m.role === 'user').map((m) => topic(m.content)),
-    negativeOpening: topic(replaceAll(negFirst, affRound(1), '{{affirmative}}')),
+    negativeOpening: topic(negativeOpening),
     moderatorSystem: topic(mod[0]!.content),
-    moderatorTurn: topic(roundWord(moderatorTurn(1), mod.length > 3 ? moderatorTurn(2) : undefined)),
+    moderatorTurn: topic(roundWord(turns[0]!, turns[1])),
   };
-  const rebuttal = aff[k + 1];
-  if (rebuttal) prompts.rebuttal = topic(replaceAll(rebuttal.content, negRound(1), '{{opponent}}'));
+  // The affirmative's turn of round n + 1 quotes the negative's argument of round n.
+  for (const n of rounds) {
+    const turn = aff[k + 2 * n - 1];
+    const rebuttal = turn && cut(turn.content, [[negRound(n), '{{opponent}}']]);
+    if (rebuttal !== undefined && rebuttal !== '') {
+      prompts.rebuttal = topic(rebuttal);
+      break;
+    }
+  }
   if (judge && judge.length > 3) {
     prompts.judgeSystem = topic(judge[0]!.content);
-    prompts.judgeCandidates = topic(replaceAll(replaceAll(judge[1]!.content, affRound(1), '{{affirmative}}'), negRound(1), '{{negative}}'));
+    const candidates = cut(
+      judge[1]!.content,
+      [
+        [affRound(1), '{{affirmative}}'],
+        [negRound(1), '{{negative}}'],
+      ],
+      true,
+    );
+    if (candidates === undefined) throw new Error(`${r.name}: the judge's first turn does not quote the round-1 arguments`);
+    prompts.judgeCandidates = topic(candidates);
     prompts.judgeDecision = topic(judge[3]!.content);
   }
   return prompts;

@@ -14,6 +14,8 @@ export interface ReplayMiss {
   at: number;
 }
 
+const PLAYERS: Record<string, string> = { affirmative: 'Affirmative side', negative: 'Negative side', moderator: 'Moderator', judge: 'Judge' };
+
 /** A model serving a debate's recorded replies by conversation prefix. */
 export function recordedDebateModel(r: MadRecording): LanguageModel & { misses: ReplayMiss[]; served: number } {
   const misses: ReplayMiss[] = [];
@@ -24,7 +26,10 @@ export function recordedDebateModel(r: MadRecording): LanguageModel & { misses: 
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       const asked = request.messages;
       let best: ReplayMiss = { closest: '(none)', at: -1 };
-      for (const [who, recorded] of Object.entries(r.players)) {
+      // The request must be the conversation of the player that asks (madDebate's participant ids).
+      const who = PLAYERS[request.tags?.['deliberation.participant'] ?? ''];
+      const candidates = who === undefined ? Object.entries(r.players) : Object.entries(r.players).filter(([name]) => name === who);
+      for (const [who, recorded] of candidates) {
         let same = 0;
         while (same < asked.length && same < recorded.length && asked[same]!.role === recorded[same]!.role && asked[same]!.content === recorded[same]!.content) same++;
         const next = recorded[asked.length];

@@ -8,6 +8,8 @@ import type { AgentOutput, DeliberationRound } from './types.js';
 /** A deliberation's log, folded: the rounds it finished (host decision given) and its report. */
 export interface DeliberationLog {
   query: string;
+  /** When the run started (its `run.started` event). */
+  startedAt: number;
   rounds: DeliberationRound[];
   report?: { output: AgentOutput; divergent: boolean };
 }
@@ -24,6 +26,7 @@ const corrupt = (position: number, message: string) =>
  */
 export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>): DeliberationLog {
   let query: string | undefined;
+  let startedAt = 0;
   const rounds: DeliberationRound[] = [];
   let open: DeliberationRound | undefined;
   let report: DeliberationLog['report'];
@@ -34,6 +37,7 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
     if (e.type === 'run.started') {
       if (query !== undefined) throw corrupt(position, 'run.started may only begin the log');
       query = e.problem;
+      startedAt = e.at;
     } else if (query === undefined) {
       throw corrupt(position, 'it does not begin with run.started');
     } else if (e.type === 'round.started') {
@@ -55,5 +59,5 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
     position += 1;
   }
   if (query === undefined) throw corrupt(0, 'it is empty');
-  return { query, rounds, ...(report ? { report } : {}) };
+  return { query, startedAt, rounds, ...(report ? { report } : {}) };
 }

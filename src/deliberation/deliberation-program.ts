@@ -131,6 +131,11 @@ function checked<T>(schema: z.ZodType, value: unknown, what: string): T {
   return value as T;
 }
 
+/** The tags the engine puts on every call of a deliberation: which part made it, in which round, for whom. */
+export const PHASE_TAG = 'deliberation.phase';
+export const ROUND_TAG = 'deliberation.round';
+export const PARTICIPANT_TAG = 'deliberation.participant';
+
 const timeoutError = (agentId: string, ms: number) => new TotError('TIMEOUT', `Agent "${agentId}" took longer than ${ms} ms.`);
 
 /**
@@ -147,37 +152,39 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
   for (const r of rounds) for (const o of r.outputs) o.stale ? (stats.staleOutputs += 1) : (stats.agentOutputs += 1);
   let report: { output: AgentOutput; divergent: boolean } | undefined = log?.report;
   let ownStop: DeliberationStopReason | undefined;
-  const createdAt = new Date(run.now()).toISOString();
+  const createdAt = new Date(log?.startedAt ?? run.now()).toISOString();
   const byId = new Map(spec.agents.map((a) => [a.id, a]));
   const hostId = spec.host.id ?? 'host';
   const reporterId = spec.reporter?.id ?? 'reporter';
 
   if (log) {
-    // The calls of finished rounds (and of a logged report) are theirs; only an unfinished round's are served again.
+    // The calls of finished rounds, and of a logged report, are theirs; only the unfinished part's
+    // are served again. Calls are told apart by the tags the engine puts on them (below), never
+    // by tags a participant may or may not set.
     const done = new Set(log.rounds.map((r) => String(r.round)));
-    run.adoptLoggedCalls((request) => done.has(request.tags?.round ?? '') || (log.report !== undefined && request.tags?.agent === reporterId));
+    run.adoptLoggedCalls((request) => (request.tags?.[PHASE_TAG] === 'report' ? log.report !== undefined : done.has(request.tags?.[ROUND_TAG] ?? '')));
   }
 
   const wrapped = new Map<LanguageModel, LanguageModel>();
   const generateFor =
-    (signal: AbortSignal) =>
+    (signal: AbortSignal, phase: 'round' | 'report', round: number, participant: string) =>
     (model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> => {
       let m = wrapped.get(model);
       if (!m) {
         m = run.runModel(model);
         wrapped.set(model, m);
       }
-      return callModel(m, request, { signal });
+      return callModel(m, { ...request, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
     };
 
-  const base = (round: number, signal: AbortSignal): DeliberationContext => ({
+  const base = (round: number, signal: AbortSignal, participant: string, phase: 'round' | 'report' = 'round'): DeliberationContext => ({
     query,
     round,
     maxRounds: spec.maxRounds,
     history: rounds,
     tools: spec.tools,
     maxOutputTokens: spec.maxOutputTokens,
-    generate: generateFor(signal),
+    generate: generateFor(signal, phase, round, participant),
   });
 
   const exchangesOf = (id: string): Exchange[] => {
@@ -244,7 +251,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     try {
       const output = await timed(agent.id, async (signal) => {
         const ctx: AgentContext = {
-          ...base(round, signal),
+          ...base(round, signal, agent.id),
           agentId: agent.id,
           current,
           ...(decision ? { decision } : {}),
@@ -284,14 +291,17 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     run.emit({ type: 'agent.skipped', round, agentId, reason, error: protocolError(error), ...(reused ? { reused } : {}) });
   };
 
-  const playRound = async (round: number, speakers: readonly string[]): Promise<DeliberationRound> => {
+  /** Plays a round into `record` (which keeps what was said if the run stops half-way). */
+  const playRound = async (record: DeliberationRound, speakers: readonly string[]): Promise<void> => {
+    const round = record.round;
     const parallel = speakers.length > 1 && (round === 1 ? spec.parallelFirstRound : spec.parallelLaterRounds);
     run.emit({ type: 'round.started', round, agents: [...speakers], parallel });
-    const record: DeliberationRound = { round, outputs: [] };
     if (parallel) {
       // Every agent starts at once; outputs are emitted in speaking order, each as soon as it and
       // those before it are done, so that a recording reads the same however the calls raced.
       const pending = speakers.map((id) => turn(byId.get(id)!, round, []));
+      // A stopping run rejects every turn; the first is awaited below, the others must not go unhandled.
+      for (const p of pending) p.catch(() => undefined);
       for (const [i, p] of pending.entries()) emitTurn(round, speakers[i]!, await p, record);
     } else {
       for (const id of speakers) {
@@ -299,17 +309,20 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
         emitTurn(round, id, await turn(byId.get(id)!, round, [...record.outputs]), record);
       }
     }
-    return record;
   };
 
   const decide = async (record: DeliberationRound): Promise<HostDecision> => {
     const round = record.round;
     const decision = await timed(hostId, (signal) =>
-      spec.host.decide({ ...base(round, signal), outputs: record.outputs, agents: spec.agents.map((a) => a.id), consensusTrend: [...trend], exchanges: exchangesOf(hostId) }, { signal }),
+      spec.host.decide({ ...base(round, signal, hostId), outputs: record.outputs, agents: spec.agents.map((a) => a.id), consensusTrend: [...trend], exchanges: exchangesOf(hostId) }, { signal }),
     );
     checked(decisionSchema, decision, `Host "${hostId}" decided something that is not a HostDecision`);
     for (const id of decision.nextAgents) {
       if (!byId.has(id)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named "${id}" among the next agents; the agents are ${[...byId.keys()].join(', ')}.`);
+    }
+    if (new Set(decision.nextAgents).size !== decision.nextAgents.length) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named an agent twice among the next agents (${decision.nextAgents.join(', ')}).`);
+    for (const d of decision.directives) {
+      if (!byId.has(d.agentId)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" gave an order to "${d.agentId}", which is no agent; the agents are ${[...byId.keys()].join(', ')}.`);
     }
     if (decision.action !== 'converge' && decision.action !== 'terminate' && decision.nextAgents.length === 0) {
       throw new TotError('INVALID_FORMAT', `Host "${hostId}" chose ${decision.action} with no next agents.`);
@@ -326,7 +339,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     const output = await timed(reporterId, async (signal) => {
       const reply = checked<AgentReply>(
         replySchema,
-        await reporter.report({ ...base(round, signal), stopReason, divergent, ...(decision ? { decision } : {}) }, { signal }),
+        await reporter.report({ ...base(round, signal, reporterId, 'report'), stopReason, divergent, ...(decision ? { decision } : {}) }, { signal }),
         `Reporter "${reporterId}" replied with something that is not an AgentReply`,
       );
       const made = makeOutput(reporterId, round, reply, 'report');
@@ -352,7 +365,14 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
       while (stop === undefined) {
         const round = rounds.length + 1;
         const speakers = round === 1 ? spec.firstRoundAgents : rounds.at(-1)!.hostDecision!.nextAgents;
-        const record = await playRound(round, speakers);
+        const record: DeliberationRound = { round, outputs: [] };
+        try {
+          await playRound(record, speakers);
+        } catch (error) {
+          // The result keeps the outputs the interrupted round did give.
+          rounds.push(record);
+          throw error;
+        }
         if (run.stopping) {
           rounds.push(record);
           return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { whenAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import type { RecordedRun } from '../run/recorded-run.js';
 import { RunEmitter, type StreamOptions } from '../run/run-emitter.js';
@@ -113,7 +114,13 @@ const optionsSchema = z
     if (twice) ctx.addIssue({ code: 'custom', path: ['agents'], message: `two agents have the id "${twice}"` });
     for (const [i, id] of (o.firstRoundAgents ?? []).entries()) {
       if (!ids.includes(id)) ctx.addIssue({ code: 'custom', path: ['firstRoundAgents', i], message: `no agent "${id}" (the agents are ${ids.join(', ')})` });
+      else if (o.firstRoundAgents!.indexOf(id) !== i) ctx.addIssue({ code: 'custom', path: ['firstRoundAgents', i], message: `"${id}" is listed twice` });
     }
+    // Memories and adoption on resume go by participant id: the host and the reporter need their own.
+    const hostId = o.host.id ?? 'host';
+    if (ids.includes(hostId)) ctx.addIssue({ code: 'custom', path: ['host'], message: `the host's id "${hostId}" is an agent's too; give the host another id` });
+    const reporterId = o.reporter ? (o.reporter.id ?? 'reporter') : undefined;
+    if (reporterId !== undefined && (ids.includes(reporterId) || reporterId === hostId)) ctx.addIssue({ code: 'custom', path: ['reporter'], message: `the reporter's id "${reporterId}" is taken by another participant` });
     const names = o.tools.map((t) => t.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup) ctx.addIssue({ code: 'custom', path: ['tools'], message: `two tools are named "${dup}"` });
@@ -283,13 +290,15 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
   override stream(query?: string | StreamOptions<DeliberationEvent>, options: DeliberationRunOptions = {}): AsyncIterableIterator<DeliberationEvent> {
     if (typeof query !== 'string') return super.stream(query);
     const o = parseOptions(z.strictObject({ ...runOptionsShape, signal: signalSchema }), options, 'Deliberation.stream');
+    // The run gets a signal of its own, which the caller's aborts: a composite of the two would
+    // live as long as the caller's signal (a server's), one per stream.
     const stop = new AbortController();
-    const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+    const unlisten = o.signal ? whenAborted(o.signal, () => stop.abort(o.signal!.reason)) : undefined;
     const runId = o.runId ?? createRunId();
-    // The events are read from a buffer opened before the run starts, so none is missed.
     const buffer: DeliberationEvent[] = [];
     let wake: (() => void) | undefined;
     let done = false;
+    let started = false;
     let failure: unknown;
     const listener = (event: DeliberationEvent) => {
       if (event.runId !== runId) return;
@@ -298,8 +307,7 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
       wake?.();
     };
     this.on('event', listener as never);
-    let started = false;
-    const finished = this.run(query, { ...o, runId, signal }).then(
+    const finished = this.run(query, { ...o, runId, signal: stop.signal }).then(
       () => undefined,
       (error: unknown) => {
         // A run that never started (bad input) has no run.finished: the stream rejects with its error.
@@ -308,40 +316,39 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
     );
     void finished.finally(() => {
       done = true;
+      unlisten?.();
+      // Every event is in the buffer by now: a stream nobody reads holds no listener.
+      this.off('event', listener as never);
       wake?.();
     });
     let head = 0;
-    const self = this;
-    const iterator: AsyncIterableIterator<DeliberationEvent> = {
-      async next(): Promise<IteratorResult<DeliberationEvent>> {
-        for (;;) {
-          if (head < buffer.length) {
-            const event = buffer[head++]!;
-            if (event.type === 'run.finished') {
-              self.off('event', listener as never);
-              done = true;
-            }
-            return { value: event, done: false };
-          }
-          if (failure !== undefined) {
-            self.off('event', listener as never);
-            const error = failure;
-            failure = undefined;
-            throw error;
-          }
-          if (done) {
-            self.off('event', listener as never);
-            return { value: undefined, done: true };
-          }
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
+    const read = async (): Promise<IteratorResult<DeliberationEvent>> => {
+      for (;;) {
+        if (head < buffer.length) return { value: buffer[head++]!, done: false };
+        if (failure !== undefined) {
+          const error = failure;
+          failure = undefined;
+          head = buffer.length;
+          done = true;
+          throw error;
         }
+        if (done) return { value: undefined, done: true };
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    };
+    // Reads run one after another, so that calls of next() made at once each get their event.
+    let queue: Promise<unknown> = Promise.resolve();
+    const iterator: AsyncIterableIterator<DeliberationEvent> = {
+      next(): Promise<IteratorResult<DeliberationEvent>> {
+        const result = queue.then(read);
+        queue = result.catch(() => undefined);
+        return result;
       },
       async return(): Promise<IteratorResult<DeliberationEvent>> {
-        self.off('event', listener as never);
         if (!done) stop.abort(new TotError('ABORTED', 'The event stream was closed: the deliberation stopped.'));
         await finished;
-        done = true;
+        head = buffer.length;
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]() {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TotError } from '../errors/index.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import type { Embedder } from '../model/embedder.js';
 import type { DeliberationHost, HostContext } from './participant.js';
@@ -129,6 +130,11 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
   const comparer = new PositionComparer({ ...(o.embedder ? { embedder: o.embedder } : {}), ...(o.cache ? { cache: o.cache } : {}) });
   const embedding: ConsensusThresholds = { converge: o.thresholds?.converge ?? 0.9, continue: o.thresholds?.continue ?? 0.7 };
   const lexical: ConsensusThresholds = { converge: o.lexicalThresholds?.converge ?? 0.9, continue: o.lexicalThresholds?.continue ?? 0 };
+  for (const [field, t] of [['thresholds', embedding], ['lexicalThresholds', lexical]] as const) {
+    if (t.continue >= t.converge) {
+      throw new TotError('INVALID_ARGUMENT', `similarityHost: options.${field}: continue (${t.continue}) must be below converge (${t.converge}), or one of the decisions can never be taken.`, { details: { field: `options.${field}` } });
+    }
+  }
   const targetOption = o.oppositionTarget as SimilarityHostOptions['oppositionTarget'];
   const focusOption = o.focus as SimilarityHostOptions['focus'];
 
@@ -187,7 +193,8 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
         ...(comparison.fallback ? { fallback: comparison.fallback } : {}),
         ...(comparison.fallbackError ? { fallbackError: comparison.fallbackError } : {}),
       };
-      const level = analysis.consensusLevel;
+      // Decided on the measured value; the analysis shows it rounded.
+      const level = comparison.meanSimilarity;
       const measured = `${backend === 'embedding' ? 'similarity' : 'lexical similarity'} ${level.toFixed(2)}`;
       const decision = (action: HostDecision['action'], reason: string, rest: Partial<HostDecision> = {}): HostDecision => ({
         action,
@@ -213,8 +220,10 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
           constraints: { mustAddress: [], avoid: [HOST_REQUIREMENTS.avoid] },
         });
       }
-      if (o.plateau !== false) {
-        const trend = [...ctx.consensusTrend, level];
+      // A plateau ends a debate that is partly agreed; one stuck at low consensus goes on to
+      // forced opposition, and the round limit then ends it with the divergent report.
+      if (o.plateau !== false && level > limits.continue) {
+        const trend = [...ctx.consensusTrend, analysis.consensusLevel];
         const window = trend.slice(-(o.plateau.rounds + 1));
         if (window.length === o.plateau.rounds + 1 && Math.max(...window) - Math.min(...window) <= o.plateau.epsilon) {
           return decision('converge', `consensus stayed within ${o.plateau.epsilon} for ${o.plateau.rounds} rounds (${measured}): converging early`, { plateau: true });

@@ -2,7 +2,7 @@ import type { DeliberationEvent } from './deliberation-events.js';
 import { outputToProtocol } from './protocol.js';
 
 /** The seed's SSE message for an event, or nothing for events the protocol does not show. */
-function message(e: DeliberationEvent): Record<string, unknown> | undefined {
+function message(e: DeliberationEvent, reported: boolean): Record<string, unknown> | undefined {
   switch (e.type) {
     case 'agent.output': {
       const wire = outputToProtocol(e.output);
@@ -25,7 +25,10 @@ function message(e: DeliberationEvent): Record<string, unknown> | undefined {
       return { type: 'final_report', agent: e.output.agentId, content: e.output.content, plan: e.output.metadata.final_plan ?? null, divergent: e.divergent };
     case 'run.finished': {
       const normal = ['converged', 'plateau', 'terminated', 'max_rounds_reached'].includes(e.stopReason);
-      return normal ? undefined : { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
+      if (!normal) return { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
+      // Rounds that ended normally, and no report: the reporter failed (or there is none).
+      const last = e.errors.at(-1);
+      return !reported && last ? { type: 'error', stop_reason: e.stopReason, message: `no final report: ${last.message}` } : undefined;
     }
     default:
       return undefined;
@@ -54,6 +57,7 @@ export function toSSE(events: AsyncIterable<DeliberationEvent>): ReadableStream<
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   let ended = false;
+  let reported = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (ended) return;
@@ -68,7 +72,8 @@ export function toSSE(events: AsyncIterable<DeliberationEvent>): ReadableStream<
             controller.close();
             return;
           }
-          const m = message(step.value);
+          if (step.value.type === 'report') reported = true;
+          const m = message(step.value, reported);
           if (m) {
             controller.enqueue(encoder.encode(`data: ${JSON.stringify(m)}\n\n`));
             return;

@@ -63,7 +63,9 @@ function reportTurn(ctx: ReporterContext): string {
   const plan = [...ctx.history].reverse().flatMap((r) => r.outputs).find((o) => o.metadata.plan !== undefined)?.metadata.plan;
   const how = ctx.divergent
     ? `The agents did not reach a consensus (${ctx.stopReason.replace(/_/g, ' ')}). Write the divergent conclusion: state each position, where they disagree, and what the user should weigh to decide.`
-    : `The agents converged after ${ctx.history.length} round(s)${ctx.decision ? ` (${ctx.decision.reason})` : ''}. Write the agreed final plan.`;
+    : ctx.stopReason === 'plateau'
+      ? `The agents' positions stopped moving after ${ctx.history.length} round(s)${ctx.decision ? ` (${ctx.decision.reason})` : ''}: they agree only in part. Write the plan they share, and name where they still differ.`
+      : `The agents converged after ${ctx.history.length} round(s)${ctx.decision ? ` (${ctx.decision.reason})` : ''}. Write the agreed final plan.`;
   return `Request: ${ctx.query}\n\nFinal positions:\n\n${positions}${plan === undefined ? '' : `\n\nLatest plan (JSON):\n${JSON.stringify(plan)}`}\n\n${how}`;
 }
 
@@ -90,7 +92,8 @@ export function reporter(options: ReporterOptions): DeliberationReporter {
       ];
       for (let attempt = 0; ; attempt++) {
         const result = await ctx.generate(o.model, {
-          messages,
+          // A copy per call: a request, once sent (and logged), is never changed.
+          messages: [...messages],
           maxOutputTokens: ctx.maxOutputTokens,
           responseFormat: { type: 'json' },
           ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
