@@ -8,6 +8,7 @@ const shared: Options = {
     'postgres/index': 'src/postgres/index.ts',
     'ai-sdk/index': 'src/ai-sdk/index.ts',
     'openai/index': 'src/openai/index.ts',
+    'mcp/index': 'src/mcp/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],
@@ -18,7 +19,8 @@ const shared: Options = {
 };
 
 export default defineConfig([
-  { ...shared, format: 'esm', clean: true, splitting: true },
+  // The `tot` command is built with the ESM library, sharing its chunks.
+  { ...shared, entry: { ...(shared.entry as Record<string, string>), 'cli/tot': 'src/cli/tot.ts' }, format: 'esm', clean: true, splitting: true },
   {
     ...shared,
     format: 'cjs',

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { GotEngine } from '../got/got-engine.js';
+import type { LanguageModel } from '../model/types.js';
+import { BoundedEventStore } from '../mcp/bounded-event-store.js';
+import { createMcpServer } from '../mcp/create-mcp-server.js';
+import { SessionCache } from '../mcp/session-cache.js';
+import { openStore } from './open-store.js';
+
+export const MCP_HELP = `tot mcp: the Graph-of-Thought engine as an MCP server
+
+Usage: tot mcp [options]
+
+Options:
+  --db <file | postgres://… | memory>
+                               where sessions live (default ./tot-sessions.db; a PostgreSQL URL
+                               shares them between servers; memory keeps nothing)
+  --http <host:port>           serve Streamable HTTP at http://host:port/mcp instead of stdio
+  --max-open-sessions <n>      sessions held in memory at once, an LRU over the store (default 64)
+  --max-thought-chars <n>      characters a thought may have (default 400)
+  --model <name>               the server's model for think_parallel_run when the client offers
+                               no sampling: an OpenAI-compatible model through the openai package,
+                               with OPENAI_BASE_URL and OPENAI_API_KEY from the environment
+  --help                       this text
+
+Logs go to stderr; stdout carries the MCP protocol only.`;
+
+/** Writes a log line where it can never corrupt the protocol. */
+const log = (line: string) => process.stderr.write(`[tot mcp] ${line}\n`);
+
+async function serverModel(name: string | undefined): Promise<LanguageModel | undefined> {
+  if (!name) return undefined;
+  const [{ default: OpenAI }, { openAIModel }] = await Promise.all([import('openai'), import('../openai/index.js')]);
+  const client = new OpenAI({ ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}), apiKey: process.env.OPENAI_API_KEY ?? 'none' });
+  return openAIModel({ client, model: name });
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const m = /^(.*):(\d+)$/.exec(value);
+  if (!m) throw new Error(`--http: send host:port (such as 127.0.0.1:3917), not "${value}"`);
+  return { host: m[1] === '' ? '127.0.0.1' : m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 4 * 2 ** 20) throw new Error('request body over 4 MiB');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** `tot mcp`: returns when the server has stopped. */
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      db: { type: 'string', default: './tot-sessions.db' },
+      http: { type: 'string' },
+      'max-open-sessions': { type: 'string', default: '64' },
+      'max-thought-chars': { type: 'string', default: '400' },
+      model: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${MCP_HELP}\n`);
+    return 0;
+  }
+  const maxOpen = Number(values['max-open-sessions']);
+  const maxThoughtChars = Number(values['max-thought-chars']);
+  if (!Number.isInteger(maxOpen) || maxOpen < 1) throw new Error('--max-open-sessions: send a whole number of at least 1');
+  if (!Number.isInteger(maxThoughtChars) || maxThoughtChars < 1) throw new Error('--max-thought-chars: send a whole number of at least 1');
+  const store = await openStore(values.db!);
+  const engine = new GotEngine({ store, limits: { maxThoughtChars } });
+  const model = await serverModel(values.model);
+  // One cache for every connection: an HTTP server's clients share the sessions they hold.
+  const sessions = new SessionCache(engine, { maxOpen });
+  const make = () => createMcpServer({ engine, sessions, ...(model ? { model } : {}) });
+  let stopped!: () => void;
+  const done = new Promise<void>((resolve) => (stopped = resolve));
+  const closers: (() => Promise<void>)[] = [];
+  const shutdown = async (why: string) => {
+    log(`stopping (${why})`);
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    stopped();
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  if (!values.http) {
+    const server = make();
+    const transport = new StdioServerTransport();
+    transport.onclose = () => void shutdown('stdin closed');
+    await server.connect(transport);
+    closers.push(() => server.close());
+    log(`serving on stdio, sessions in ${values.db}`);
+  } else {
+    const { host, port } = hostPort(values.http);
+    const transports = new Map<string, StreamableHTTPServerTransport>();
+    const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+      void (async () => {
+        try {
+          const url = new URL(req.url ?? '/', 'http://localhost');
+          if (url.pathname !== '/mcp') {
+            res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'the MCP endpoint is /mcp' }));
+            return;
+          }
+          const id = req.headers['mcp-session-id'];
+          const sessionId = Array.isArray(id) ? id[0] : id;
+          const existing = sessionId ? transports.get(sessionId) : undefined;
+          if (req.method === 'POST') {
+            const message = await body(req);
+            if (existing) return void (await existing.handleRequest(req, res, message));
+            if (sessionId || !isInitializeRequest(message)) {
+              res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: sessionId ? 'unknown MCP session: initialize a new one' : 'send an initialize request first' }, id: null }));
+              return;
+            }
+            // One transport, and one server, per MCP session; resumable through its event store.
+            const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+              sessionIdGenerator: () => randomUUID(),
+              eventStore: new BoundedEventStore(),
+              onsessioninitialized: (sid) => void transports.set(sid, transport),
+            });
+            transport.onclose = () => {
+              if (transport.sessionId) transports.delete(transport.sessionId);
+            };
+            await make().connect(transport);
+            await transport.handleRequest(req, res, message);
+            return;
+          }
+          if (!existing) {
+            res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unknown or missing mcp-session-id' }));
+            return;
+          }
+          await existing.handleRequest(req, res);
+        } catch (error) {
+          log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
+          if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'bad request' }, id: null }));
+        }
+      })();
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(port, host, () => resolve());
+    });
+    const address = http.address();
+    const actual = typeof address === 'object' && address ? address.port : port;
+    closers.push(async () => {
+      for (const t of transports.values()) await t.close().catch(() => undefined);
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    });
+    log(`serving Streamable HTTP at http://${host}:${actual}/mcp, sessions in ${values.db}`);
+  }
+  await done;
+  return 0;
+}

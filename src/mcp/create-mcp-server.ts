@@ -1,0 +1,133 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { GotEngine } from '../got/got-engine.js';
+import { parseOptions } from '../internal/validate.js';
+import { languageModelSchema } from '../model/schemas.js';
+import type { LanguageModel } from '../model/types.js';
+import { samplingModel } from './sampling-model.js';
+import { SessionCache } from './session-cache.js';
+import { errorResult } from './tool-result.js';
+import type { ToolHints } from './tool-spec.js';
+import { TOOLS } from './tools/index.js';
+
+/**
+ * Options of {@link createMcpServer}.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerOptions } from '@tot/core/mcp';
+ *
+ * const options: McpServerOptions = { engine, model, maxOpenSessions: 64 };
+ * ```
+ */
+export interface McpServerOptions {
+  /** The engine whose sessions the tools drive (its store is where sessions live). */
+  engine: GotEngine;
+  /** The server's own model, for `think_parallel_run` when the client offers no sampling. Default: the client's sampling, or the client's own plans. */
+  model?: LanguageModel;
+  /** Sessions held in memory at once (an LRU over the store). Default 64. */
+  maxOpenSessions?: number;
+  /** A session cache to share between servers (one per connection of an HTTP server). Default: the server's own. */
+  sessions?: SessionCache;
+  /** The server's name and version, as clients see them. Default `tot` and the library's version. */
+  name?: string;
+  /** Default the library's version. */
+  version?: string;
+  /** Sampling requests' token cap when a branch round gives none. Default 1,000. */
+  samplingMaxTokens?: number;
+}
+
+/**
+ * A tool of the server, as listed (for documentation and tests).
+ *
+ * @example
+ * ```ts
+ * import { mcpToolList } from '@tot/core/mcp';
+ *
+ * for (const t of mcpToolList()) console.log(t.name, t.annotations.readOnlyHint);
+ * ```
+ */
+export interface McpToolInfo {
+  /** Its name. */
+  name: string;
+  /** A title for people. */
+  title: string;
+  /** What it does, for the model. */
+  description: string;
+  /** Its input, as JSON Schema. */
+  inputSchema: Record<string, unknown>;
+  /** Its structured output, as JSON Schema. */
+  outputSchema: Record<string, unknown>;
+  /** Its hints. */
+  annotations: ToolHints;
+}
+
+/**
+ * The server's tools: name, description, input and output JSON Schemas, annotations.
+ *
+ * @example
+ * ```ts
+ * import { mcpToolList } from '@tot/core/mcp';
+ *
+ * mcpToolList().map((t) => t.name); // ['think_session_start', 'think_session_status', …]
+ * ```
+ */
+export function mcpToolList(): McpToolInfo[] {
+  return TOOLS.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+    outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+    annotations: { ...t.annotations },
+  }));
+}
+
+const optionsSchema = z.strictObject({
+  engine: z.instanceof(GotEngine, { error: 'expected a GotEngine' }),
+  model: languageModelSchema.optional(),
+  maxOpenSessions: z.number().int().min(1).max(1_000_000).default(64),
+  sessions: z.instanceof(SessionCache).optional(),
+  name: z.string().min(1).default('tot'),
+  version: z.string().min(1).default('0.1.0'),
+  samplingMaxTokens: z.number().int().min(1).max(1_000_000).default(1000),
+});
+
+/**
+ * The Graph-of-Thought engine as an MCP server (the official `@modelcontextprotocol/sdk`): the
+ * `think_*` tools over the engine's sessions, and a `sequentialthinking` tool compatible with
+ * the reference sequential-thinking server. Connect it to any transport (`StdioServerTransport`,
+ * `StreamableHTTPServerTransport`); `tot mcp` does both. Inputs accept `"3"` and `"true"` for
+ * numbers and booleans; every result has `structuredContent` matching the tool's output schema
+ * and a short text; bad input and state errors are `isError` results saying what to send
+ * instead — the server never crashes on input. Sessions are held in an LRU over the engine's
+ * store (`maxOpenSessions`), so memory stays flat.
+ *
+ * @example
+ * ```ts
+ * import { GotEngine } from '@tot/core';
+ * import { createMcpServer } from '@tot/core/mcp';
+ * import { SqliteEventStore } from '@tot/core/sqlite';
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ *
+ * const engine = new GotEngine({ store: new SqliteEventStore({ path: 'tot-sessions.db' }) });
+ * await createMcpServer({ engine }).connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const o = parseOptions(optionsSchema, options, 'createMcpServer');
+  const server = new McpServer({ name: o.name, version: o.version }, { capabilities: { tools: {} } });
+  const sessions = o.sessions ?? new SessionCache(o.engine, { maxOpen: o.maxOpenSessions });
+  const sampling = () => (server.server.getClientCapabilities()?.sampling ? samplingModel(server.server, { maxTokens: o.samplingMaxTokens }) : undefined);
+  for (const t of TOOLS) {
+    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async (args: unknown, extra: { signal: AbortSignal; sessionId?: string }) => {
+      try {
+        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling, clientKey: extra.sessionId ?? 'default', signal: extra.signal });
+        return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured };
+      } catch (error) {
+        return errorResult(error);
+      }
+    });
+  }
+  return server;
+}

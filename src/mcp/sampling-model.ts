@@ -1,0 +1,77 @@
+import { TotError } from '../errors/index.js';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
+
+/**
+ * The part of an MCP server that asks its client's model (`sampling/createMessage`): the SDK's
+ * `Server` (`mcpServer.server`) is one.
+ *
+ * @example
+ * ```ts
+ * import type { SamplingPeer } from '@tot/core/mcp';
+ *
+ * const peer: SamplingPeer = mcpServer.server;
+ * ```
+ */
+export interface SamplingPeer {
+  createMessage(
+    params: {
+      messages: { role: 'user' | 'assistant'; content: { type: 'text'; text: string } }[];
+      systemPrompt?: string;
+      maxTokens: number;
+      temperature?: number;
+      stopSequences?: string[];
+      includeContext?: 'none';
+    },
+    options?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<{ content: unknown; model?: string; stopReason?: string }>;
+}
+
+const textOf = (content: unknown): string => {
+  const blocks = Array.isArray(content) ? content : [content];
+  return blocks
+    .filter((b): b is { type: 'text'; text: string } => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string')
+    .map((b) => b.text)
+    .join('');
+};
+
+/**
+ * The client's model, through MCP sampling, as a `LanguageModel`: system messages become the
+ * sampling request's system prompt, the rest its messages. `n > 1` is emulated by the library
+ * (one sampling request per output). The client may refuse (its user declines): that is a
+ * `GENERATION_FAILED` error, never retried.
+ *
+ * @example
+ * ```ts
+ * import { samplingModel } from '@tot/core/mcp';
+ *
+ * const model = samplingModel(mcpServer.server, { maxTokens: 800 });
+ * ```
+ */
+export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number; timeoutMs?: number } = {}): LanguageModel {
+  return {
+    modelId: 'mcp-sampling',
+    async generate(request: GenerateRequest, callOptions: { signal?: AbortSignal } = {}): Promise<GenerateResult> {
+      const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
+      const messages = request.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: { type: 'text' as const, text: m.content } }));
+      let result;
+      try {
+        result = await peer.createMessage(
+          {
+            messages,
+            ...(system.length > 0 ? { systemPrompt: system.join('\n\n') } : {}),
+            maxTokens: request.maxOutputTokens ?? options.maxTokens ?? 1000,
+            ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+            ...(request.stop ? { stopSequences: request.stop } : {}),
+            includeContext: 'none',
+          },
+          { ...(callOptions.signal ? { signal: callOptions.signal } : {}), ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) },
+        );
+      } catch (error) {
+        if (callOptions.signal?.aborted) throw error;
+        throw new TotError('GENERATION_FAILED', `The client's model did not answer the sampling request: ${error instanceof Error ? error.message : String(error)}`, { recoverable: false, cause: error, details: { modelId: 'mcp-sampling', retryable: false } });
+      }
+      const finish = result.stopReason === 'maxTokens' ? 'length' : 'stop';
+      return { outputs: [textOf(result.content)], usage: {}, finishReason: finish };
+    },
+  };
+}

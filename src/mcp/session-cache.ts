@@ -1,0 +1,116 @@
+import { TotError } from '../errors/index.js';
+import type { GotEngine } from '../got/got-engine.js';
+import type { GotSession } from '../got/got-session.js';
+
+/**
+ * The sessions a server holds open: an LRU over the engine's store. A session not held is restored
+ * from the store (its latest checkpoint and the events after it) when a tool asks for it, so the
+ * server's memory stays flat however many sessions it has served; the least recently used is let
+ * go when more than `maxOpen` are held.
+ *
+ * @example
+ * ```ts
+ * import { SessionCache } from '@tot/core/mcp';
+ *
+ * const sessions = new SessionCache(engine, { maxOpen: 64 });
+ * const s = await sessions.get('sess_0190…');
+ * ```
+ */
+export class SessionCache {
+  private readonly open = new Map<string, GotSession>();
+  private readonly restoring = new Map<string, Promise<GotSession>>();
+  private counts = { hits: 0, restores: 0, evictions: 0 };
+  /** How many sessions are held at most. */
+  readonly maxOpen: number;
+
+  /**
+   * @example
+   * ```ts
+   * const sessions = new SessionCache(engine, { maxOpen: 16 });
+   * ```
+   */
+  constructor(
+    private readonly engine: GotEngine,
+    options: { maxOpen?: number } = {},
+  ) {
+    this.maxOpen = Math.max(1, Math.floor(options.maxOpen ?? 64));
+  }
+
+  /**
+   * The session, held or restored from the store (`INVALID_ARGUMENT` when the store has none).
+   *
+   * @example
+   * ```ts
+   * const s = await sessions.get(id, { signal });
+   * ```
+   */
+  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<GotSession> {
+    const held = this.open.get(id);
+    if (held) {
+      this.counts.hits += 1;
+      // Most recently used last: the Map's order is the LRU order.
+      this.open.delete(id);
+      this.open.set(id, held);
+      return held;
+    }
+    let pending = this.restoring.get(id);
+    if (!pending) {
+      this.counts.restores += 1;
+      pending = this.engine
+        .restore(id, options)
+        .catch((error: unknown) => {
+          if (TotError.hasCode(error, 'INVALID_ARGUMENT')) {
+            throw new TotError('INVALID_ARGUMENT', `session_id: no session "${id}" in this server's store: send an id think_session_start returned, or start a session.`, { details: { field: 'session_id' }, cause: error });
+          }
+          throw error;
+        })
+        .finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    const session = await pending;
+    this.add(session);
+    return session;
+  }
+
+  /**
+   * Holds a session (one just started).
+   *
+   * @example
+   * ```ts
+   * sessions.add(await engine.startSession({ goal }));
+   * ```
+   */
+  add(session: GotSession): void {
+    this.open.delete(session.id);
+    this.open.set(session.id, session);
+    while (this.open.size > this.maxOpen) {
+      const oldest = this.open.keys().next().value as string;
+      this.open.delete(oldest);
+      this.counts.evictions += 1;
+    }
+  }
+
+  /**
+   * Lets a session go: the next `get` restores it from the store.
+   *
+   * @example
+   * ```ts
+   * sessions.forget(id);
+   * ```
+   */
+  forget(id: string): void {
+    this.open.delete(id);
+  }
+
+  /**
+   * Sessions held, and how `get` was answered so far.
+   *
+   * @example
+   * ```ts
+   * const { open, hits, restores } = sessions.stats();
+   * ```
+   */
+  stats(): { open: number; hits: number; restores: number; evictions: number } {
+    return { open: this.open.size, ...this.counts };
+  }
+}
