@@ -3,8 +3,13 @@ import type { GotSession } from '../../got/got-session.js';
 import { bool, int } from '../input.js';
 import { tool, type ToolSpec, type ToolContext } from '../tool-spec.js';
 
-/** The session each client's sequential thinking goes into (when it names none). */
+/** The session each client's sequential thinking goes into (when it names none): the last 10,000 clients. */
 const sessionOfClient = new Map<string, string>();
+const remember = (client: string, session: string) => {
+  sessionOfClient.delete(client);
+  sessionOfClient.set(client, session);
+  if (sessionOfClient.size > 10_000) sessionOfClient.delete(sessionOfClient.keys().next().value as string);
+};
 
 const KEY = /:seq:([^:]*):(\d+):(\d+)$/;
 
@@ -43,7 +48,7 @@ async function sessionFor(a: { session_id?: string | undefined; thought: string 
   if (id) return ctx.sessions.get(id, { signal: ctx.signal });
   const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${a.thought.slice(0, 200)}`, signal: ctx.signal });
   ctx.sessions.add(s);
-  sessionOfClient.set(ctx.clientKey, s.id);
+  remember(ctx.clientKey, s.id);
   return s;
 }
 
