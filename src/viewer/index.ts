@@ -1,0 +1,8 @@
+/**
+ * `@tot/core/viewer`: a recorded run as one self-contained HTML page.
+ *
+ * @packageDocumentation
+ */
+export { renderRunHtml, type RenderRunHtmlOptions } from './render-run-html.js';
+export type { RunView, ViewCall, ViewNode, ViewPanel } from './view-model.js';
+export { viewRun } from './view-run.js';

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { StoredEvent } from '../events/store/types.js';
+import { parseOptions } from '../internal/validate.js';
+import type { RunEventBase } from '../run/run-event.js';
+import type { RunView } from './view-model.js';
+import { viewRun } from './view-run.js';
+import { VIEWER_CSS, VIEWER_SCRIPT } from './viewer-assets.js';
+
+/**
+ * Options of {@link renderRunHtml}.
+ *
+ * @example
+ * ```ts
+ * import type { RenderRunHtmlOptions } from '@tot/core/viewer';
+ *
+ * const options: RenderRunHtmlOptions = { title: 'Game of 24: 4 9 10 13' };
+ * ```
+ */
+export interface RenderRunHtmlOptions {
+  /** The page's title. Default: the run's kind and problem. */
+  title?: string;
+}
+
+const optionsSchema = z.strictObject({ title: z.string().max(500).optional() });
+
+const html = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+// Inside <script>: no "</script>", and the two line separators JSON allows but older parsers did not.
+const inScript = (json: string) => json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+/**
+ * One self-contained HTML page for a recorded run — a search tree, an operation graph, fractal
+ * frames, a chain of thought, a deliberation or a GoT session — with inline CSS and script and a
+ * Content-Security-Policy that forbids every request: it opens anywhere, offline. The graph pans
+ * (drag) and zooms (wheel, `+`/`-`), pruned branches are dashed, the best path highlighted; a click
+ * (or Tab and Enter) on a node shows its content, score, prompt and model output. Below: the model
+ * calls in lanes (concurrency at a glance), tokens over time against the budget, and the panels of
+ * the run's kind (consensus trend and similarity heatmaps; branch states and the audit bar).
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from 'node:fs';
+ * import { renderRunHtml } from '@tot/core/viewer';
+ *
+ * const events = [];
+ * for await (const e of store.readStream('run_01J…')) events.push(e);
+ * writeFileSync('run.html', renderRunHtml(events, { title: 'My run' }));
+ * ```
+ */
+export function renderRunHtml(events: readonly (RunEventBase | StoredEvent)[], options: RenderRunHtmlOptions = {}): string {
+  const o = parseOptions(optionsSchema, options, 'renderRunHtml');
+  const view: RunView = viewRun(events);
+  const title = o.title ?? `${view.kind} run: ${view.problem.slice(0, 120)}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>${html(title)}</title>
+<style>${VIEWER_CSS}</style>
+</head>
+<body>
+<header><h1>${html(title)}</h1><div id="summary"></div></header>
+<main>
+<section id="graph-pane" aria-label="The run's nodes">
+<svg id="graph" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="Nodes: Tab to move between them, Enter to show one, drag to pan, wheel or + and - to zoom"></svg>
+<div class="hint">drag to pan · wheel or +/− to zoom · Tab and Enter to select</div>
+</section>
+<aside id="details" aria-live="polite"><h2>Details</h2><p>Select a node to see its content, score, prompt and model output.</p></aside>
+</main>
+<div id="below">
+<section><h2>Model calls</h2><svg id="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Model calls over time, in lanes"></svg></section>
+<section><h2>Tokens</h2><svg id="tokens" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Tokens over time"></svg></section>
+</div>
+<section id="panels"></section>
+<script type="application/json" id="run-data">${inScript(JSON.stringify(view))}</script>
+<script>${VIEWER_SCRIPT}</script>
+</body>
+</html>
+`;
+}
