@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { StoredEvent } from '../events/store/types.js';
+import { renderRunHtml } from '../viewer/render-run-html.js';
+import { CommandError, listRuns, openRecorded } from './read-store.js';
+
+export const RUNS_HELP = `tot runs: the runs recorded in a store
+
+Usage: tot runs <db> [--json]
+
+<db> is a SQLite file the library recorded runs to (or a postgres:// URL). The file is opened
+read-only. Lists each run's id, runner, stop reason, model calls, tokens and time.
+
+Options:
+  --json   one JSON object per run instead of the table
+  --help   this text`;
+
+export const VIEW_HELP = `tot view: one recorded run as a self-contained HTML page
+
+Usage: tot view <db> --run <id> [--out run.html] [--open]
+
+Options:
+  --run <id>     the run (or GoT session) to show: tot runs <db> lists them
+  --out <file>   where to write the page (default ./<id>.html)
+  --open         open the page in the default browser
+  --help         this text`;
+
+export async function runsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(`${RUNS_HELP}\n`);
+    return 0;
+  }
+  const db = positionals[0];
+  if (!db) throw new CommandError(`give the store: tot runs <db>\n\n${RUNS_HELP}`);
+  const store = await openRecorded(db);
+  try {
+    const rows = await listRuns(store);
+    if (values.json) {
+      for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) {
+      process.stdout.write(`No runs recorded in ${db}.\n`);
+      return 0;
+    }
+    const table = [['id', 'runner', 'stop reason', 'calls', 'tokens', 'time'], ...rows.map((r) => [r.id, r.runner, r.stopReason, String(r.calls), String(r.tokens), `${(r.ms / 1000).toFixed(1)} s`])];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    for (const row of table) process.stdout.write(`${row.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function viewCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { run: { type: 'string' }, out: { type: 'string' }, open: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(`${VIEW_HELP}\n`);
+    return 0;
+  }
+  const db = positionals[0];
+  if (!db || !values.run) throw new CommandError(`give the store and the run: tot view <db> --run <id>\n\n${VIEW_HELP}`);
+  const store = await openRecorded(db);
+  const events: StoredEvent[] = [];
+  try {
+    for await (const e of store.readStream(values.run)) events.push(e);
+  } finally {
+    await store.close();
+  }
+  if (events.length === 0) throw new CommandError(`No run "${values.run}" in ${db}: tot runs ${db} lists the runs it has.`);
+  const out = resolve(values.out ?? `${values.run.replace(/[^\w.-]/g, '_')}.html`);
+  writeFileSync(out, renderRunHtml(events));
+  process.stdout.write(`${out}\n`);
+  if (values.open) {
+    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+    spawn(opener, [out], { detached: true, stdio: 'ignore' }).on('error', () => process.stderr.write(`tot view: could not start ${opener}; open ${out} yourself.\n`)).unref();
+  }
+  return 0;
+}
