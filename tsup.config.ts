@@ -9,6 +9,7 @@ const shared: Options = {
     'ai-sdk/index': 'src/ai-sdk/index.ts',
     'openai/index': 'src/openai/index.ts',
     'mcp/index': 'src/mcp/index.ts',
+    'viewer/index': 'src/viewer/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],

@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: {
     alias: {
       '@tot/core/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      '@tot/core/viewer': fileURLToPath(new URL('./src/viewer/index.ts', import.meta.url)),
+      '@tot/core/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       '@tot/core/sqlite': fileURLToPath(new URL('./src/sqlite/index.ts', import.meta.url)),
       '@tot/core/postgres': fileURLToPath(new URL('./src/postgres/index.ts', import.meta.url)),
       '@tot/core/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),

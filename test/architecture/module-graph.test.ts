@@ -91,8 +91,8 @@ describe('the module graph (DESIGN §2)', () => {
     expect(edges.has('deliberation'), 'the deliberation runner is in the module graph').toBe(true);
   });
 
-  it('keeps adapters on top: nothing imports sqlite, postgres, ai-sdk, openai, mcp or testing (but the tot command)', () => {
-    const adapters = ['sqlite', 'postgres', 'ai-sdk', 'openai', 'mcp', 'testing'];
+  it('keeps adapters on top: nothing imports sqlite, postgres, ai-sdk, openai, mcp, viewer or testing (but the tot command)', () => {
+    const adapters = ['sqlite', 'postgres', 'ai-sdk', 'openai', 'mcp', 'viewer', 'testing'];
     for (const [from, deps] of edges) for (const adapter of adapters) if (from !== adapter && from !== 'cli') expect(deps, `${from} → ${adapter}`).not.toContain(adapter);
     for (const [from, deps] of edges) if (from !== 'cli') expect(deps, `${from} → cli`).not.toContain('cli');
   });

@@ -18,6 +18,7 @@ describe('TSDoc coverage', () => {
     ['@tot/core/ai-sdk', 'ai-sdk/index'],
     ['@tot/core/openai', 'openai/index'],
     ['@tot/core/mcp', 'mcp/index'],
+    ['@tot/core/viewer', 'viewer/index'],
   ])('every export of %s has TSDoc with an @example', (_name, entry) => {
     expect(missingExamples(path(`../../src/${entry}.ts`))).toEqual([]);
   }, 60_000);

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -7,12 +10,24 @@ const run = (script: string, args: string[] = []) =>
   execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
 
 describe('npm run demo (examples/game24)', () => {
-  it('solves the first puzzles from the replayed GPT-4 run and prints the winning paths and a tree', () => {
-    const out = run('examples/game24/main.ts');
+  it('solves the first puzzles from the replayed GPT-4 run, one line each, and writes the first search as a page', () => {
+    const page = join(mkdtempSync(join(tmpdir(), 'tot-demo-')), 'game24-run.html');
+    const out = run('examples/game24/main.ts', ['--out', page]);
     expect(out).toContain('Replay mode');
-    expect(out).toMatch(/Puzzle 900: 4 5 6 10 — solved[\s\S]*Answer: \(4 \* 5\) \+ \(10 - 6\) = 24/);
+    expect(out).toContain('Puzzle 900: 4 5 6 10 — solved: (4 * 5) + (10 - 6) = 24 (81 nodes');
     expect(out).toContain('Puzzle 902: 2 5 8 11 — not solved');
     expect(out).toContain('Solved 2 of 3.');
+    expect(out).toContain(`The first puzzle's search, to open in a browser: ${page}`);
+    expect(out).not.toContain('graph TD');
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain('Game of 24: 4 5 6 10');
+  }, 60_000);
+
+  it('prints the tree as Mermaid with --mermaid', () => {
+    const page = join(mkdtempSync(join(tmpdir(), 'tot-demo-')), 'game24-run.html');
+    const out = run('examples/game24/main.ts', ['--puzzles', '1', '--out', page, '--mermaid']);
     expect(out).toContain('graph TD');
   }, 60_000);
 });
