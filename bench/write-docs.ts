@@ -348,5 +348,46 @@ lexical defaults of [Deliberation](deliberation.md#thresholds-per-backend).
 MAD replay (${mad.debates} recorded debates): ${mad.stopRoundMatches} stop in the recorded round, ${mad.finalMatches} with the recorded answer
 (${mad.moderatorStops} by the moderator, ${mad.judgeDecisions} by the judge), ${mad.replayMisses} requests that were no recorded conversation; ${mad.wallMs} ms.
 `;
-writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine + deliberation);
+const mc = results('mcp');
+const ml = mc.latency;
+const mr = mc.residentMemory;
+const mcpHighest = Math.max(mr.maxSampledRssMB, mr.endRssMB);
+const mcp = `
+## MCP server (\`npm run bench:mcp\`)
+
+The built command (\`node dist/cli/tot.js mcp\`) spawned by the MCP SDK's \`Client\` and
+\`StdioClientTransport\`, as an MCP client runs it. A call's time is its whole round trip: the
+request over stdio, the server's checks, the engine's write, the result, and the client's check of
+the result against the tool's output schema.
+
+| \`think_plan_step\`, ${n(ml.sqlite.calls)} calls on one session after ${ml.sqlite.warm} untimed | median | p99 | target |
+| --- | --- | --- | --- |
+| \`--db memory\` | **${ml.memory.medianMs} ms** | ${ml.memory.p99Ms} ms | |
+| \`--db\` a SQLite file | **${ml.sqlite.medianMs} ms**${met(ml.sqlite.medianMs <= ml.sqlite.target)} | ${ml.sqlite.p99Ms} ms | median ≤ ${ml.sqlite.target} ms |
+
+The figures include the engine's checkpoint every 100 events, which serializes the whole session
+inside the call that reaches it: those ${ml.sqlite.checkpointCalls} calls take a median of ${ml.memory.checkpointCallsMedianMs} ms in memory and ${ml.sqlite.checkpointCallsMedianMs} ms on
+SQLite (the others ${ml.memory.otherCallsMedianMs} ms and ${ml.sqlite.otherCallsMedianMs} ms). With ${ml.sqlite.checkpointCalls} of them in ${n(ml.sqlite.calls)} calls, the p99 falls among them and
+the garbage collector's pauses.
+
+Resident memory of the server process (\`VmRSS\` of \`/proc/<pid>/status\`; MB = 10⁶ bytes) while
+clients write ${n(mr.thoughts)} thoughts across ${n(mr.sessions)} sessions (${mr.thoughtsPerSession} each) on SQLite with
+\`--max-open-sessions ${mr.maxOpenSessions}\`, ${mr.inFlight} calls in flight (${n(mr.calls)} calls in ${mr.wallS} s, ${n(mr.callsPerS)} calls/s; the database
+ends at ${mr.dbFileMB} MB):
+
+| | RSS |
+| --- | --- |
+| idle, after \`initialize\` | ${mr.idleRssMB} MB |
+| after the first ${mr.firstAfterSessions} sessions | ${mr.firstRssMB} MB |
+| at the end | ${mr.endRssMB} MB |
+| highest sample (every 100 sessions) | **${mcpHighest} MB**${met(mcpHighest <= mr.targets.maxRssMB)} |
+| peak (\`VmHWM\`) | ${mr.peakRssMB} MB |
+
+Target: flat and ≤ ${mr.targets.maxRssMB} MB. From the first sample to the last the RSS moves by **${mr.growthMB} MB**${met(mr.flat)}
+(a least-squares trend of ${mr.trendMBPer1000Sessions} MB per 1,000 sessions past the first sample): sessions the LRU lets go
+leave nothing behind. The RSS counts what V8 has reserved, not only what is live: the young generation's
+semi-spaces and old-generation garbage awaiting a full collection, on top of the ${mr.idleRssMB} MB the idle process
+(Node, the SDK, zod, SQLite) already takes.
+`;
+writeFileSync(fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url)), doc + recording + hostile + adapters + graph + gotEngine + deliberation + mcp);
 console.log('docs/benchmarks.md written');

@@ -2,10 +2,7 @@
 /**
  * The `tot` command.
  */
-import { demoCommand } from './game24-demo.js';
-import { mcpCommand } from './mcp-command.js';
 import { CommandError } from './read-store.js';
-import { runsCommand, viewCommand } from './view-commands.js';
 
 const HELP = `tot: the @tot/core command
 
@@ -19,7 +16,14 @@ Commands:
 
 Run tot <command> --help for a command's options.`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { runs: runsCommand, view: viewCommand, demo: demoCommand, mcp: mcpCommand };
+// Each command is loaded when it runs: `tot mcp` needs the MCP SDK, `tot runs` a database driver,
+// and neither is installed unless the user wants that command (they are optional peers).
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  runs: async (argv) => (await import('./view-commands.js')).runsCommand(argv),
+  view: async (argv) => (await import('./view-commands.js')).viewCommand(argv),
+  demo: async (argv) => (await import('./game24-demo.js')).demoCommand(argv),
+  mcp: async (argv) => (await import('./mcp-command.js')).mcpCommand(argv),
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -41,6 +45,12 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Bad arguments and refused files are the user's to fix: their message alone; anything else with its stack.
+    const missing = /Cannot find (package|module) '(@modelcontextprotocol\/sdk|better-sqlite3|pg|openai)/.exec(error instanceof Error ? error.message : '');
+    if (missing) {
+      process.stderr.write(`tot: this command needs ${missing[2]}, an optional dependency: install it (npm install ${missing[2]}), or run npx -p @tot/core -p ${missing[2]} tot …\n`);
+      process.exitCode = 1;
+      return;
+    }
     const known = error instanceof CommandError || String((error as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`tot: ${error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
     process.exitCode = 1;

@@ -13,6 +13,7 @@ import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/ty
  * ```
  */
 export interface SamplingPeer {
+  /** Asks the client's model for one message. */
   createMessage(
     params: {
       messages: { role: 'user' | 'assistant'; content: { type: 'text'; text: string } }[];
