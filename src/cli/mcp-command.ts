@@ -29,6 +29,9 @@ Options:
 
 Logs go to stderr; stdout carries the MCP protocol only.`;
 
+/** A database argument as logs may show it: a URL's password removed. */
+const shown = (db: string) => db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+
 /** Writes a log line where it can never corrupt the protocol. */
 const log = (line: string) => process.stderr.write(`[tot mcp] ${line}\n`);
 
@@ -88,7 +91,10 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
   const closers: (() => Promise<void>)[] = [];
+  let stopping = false;
   const shutdown = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
     log(`stopping (${why})`);
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await store.close().catch(() => undefined);
@@ -100,10 +106,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (!values.http) {
     const server = make();
     const transport = new StdioServerTransport();
-    transport.onclose = () => void shutdown('stdin closed');
+    // The client went away: the SDK's transport does not watch for the end of stdin, so this does.
+    process.stdin.once('end', () => void shutdown('stdin closed'));
+    process.stdin.once('close', () => void shutdown('stdin closed'));
     await server.connect(transport);
     closers.push(() => server.close());
-    log(`serving on stdio, sessions in ${values.db}`);
+    log(`serving on stdio, sessions in ${shown(values.db!)}`);
   } else {
     const { host, port } = hostPort(values.http);
     const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -157,9 +165,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     const actual = typeof address === 'object' && address ? address.port : port;
     closers.push(async () => {
       for (const t of transports.values()) await t.close().catch(() => undefined);
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Connections a client opened ahead and never used would hold close() open for ever.
+      http.closeAllConnections();
+      await closed;
     });
-    log(`serving Streamable HTTP at http://${host}:${actual}/mcp, sessions in ${values.db}`);
+    log(`serving Streamable HTTP at http://${host}:${actual}/mcp, sessions in ${shown(values.db!)}`);
   }
   await done;
   return 0;

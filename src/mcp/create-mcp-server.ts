@@ -118,11 +118,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const o = parseOptions(optionsSchema, options, 'createMcpServer');
   const server = new McpServer({ name: o.name, version: o.version }, { capabilities: { tools: {} } });
   const sessions = o.sessions ?? new SessionCache(o.engine, { maxOpen: o.maxOpenSessions });
+  // Each server keeps its own clients' sequential-thinking sessions: two servers in one process
+  // (stdio ones have no MCP session id) never answer from each other's.
+  const sequentialSessions = new Map<string, string>();
   const sampling = () => (server.server.getClientCapabilities()?.sampling ? samplingModel(server.server, { maxTokens: o.samplingMaxTokens }) : undefined);
   for (const t of TOOLS) {
     server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async (args: unknown, extra: { signal: AbortSignal; sessionId?: string }) => {
       try {
-        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling, clientKey: extra.sessionId ?? 'default', signal: extra.signal });
+        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling, clientKey: extra.sessionId ?? 'default', sequentialSessions, signal: extra.signal });
         return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured };
       } catch (error) {
         return errorResult(error);

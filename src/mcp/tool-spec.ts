@@ -36,6 +36,8 @@ export interface ToolContext {
   sampling: (() => LanguageModel | undefined) | undefined;
   /** The MCP session (one per connection), for tools that keep state per client. */
   clientKey: string;
+  /** Per server: the session each client's sequential thinking goes into (when it names none). */
+  sequentialSessions: Map<string, string>;
   signal: AbortSignal;
 }
 

@@ -3,12 +3,11 @@ import type { GotSession } from '../../got/got-session.js';
 import { bool, int } from '../input.js';
 import { tool, type ToolSpec, type ToolContext } from '../tool-spec.js';
 
-/** The session each client's sequential thinking goes into (when it names none): the last 10,000 clients. */
-const sessionOfClient = new Map<string, string>();
-const remember = (client: string, session: string) => {
-  sessionOfClient.delete(client);
-  sessionOfClient.set(client, session);
-  if (sessionOfClient.size > 10_000) sessionOfClient.delete(sessionOfClient.keys().next().value as string);
+/** Remembers a client's session, in the server's map (the last 10,000 clients). */
+const remember = (map: Map<string, string>, client: string, session: string) => {
+  map.delete(client);
+  map.set(client, session);
+  if (map.size > 10_000) map.delete(map.keys().next().value as string);
 };
 
 const KEY = /:seq:([^:]*):(\d+):(\d+)$/;
@@ -44,11 +43,11 @@ function parts(text: string, max: number): string[] {
 }
 
 async function sessionFor(a: { session_id?: string | undefined; thought: string }, ctx: ToolContext): Promise<GotSession> {
-  const id = a.session_id ?? sessionOfClient.get(ctx.clientKey);
+  const id = a.session_id ?? ctx.sequentialSessions.get(ctx.clientKey);
   if (id) return ctx.sessions.get(id, { signal: ctx.signal });
   const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${a.thought.slice(0, 200)}`, signal: ctx.signal });
   ctx.sessions.add(s);
-  remember(ctx.clientKey, s.id);
+  remember(ctx.sequentialSessions, ctx.clientKey, s.id);
   return s;
 }
 

@@ -1,0 +1,209 @@
+// Starts the built `tot` command (dist/cli/tot.js, what users run; a private build of the same
+// sources when dist is older than they are) for the MCP integration tests, and stops every
+// process it started.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ensureDist } from './ensure-dist.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const built = `${root}dist/cli/tot.js`;
+let cli = built;
+
+/** The command the tests run: dist/cli/tot.js, or a fresh build of its sources when dist is older than they are (see ensureCli). */
+export const totCli = () => cli;
+
+const newest = (dir: string): number => {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+};
+
+/**
+ * Makes sure there is a `tot` command built from the current sources. CI builds dist before the
+ * tests, and ensureDist builds it when it is missing: then dist/cli/tot.js is what runs, as users
+ * run it. When a source is newer than dist/cli/tot.js (a local edit since the last build), the
+ * command is built the same way (tsup, ESM, node20, the database drivers external) into
+ * .tmp/mcp-cli/<sources' time>/ instead: rebuilding dist itself would pull it from under the other
+ * test files that read it.
+ */
+export async function ensureCli(): Promise<void> {
+  await ensureDist();
+  const sources = Math.floor(newest(`${root}src`));
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) {
+    cli = built;
+    return;
+  }
+  const dir = `${root}.tmp/mcp-cli/${sources}`;
+  const lock = `${root}.tmp/mcp-cli/${sources}.lock`;
+  mkdirSync(`${root}.tmp/mcp-cli`, { recursive: true });
+  for (;;) {
+    if (existsSync(`${dir}/tot.js`)) break;
+    try {
+      mkdirSync(lock);
+    } catch {
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      const tmp = `${dir}.partial`;
+      rmSync(tmp, { recursive: true, force: true });
+      execFileSync('npx', ['tsup', 'src/cli/tot.ts', '--no-config', '--format', 'esm', '--target', 'node20', '--external', 'better-sqlite3', '--external', 'pg', '--out-dir', tmp, '--silent'], { cwd: root, stdio: 'ignore' });
+      renameSync(tmp, dir);
+      // Builds of older sources an hour old or more are not in use.
+      for (const old of readdirSync(`${root}.tmp/mcp-cli`)) {
+        const path = `${root}.tmp/mcp-cli/${old}`;
+        if (old !== String(sources) && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+      }
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  cli = `${dir}/tot.js`;
+}
+
+/** What was started, to stop in afterEach. */
+const started = new Set<{ stop(): Promise<void> }>();
+
+/** Stops every server and client the tests started (afterEach). */
+export async function stopAll(): Promise<void> {
+  const all = [...started];
+  started.clear();
+  await Promise.all(all.map((s) => s.stop().catch(() => undefined)));
+}
+
+const alive = (pid: number | null | undefined) => {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Waits until a process is gone (polling its pid: the stdio transport hides its ChildProcess). */
+async function gone(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (alive(pid)) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+export interface StdioServer {
+  client: Client;
+  transport: StdioClientTransport;
+  pid: number;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** Kills the server with SIGKILL and waits until the client has seen it go. */
+  kill(): Promise<void>;
+}
+
+/** A client that answers sampling requests when `sampling` is given. */
+export function newClient(name: string, sampling = false): Client {
+  return new Client({ name, version: '1.0.0' }, { capabilities: sampling ? { sampling: {} } : {} });
+}
+
+/**
+ * `tot mcp …args` over stdio, connected with the SDK's client. `setup` runs on the client before
+ * it connects (a sampling handler).
+ */
+export async function startStdio(args: string[], options: { sampling?: boolean; setup?: (client: Client) => void; env?: Record<string, string> } = {}): Promise<StdioServer> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...args], stderr: 'pipe', cwd: root, ...(options.env ? { env: options.env } : {}) });
+  let err = '';
+  transport.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const client = newClient('stdio-test', options.sampling ?? false);
+  options.setup?.(client);
+  const closed = new Promise<void>((resolve) => (client.onclose = resolve));
+  const entry = {
+    async stop() {
+      const pid = transport.pid;
+      await client.close().catch(() => undefined);
+      if (pid && !(await gone(pid, 3000))) {
+        process.kill(pid, 'SIGKILL');
+        await gone(pid, 3000);
+      }
+    },
+  };
+  started.add(entry);
+  await client.connect(transport);
+  const pid = transport.pid!;
+  return {
+    client,
+    transport,
+    pid,
+    stderr: () => err,
+    async kill() {
+      process.kill(pid, 'SIGKILL');
+      await closed;
+      await gone(pid, 3000);
+      started.delete(entry);
+    },
+  };
+}
+
+export interface HttpServer {
+  child: ChildProcess;
+  url: URL;
+  stderr(): string;
+  /** What it wrote to stdout (nothing, when it serves HTTP). */
+  stdout(): string;
+  /** A new MCP client (a new MCP session) on the server. */
+  connect(options?: { sampling?: boolean; setup?: (client: Client) => void }): Promise<Client>;
+}
+
+/**
+ * `tot mcp --http 127.0.0.1:0 …args` as a child process; resolves once it logs its address on
+ * stderr (the port it was given by the system).
+ */
+export async function startHttp(args: string[]): Promise<HttpServer> {
+  const child = spawn(process.execPath, [cli, 'mcp', '--http', '127.0.0.1:0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const clients: Client[] = [];
+  started.add({
+    async stop() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 1000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+      const m = /serving Streamable HTTP at (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(err);
+      if (m) resolve(new URL(m[1]!));
+    });
+    void exited.then(() => reject(new Error(`tot mcp --http exited before serving: ${err}${out}`)));
+  });
+  return {
+    child,
+    url,
+    stderr: () => err,
+    stdout: () => out,
+    async connect(options = {}) {
+      const client = newClient('http-test', options.sampling ?? false);
+      options.setup?.(client);
+      clients.push(client);
+      await client.connect(new StreamableHTTPClientTransport(url));
+      return client;
+    },
+  };
+}
