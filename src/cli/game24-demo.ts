@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { whenAborted } from '../internal/abort.js';
 import { callModel } from '../model/call-model.js';
 import { fromFunction } from '../model/from-function.js';
 import type { LanguageModel } from '../model/types.js';
@@ -59,8 +60,8 @@ function simulatedModel(latencyMs: number): LanguageModel {
   return fromFunction(
     async (prompt: string, { signal }) => {
       await new Promise<void>((done, fail) => {
-        const t = setTimeout(done, latencyMs);
-        signal?.addEventListener('abort', () => (clearTimeout(t), fail(signal.reason)), { once: true });
+        const stop = signal ? whenAborted(signal, () => (clearTimeout(t), fail(signal.reason))) : undefined;
+        const t = setTimeout(() => (stop?.(), done()), latencyMs);
       });
       const [verb, numbers] = prompt.split(':');
       const ns = numbers!.trim().split(/\s+/).map(Number);

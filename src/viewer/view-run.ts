@@ -83,9 +83,15 @@ function searchView(events: AnyEvent[]): Pick<RunView, 'nodes' | 'bestPath'> {
 
 function graphView(events: AnyEvent[]): Pick<RunView, 'nodes' | 'bestPath'> {
   const json = foldGraphEvents(events as unknown as RunEventBase[]).toJSON();
+  // A state's label: its last field (the part operations change: a sorted list, a count), after the id.
+  const stateLabel = (state: unknown): string => {
+    if (typeof state !== 'object' || state === null || Array.isArray(state)) return str(state);
+    const values = Object.values(state as Record<string, unknown>);
+    return str(values.at(-1));
+  };
   const nodes: ViewNode[] = json.thoughts.map((t) => ({
     id: t.id,
-    label: label(str(t.state)),
+    label: label(`${t.id}: ${stateLabel(t.state)}`),
     parents: [...t.parentIds],
     status: t.solved ? 'solution' : t.valid === false ? 'failed' : 'active',
     ...(t.score === undefined ? {} : { score: t.score }),
@@ -97,9 +103,12 @@ function graphView(events: AnyEvent[]): Pick<RunView, 'nodes' | 'bestPath'> {
   const last = [...json.operations].reverse().find((o) => o.outputIds.length > 0);
   const path: string[] = [];
   for (let id = last?.outputIds[0]; id !== undefined; id = byId.get(id)?.parents[0]) path.unshift(id);
-  // Thoughts an operation made but did not pass on were not kept.
-  const kept = new Set(json.operations.flatMap((o) => o.outputIds));
-  for (const n of nodes) if (n.parents.length > 0 && !kept.has(n.id) && n.status === 'active') n.status = 'pruned';
+  // A thought nothing built on, and that is not among the run's final outputs, was left behind
+  // (keep-best passed others on): drawn as pruned.
+  const followed = new Set(nodes.flatMap((n) => n.parents));
+  const followedOps = new Set(json.operations.flatMap((o) => o.after));
+  const final = new Set(json.operations.filter((o) => !followedOps.has(o.id)).flatMap((o) => o.outputIds));
+  for (const n of nodes) if (n.parents.length > 0 && !followed.has(n.id) && !final.has(n.id) && n.status === 'active') n.status = 'pruned';
   return { nodes, bestPath: path };
 }
 
@@ -149,6 +158,8 @@ function deliberationView(events: AnyEvent[]): Pick<RunView, 'nodes' | 'bestPath
     const ids: string[] = [];
     for (const o of r.outputs) {
       const id = `r${r.round}.${o.agentId}`;
+      // The turn the agent was given (its first exchange of the round), and its final reply.
+      const turn = o.transcript?.[0];
       const last = o.transcript?.at(-1);
       nodes.push({
         id,
@@ -158,7 +169,7 @@ function deliberationView(events: AnyEvent[]): Pick<RunView, 'nodes' | 'bestPath
         ...(o.position ? { score: o.position.confidence } : {}),
         content: o.content,
         kind: o.agentId,
-        ...(last ? { prompt: last.user, output: last.assistant } : {}),
+        ...(turn && last ? { prompt: turn.user, output: last.assistant } : {}),
         details: { round: String(r.round), type: o.outputType, ...(o.stale ? { stale: o.stale.reason } : {}) },
       });
       ids.push(id);
@@ -225,7 +236,9 @@ const KINDS: Record<string, RunView['kind']> = { search: 'search', graph: 'graph
  * ```ts
  * import { viewRun } from '@tot/core/viewer';
  *
- * const view = viewRun(await Array.fromAsync(store.readStream('run_01J…')));
+ * const events = [];
+ * for await (const e of store.readStream('run_01J…')) events.push(e);
+ * const view = viewRun(events);
  * view.kind; // 'search'
  * ```
  */
