@@ -30,7 +30,7 @@ Options:
 Logs go to stderr; stdout carries the MCP protocol only.`;
 
 /** A database argument as logs may show it: a URL's password removed. */
-const shown = (db: string) => db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+const shown = (db: string) => db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***');
 
 /** Writes a log line where it can never corrupt the protocol. */
 const log = (line: string) => process.stderr.write(`[tot mcp] ${line}\n`);
@@ -44,7 +44,7 @@ async function serverModel(name: string | undefined): Promise<LanguageModel | un
 
 function hostPort(value: string): { host: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(value);
-  if (!m) throw new Error(`--http: send host:port (such as 127.0.0.1:3917), not "${value}"`);
+  if (!m || Number(m[2]) > 65_535) throw new Error(`--http: send host:port (such as 127.0.0.1:3917), not "${value}"`);
   return { host: m[1] === '' ? '127.0.0.1' : m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
@@ -53,7 +53,7 @@ async function body(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > 4 * 2 ** 20) throw new Error('request body over 4 MiB');
+    if (size > 4 * 2 ** 20) throw Object.assign(new Error('request body over 4 MiB'), { status: 413 });
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -115,6 +115,31 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   } else {
     const { host, port } = hostPort(values.http);
     const transports = new Map<string, StreamableHTTPServerTransport>();
+    // Clients often go without a DELETE: a session idle for 30 minutes is closed, and at most
+    // 1,000 are kept (the least recently used goes first).
+    const lastUsed = new Map<string, number>();
+    const IDLE_MS = 30 * 60_000;
+    const MAX_TRANSPORTS = 1000;
+    const touch = (sid: string) => {
+      lastUsed.delete(sid);
+      lastUsed.set(sid, Date.now());
+      while (lastUsed.size > MAX_TRANSPORTS) {
+        const oldest = lastUsed.keys().next().value as string;
+        lastUsed.delete(oldest);
+        void transports.get(oldest)?.close();
+      }
+    };
+    const sweep = setInterval(() => {
+      const now = Date.now();
+      for (const [sid, at] of lastUsed) if (now - at > IDLE_MS) {
+        lastUsed.delete(sid);
+        void transports.get(sid)?.close();
+      }
+    }, 60_000);
+    sweep.unref();
+    // Bound to loopback, the server answers only requests addressed to it: a web page cannot
+    // reach it through DNS rebinding (the MCP specification asks servers to check this).
+    const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
     const http = createServer((req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
         try {
@@ -126,6 +151,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
           const id = req.headers['mcp-session-id'];
           const sessionId = Array.isArray(id) ? id[0] : id;
           const existing = sessionId ? transports.get(sessionId) : undefined;
+          if (existing && sessionId) touch(sessionId);
           if (req.method === 'POST') {
             const message = await body(req);
             if (existing) return void (await existing.handleRequest(req, res, message));
@@ -134,13 +160,21 @@ export async function mcpCommand(argv: string[]): Promise<number> {
               return;
             }
             // One transport, and one server, per MCP session; resumable through its event store.
+            const port = (http.address() as { port: number }).port;
             const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
               sessionIdGenerator: () => randomUUID(),
               eventStore: new BoundedEventStore(),
-              onsessioninitialized: (sid) => void transports.set(sid, transport),
+              onsessioninitialized: (sid) => {
+                transports.set(sid, transport);
+                touch(sid);
+              },
+              ...(loopback ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
             });
             transport.onclose = () => {
-              if (transport.sessionId) transports.delete(transport.sessionId);
+              if (transport.sessionId) {
+                transports.delete(transport.sessionId);
+                lastUsed.delete(transport.sessionId);
+              }
             };
             await make().connect(transport);
             await transport.handleRequest(req, res, message);
@@ -153,7 +187,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
           await existing.handleRequest(req, res);
         } catch (error) {
           log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
-          if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'bad request' }, id: null }));
+          const tooLarge = (error as { status?: number }).status === 413;
+          if (!res.headersSent) res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: tooLarge ? 'request body over 4 MiB' : 'bad request' }, id: null }));
         }
       })();
     });
@@ -164,6 +199,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     const address = http.address();
     const actual = typeof address === 'object' && address ? address.port : port;
     closers.push(async () => {
+      clearInterval(sweep);
       for (const t of transports.values()) await t.close().catch(() => undefined);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       // Connections a client opened ahead and never used would hold close() open for ever.

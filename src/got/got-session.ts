@@ -358,8 +358,10 @@ export class GotSession {
     const kind = options.kind ?? 'execution';
     await this.commit('setPlan', options.signal, (m) => {
       const b = this.branchOf(m, branchId, 'setPlan');
-      if (b.state === 'early_stopped' || b.state === 'completed' || b.state === 'executing' || b.state === 'evidence_received') {
-        throw new TotError('ILLEGAL_STATE', `GotSession.setPlan: branch ${b.id} is ${b.state}: its plan can no longer change.`, { details: { branchId: b.id, status: b.state } });
+      // A validated plan is what export hands to an executor: changing it would export a plan no
+      // validation passed. Fork a new branch to try another.
+      if (b.state === 'validated' || b.state === 'early_stopped' || b.state === 'completed' || b.state === 'executing' || b.state === 'evidence_received') {
+        throw new TotError('ILLEGAL_STATE', `GotSession.setPlan: branch ${b.id} is ${b.state}: its plan can no longer change (fork a new branch to try another).`, { details: { branchId: b.id, status: b.state } });
       }
       const data = { branchId, kind, plan: copy(plan), at: this.ctx.now() };
       return { events: [{ type: 'branch.planned', data, idempotencyKey: `${m.snapshot.id}:plan:${m.snapshot.version + 1}:${hash({ branchId, kind, plan })}` }] };

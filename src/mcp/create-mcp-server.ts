@@ -121,11 +121,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   // Each server keeps its own clients' sequential-thinking sessions: two servers in one process
   // (stdio ones have no MCP session id) never answer from each other's.
   const sequentialSessions = new Map<string, string>();
-  const sampling = () => (server.server.getClientCapabilities()?.sampling ? samplingModel(server.server, { maxTokens: o.samplingMaxTokens }) : undefined);
+  const sequentialQueue = new Map<string, Promise<void>>();
+  const sampling = (requestId: string | number) => () => (server.server.getClientCapabilities()?.sampling ? samplingModel(server.server, { maxTokens: o.samplingMaxTokens, relatedRequestId: requestId }) : undefined);
   for (const t of TOOLS) {
-    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async (args: unknown, extra: { signal: AbortSignal; sessionId?: string }) => {
+    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async (args: unknown, extra: { signal: AbortSignal; sessionId?: string; requestId: string | number }) => {
       try {
-        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling, clientKey: extra.sessionId ?? 'default', sequentialSessions, signal: extra.signal });
+        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling: sampling(extra.requestId), clientKey: extra.sessionId ?? 'default', sequentialSessions, sequentialQueue, signal: extra.signal });
         return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured };
       } catch (error) {
         return errorResult(error);

@@ -9,14 +9,14 @@ export const int = (field: string, min: number, max: number) =>
 
 /** A number, or a string of one. */
 export const num = (field: string, min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number({ error: `${field}: send a number from ${min} to ${max}` }).min(min, `${field}: at least ${min}`).max(max, `${field}: at most ${max}`));
+  z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), z.number({ error: `${field}: send a number from ${min} to ${max}` }).min(min, `${field}: at least ${min}`).max(max, `${field}: at most ${max}`));
 
 /** A boolean, or "true" / "false". */
 export const bool = (field: string) =>
   z.preprocess((v) => (typeof v === 'string' && /^(true|false)$/i.test(v.trim()) ? v.trim().toLowerCase() === 'true' : v), z.boolean({ error: `${field}: send true or false` }));
 
 /** A list of strings, or one string (sent where a list was meant), or a JSON string of a list. */
-export const strings = (field: string, min = 0) =>
+export const strings = (field: string, min = 0, max = 10_000) =>
   z.preprocess(
     (v) => {
       if (typeof v !== 'string') return v;
@@ -30,7 +30,7 @@ export const strings = (field: string, min = 0) =>
       }
       return t === '' ? [] : [v];
     },
-    z.array(z.string({ error: `${field}: each item is a string` }), { error: `${field}: send a list of strings` }).min(min, `${field}: send at least ${min}`),
+    z.array(z.string({ error: `${field}: each item is a string` }), { error: `${field}: send a list of strings` }).min(min, `${field}: send at least ${min}`).max(max, `${field}: at most ${max}`),
   );
 
 /** A JSON object, or a string of one. */

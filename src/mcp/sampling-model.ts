@@ -23,7 +23,7 @@ export interface SamplingPeer {
       stopSequences?: string[];
       includeContext?: 'none';
     },
-    options?: { signal?: AbortSignal; timeout?: number },
+    options?: { signal?: AbortSignal; timeout?: number; relatedRequestId?: string | number },
   ): Promise<{ content: unknown; model?: string; stopReason?: string }>;
 }
 
@@ -48,7 +48,7 @@ const textOf = (content: unknown): string => {
  * const model = samplingModel(mcpServer.server, { maxTokens: 800 });
  * ```
  */
-export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number; timeoutMs?: number } = {}): LanguageModel {
+export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number; timeoutMs?: number; relatedRequestId?: string | number } = {}): LanguageModel {
   return {
     modelId: 'mcp-sampling',
     async generate(request: GenerateRequest, callOptions: { signal?: AbortSignal } = {}): Promise<GenerateResult> {
@@ -65,7 +65,9 @@ export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number;
             ...(request.stop ? { stopSequences: request.stop } : {}),
             includeContext: 'none',
           },
-          { ...(callOptions.signal ? { signal: callOptions.signal } : {}), ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) },
+          // Tied to the tool call that asks: over Streamable HTTP the request then goes out on that
+          // call's own response stream, which the client is reading, not on a stream it may never open.
+          { ...(callOptions.signal ? { signal: callOptions.signal } : {}), ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}), ...(options.relatedRequestId === undefined ? {} : { relatedRequestId: options.relatedRequestId }) },
         );
       } catch (error) {
         if (callOptions.signal?.aborted) throw error;

@@ -1,4 +1,5 @@
 import { TotError } from '../errors/index.js';
+import { raceAbort } from '../internal/abort.js';
 import type { GotEngine } from '../got/got-engine.js';
 import type { GotSession } from '../got/got-session.js';
 
@@ -51,13 +52,17 @@ export class SessionCache {
       // Most recently used last: the Map's order is the LRU order.
       this.open.delete(id);
       this.open.set(id, held);
+      // Another server (or process) on the same store may have written since: catch up first,
+      // so that parents and branches it made are known to this one's checks.
+      await held.refresh(options.signal ? { signal: options.signal } : {});
       return held;
     }
     let pending = this.restoring.get(id);
     if (!pending) {
       this.counts.restores += 1;
+      // Shared by every caller waiting for this session: it runs to its end whoever gives up.
       pending = this.engine
-        .restore(id, options)
+        .restore(id)
         .catch((error: unknown) => {
           if (TotError.hasCode(error, 'INVALID_ARGUMENT')) {
             throw new TotError('INVALID_ARGUMENT', `session_id: no session "${id}" in this server's store: send an id think_session_start returned, or start a session.`, { details: { field: 'session_id' }, cause: error });
@@ -67,7 +72,7 @@ export class SessionCache {
         .finally(() => this.restoring.delete(id));
       this.restoring.set(id, pending);
     }
-    const session = await pending;
+    const session = await raceAbort(pending, options.signal, 'session restore');
     this.add(session);
     return session;
   }

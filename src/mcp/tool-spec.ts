@@ -32,12 +32,14 @@ export interface ToolContext {
   sessions: SessionCache;
   /** The server's own model, if it has one. */
   model: LanguageModel | undefined;
-  /** A model answering through the client's sampling, when the client offers it. */
+  /** A model answering through the client's sampling (tied to this tool call), when the client offers it. */
   sampling: (() => LanguageModel | undefined) | undefined;
   /** The MCP session (one per connection), for tools that keep state per client. */
   clientKey: string;
   /** Per server: the session each client's sequential thinking goes into (when it names none). */
   sequentialSessions: Map<string, string>;
+  /** Per server: each client's sequential-thinking call in progress (they run one at a time). */
+  sequentialQueue: Map<string, Promise<void>>;
   signal: AbortSignal;
 }
 

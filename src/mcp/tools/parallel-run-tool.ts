@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { llmBranchWorker, type BranchWorker } from '../../got/branch-worker.js';
 import { int, sessionId, strings } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
+import { PLANNABLE } from './thought-tools.js';
 import { branchShape, sessionLine, sessionLineShape } from './shapes.js';
 
 /** Plays the plans the client wrote (think_plan_step with plan): no model needed. */
@@ -15,7 +16,7 @@ export const parallelRunTool: ToolSpec = tool({
     'Works several branches at once and picks one: race (the first valid plan wins, the others stop), best (all finish, highest reward), vote (majority answer), bandit (UCB gives rounds to the most promising). Branches are planned by your model through MCP sampling when your client offers it, else by the server\'s model; with neither, the tool returns the branches that still need a plan: write one for each with think_plan_step (branch_id and plan), then call this tool again to score and schedule them.',
   input: z.object({
     session_id: sessionId,
-    branch_ids: strings('branch_ids', 1),
+    branch_ids: strings('branch_ids', 1, 64),
     strategy: z.enum(['race', 'best', 'vote', 'bandit'], { error: 'strategy: send race, best, vote or bandit' }).default('race'),
     round_tokens: int('round_tokens', 16, 8000).default(400),
     max_rounds: int('max_rounds', 1, 10).default(3),
@@ -29,13 +30,18 @@ export const parallelRunTool: ToolSpec = tool({
     winner: branchShape.optional(),
     branches: z.array(branchShape.extend({ has_plan: z.boolean().optional(), rounds: z.number().optional() })),
     votes: z.record(z.string(), z.number()).optional(),
+    errors: z.array(z.object({ code: z.string(), message: z.string(), branch_id: z.string().optional() })).optional(),
     next: z.string().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(a, ctx) {
     const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
     const unknown = a.branch_ids.filter((id) => !s.branch(id));
+    const settled = a.branch_ids.filter((id) => s.branch(id) && !PLANNABLE.has(s.branch(id)!.state));
     if (unknown.length > 0) throw new TotError('INVALID_ARGUMENT', `branch_ids: no branch ${unknown.join(', ')} in session ${s.id}; its branches are ${s.snapshot().branches.map((b) => b.id).join(', ') || 'none yet (fork some with think_branch_fork)'}.`, { details: { field: 'branch_ids' } });
+    if (settled.length > 0) {
+      throw new TotError('INVALID_ARGUMENT', `branch_ids: ${settled.map((id) => `${id} is ${s.branch(id)!.state}`).join(', ')}: a branch past validation is not run again; send the branches still open, or fork new ones.`, { details: { field: 'branch_ids' } });
+    }
     const sampling = a.planner === 'auto' || a.planner === 'sampling' ? ctx.sampling?.() : undefined;
     const planner = a.planner !== 'auto' ? a.planner : sampling ? 'sampling' : ctx.model ? 'server' : 'client';
     const model = planner === 'sampling' ? sampling : planner === 'server' ? ctx.model : undefined;
@@ -76,8 +82,9 @@ export const parallelRunTool: ToolSpec = tool({
         ...(winner ? { winner: { branch_id: winner.id, name: winner.name, state: winner.state, ...(winner.reward === undefined ? {} : { reward: winner.reward }) } } : {}),
         branches,
         ...(r.votes ? { votes: r.votes } : {}),
+        ...(r.errors.length > 0 ? { errors: r.errors.map((e) => ({ code: e.code, message: e.message, ...(e.where?.kind === 'branch' ? { branch_id: e.where.branchId } : {}) })) } : {}),
       },
-      text: `${a.strategy}: ${winner ? `${winner.id} (${winner.name}) wins` : 'no branch validated'}; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.\n${s.auditBar()}`,
+      text: `${a.strategy}: ${winner ? `${winner.id} (${winner.name}) wins` : 'no branch validated'}; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.${r.errors.length > 0 ? `\nErrors: ${r.errors.map((e) => e.message).join('; ')}` : ''}\n${s.auditBar()}`,
     };
   },
 });

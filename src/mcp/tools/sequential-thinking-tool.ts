@@ -13,11 +13,11 @@ const remember = (map: Map<string, string>, client: string, session: string) => 
 const KEY = /:seq:([^:]*):(\d+):(\d+)$/;
 
 /** The thoughts of a session the sequential-thinking tool wrote: by branch and number, the id of each first part. */
-function sequence(s: GotSession): { byNumber: Map<string, string>; numbers: Set<string>; branches: Set<string> } {
+function sequence(thoughts: readonly { key: string; id: string }[]): { byNumber: Map<string, string>; numbers: Set<string>; branches: Set<string> } {
   const byNumber = new Map<string, string>();
   const numbers = new Set<string>();
   const branches = new Set<string>();
-  for (const t of s.snapshot().thoughts) {
+  for (const t of thoughts) {
     const m = KEY.exec(t.key);
     if (!m) continue;
     const [, branch, n, part] = m;
@@ -42,9 +42,15 @@ function parts(text: string, max: number): string[] {
   return out;
 }
 
-async function sessionFor(a: { session_id?: string | undefined; thought: string }, ctx: ToolContext): Promise<GotSession> {
+async function sessionFor(a: { session_id?: string | undefined; thought: string; thoughtNumber: number; isRevision?: boolean | undefined; branchFromThought?: number | undefined }, ctx: ToolContext): Promise<GotSession> {
   const id = a.session_id ?? ctx.sequentialSessions.get(ctx.clientKey);
-  if (id) return ctx.sessions.get(id, { signal: ctx.signal });
+  if (id) {
+    const s = await ctx.sessions.get(id, { signal: ctx.signal });
+    // A client that starts again at thought 1 without naming its session starts a new line of
+    // thinking (the reference server simply appends): a new session, not a clash with the old one.
+    const restart = a.session_id === undefined && a.thoughtNumber === 1 && !a.isRevision && a.branchFromThought === undefined && sequence(s.snapshot().thoughts).numbers.has(':1');
+    if (!restart) return s;
+  }
   const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${a.thought.slice(0, 200)}`, signal: ctx.signal });
   ctx.sessions.add(s);
   remember(ctx.sequentialSessions, ctx.clientKey, s.id);
@@ -57,7 +63,7 @@ export const sequentialThinkingTool: ToolSpec = tool({
   description:
     'Step-by-step thinking, compatible with the reference sequential-thinking server (the same input fields and output), backed by a stored Graph-of-Thought session: thoughts persist across restarts, revisions refine the thought they revise, branches become real branches. Send session_id (returned by every call) to continue a session from another connection.',
   input: z.object({
-    thought: z.string({ error: 'thought: send your current thinking step as text' }).min(1, 'thought: send your current thinking step as text'),
+    thought: z.string({ error: 'thought: send your current thinking step as text' }).min(1, 'thought: send your current thinking step as text').max(20_000, 'thought: at most 20,000 characters: split it into several thoughts'),
     nextThoughtNeeded: bool('nextThoughtNeeded'),
     thoughtNumber: int('thoughtNumber', 1, 100_000),
     totalThoughts: int('totalThoughts', 1, 100_000),
@@ -70,11 +76,33 @@ export const sequentialThinkingTool: ToolSpec = tool({
   }),
   output: z.object({ thoughtNumber: z.number(), totalThoughts: z.number(), nextThoughtNeeded: z.boolean(), branches: z.array(z.string()), thoughtHistoryLength: z.number(), session_id: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(a, ctx) {
+  run(a, ctx) {
+    // One call at a time per client: two first calls would start two sessions, two calls on a new
+    // branch would fork it twice.
+    const previous = ctx.sequentialQueue.get(ctx.clientKey) ?? Promise.resolve();
+    const mine = previous.then(() => think(a, ctx));
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    ctx.sequentialQueue.set(ctx.clientKey, settled);
+    void settled.then(() => {
+      if (ctx.sequentialQueue.get(ctx.clientKey) === settled) ctx.sequentialQueue.delete(ctx.clientKey);
+    });
+    return mine;
+  },
+});
+
+type SequentialArgs = { thought: string; nextThoughtNeeded: boolean; thoughtNumber: number; totalThoughts: number; isRevision?: boolean | undefined; revisesThought?: number | undefined; branchFromThought?: number | undefined; branchId?: string | undefined; session_id?: string | undefined };
+
+async function think(a: SequentialArgs, ctx: ToolContext): Promise<{ structured: Record<string, unknown>; text: string }> {
+  {
     const s = await sessionFor(a, ctx);
     const totalThoughts = Math.max(a.totalThoughts, a.thoughtNumber);
     const branch = a.branchFromThought !== undefined ? (a.branchId ?? `branch-${a.branchFromThought}`) : (a.branchId ?? '');
-    const before = sequence(s);
+    // One copy of the session per call: a snapshot copies every thought.
+    const snap = s.snapshot();
+    const before = sequence(snap.thoughts);
     // The thought it follows: the one it revises, the one it branches from, or the one before it.
     const parentOf = (): { id?: string; edge: 'refines' | 'causes' } => {
       if (a.isRevision && a.revisesThought !== undefined) return { id: before.byNumber.get(`${branch}:${a.revisesThought}`) ?? before.byNumber.get(`:${a.revisesThought}`), edge: 'refines' };
@@ -83,17 +111,17 @@ export const sequentialThinkingTool: ToolSpec = tool({
     };
     let gotBranch: string | undefined;
     if (branch !== '') {
-      const existing = s.snapshot().branches.find((b) => b.name === branch);
+      const existing = snap.branches.find((b) => b.name === branch);
       if (existing) gotBranch = existing.id;
       else {
-        const from = before.byNumber.get(`:${a.branchFromThought ?? a.thoughtNumber - 1}`) ?? s.snapshot().thoughts.at(-1)?.id;
+        const from = before.byNumber.get(`:${a.branchFromThought ?? a.thoughtNumber - 1}`) ?? snap.thoughts.at(-1)?.id;
         if (from) gotBranch = (await s.fork({ from, branches: [{ name: branch }], signal: ctx.signal }))[0]!.id;
       }
     }
     const parent = parentOf();
     // A thought longer than the session's limit is stored whole, as parts that refine the first.
     let previous = parent.id;
-    for (const [i, text] of parts(a.thought, s.snapshot().maxThoughtChars).entries()) {
+    for (const [i, text] of parts(a.thought, snap.maxThoughtChars).entries()) {
       const t = await s.addThought({
         role: a.isRevision ? 'critic' : 'planner',
         content: text,
@@ -104,7 +132,7 @@ export const sequentialThinkingTool: ToolSpec = tool({
       });
       previous = t.id;
     }
-    const after = sequence(s);
+    const after = { numbers: new Set(before.numbers).add(`${branch}:${a.thoughtNumber}`), branches: branch === '' ? before.branches : new Set(before.branches).add(branch) };
     const structured = {
       thoughtNumber: a.thoughtNumber,
       totalThoughts,
@@ -114,5 +142,5 @@ export const sequentialThinkingTool: ToolSpec = tool({
       session_id: s.id,
     };
     return { structured, text: JSON.stringify(structured, null, 2) };
-  },
-});
+  }
+}

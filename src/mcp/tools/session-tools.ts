@@ -65,6 +65,9 @@ export const sessionTools: ToolSpec[] = [
     annotations: writesOnce,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
+      // Asking for the state the session is already in changes nothing (a retried call succeeds).
+      const target = { pause: 'paused', resume: 'active', complete: 'completed', fail: 'failed' }[a.action];
+      if (s.state === target || (a.action === 'resume' && s.state === 'warning')) return { structured: sessionLine(s), text: `${s.id} is ${s.state}.` };
       if (a.action === 'pause') await s.pause(a.reason);
       else if (a.action === 'resume') await s.resume();
       else if (a.action === 'complete') await s.complete(a.reason);

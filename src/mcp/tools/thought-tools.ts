@@ -4,6 +4,9 @@ import { branchId, int, object, sessionId, strings } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
 import { branchOut, branchShape, edges, roles, sessionLine, sessionLineShape, triggers, writes } from './shapes.js';
 
+/** Branch states whose plan may still change. */
+export const PLANNABLE = new Set(['init', 'planning', 'scoring', 'validating', 'rejected']);
+
 export const thoughtTools: ToolSpec[] = [
   tool({
     name: 'think_plan_step',
@@ -26,6 +29,13 @@ export const thoughtTools: ToolSpec[] = [
     annotations: writes,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
+      // Checked before anything is written: a refused call leaves the session as it was.
+      if (a.plan !== undefined) {
+        if (!a.branch_id) throw new TotError('INVALID_ARGUMENT', 'plan: a plan belongs to a branch: send branch_id too.', { details: { field: 'branch_id' } });
+        const b = s.branch(a.branch_id);
+        if (!b) throw new TotError('INVALID_ARGUMENT', `branch_id: no branch ${a.branch_id} in session ${s.id}.`, { details: { field: 'branch_id' } });
+        if (!PLANNABLE.has(b.state)) throw new TotError('ILLEGAL_STATE', `Branch ${b.id} is ${b.state}: its plan can no longer change (fork a new branch to try another plan).`, { details: { branchId: b.id, status: b.state } });
+      }
       const t = await s.addThought({
         role: a.role,
         content: a.content,
@@ -37,10 +47,7 @@ export const thoughtTools: ToolSpec[] = [
         signal: ctx.signal,
       });
       let branch;
-      if (a.plan !== undefined) {
-        if (!a.branch_id) throw new TotError('INVALID_ARGUMENT', 'plan: a plan belongs to a branch: send branch_id too.', { details: { field: 'branch_id' } });
-        branch = await s.setPlan(a.branch_id, a.plan, { ...(a.plan_kind ? { kind: a.plan_kind } : {}), signal: ctx.signal });
-      }
+      if (a.plan !== undefined) branch = await s.setPlan(a.branch_id!, a.plan, { ...(a.plan_kind ? { kind: a.plan_kind } : {}), signal: ctx.signal });
       return {
         structured: { ...sessionLine(s), thought_id: t.id, ...(branch ? { branch: branchOut(branch) } : {}) },
         text: `${t.id} (${t.role}) added${branch ? `; branch ${branch.id} has a plan` : ''}.\n${s.auditBar()}`,
@@ -54,7 +61,7 @@ export const thoughtTools: ToolSpec[] = [
     input: z.object({
       session_id: sessionId,
       from: z.string({ error: 'from: send the id of the thought to branch from (t0, t1, …)' }).min(1),
-      names: strings('names', 1),
+      names: strings('names', 1, 64),
     }),
     output: z.object({ ...sessionLineShape, branches: z.array(branchShape) }),
     annotations: writes,
@@ -70,7 +77,7 @@ export const thoughtTools: ToolSpec[] = [
     description: 'Adds a thought that merges branches: its parents are the branches\' last thoughts.',
     input: z.object({
       session_id: sessionId,
-      branch_ids: strings('branch_ids', 2),
+      branch_ids: strings('branch_ids', 2, 64),
       content: z.string({ error: 'content: send the merged thought as text' }).min(1),
       role: z.enum(roles).default('decider'),
       edge: z.enum(edges).optional(),
