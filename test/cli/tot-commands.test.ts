@@ -2,60 +2,22 @@
 // SQLite file and writes a page; tot runs lists them; tot view writes one as a page; an unknown run
 // and a file that is not a store are clear messages with exit code 1, the file left as it was.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../helpers/ensure-dist.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const cli = join(root, 'dist', 'cli', 'tot.js');
-// The lock ensureDist builds under: a rebuild here never runs beside another.
-const lock = join(root, '.tmp', 'dist-build.lock');
-
-const newest = (dir: string): number => {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-};
-const fresh = () => existsSync(cli) && statSync(cli).mtimeMs >= newest(join(root, 'src'));
-
-/** dist/ built (ensureDist), and the command rebuilt under the same lock when older than src/. */
-async function ensureBuiltCli(): Promise<void> {
-  await ensureDist();
-  for (;;) {
-    if (fresh()) return;
-    try {
-      mkdirSync(lock);
-    } catch {
-      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 300_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      continue;
-    }
-    try {
-      if (!fresh()) spawnSync('npx', ['tsup'], { cwd: root, stdio: 'ignore' });
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-    if (!existsSync(cli)) throw new Error(`npx tsup did not build ${cli}`);
-    return;
-  }
-}
+import { ensureCli, totCli } from '../helpers/tot-cli.js';
 
 let dir: string;
 /** Runs `tot …` in the temp folder; stdout is a pipe, so no progress bar. */
 const tot = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [totCli(), ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tot-cli-'));
-  await ensureBuiltCli();
+  await ensureCli();
 }, 300_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { settlesWithin } from '../helpers/settles-within.js';
-import { ensureCli, startStdio, stopAll, totCli } from '../helpers/mcp-cli.js';
+import { ensureCli, startStdio, stopAll, totCli } from '../helpers/tot-cli.js';
 import { structured } from '../helpers/mcp-sampling.js';
 
 const url = process.env.TOT_POSTGRES_URL;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureCli, startStdio, stopAll } from '../helpers/mcp-cli.js';
+import { ensureCli, startStdio, stopAll } from '../helpers/tot-cli.js';
 import { raceWithRejection, structured } from '../helpers/mcp-sampling.js';
 
 const DESIGN_TOOLS = [

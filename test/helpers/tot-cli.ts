@@ -1,6 +1,6 @@
-// Starts the built `tot` command (dist/cli/tot.js, what users run; a private build of the same
-// sources when dist is older than they are) for the MCP integration tests, and stops every
-// process it started.
+// The built `tot` command (dist/cli/tot.js, what users run; a private build of the same sources
+// when dist is older than they are) for the command's tests and the MCP integration tests, which it
+// also starts as servers, stopping every process it started.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
