@@ -1,6 +1,6 @@
 import { TotError } from '../errors/index.js';
 import type { StoredEvent } from '../events/store/types.js';
-import type { RunEventBase } from '../run/run-event.js';
+import { runEventOf, type RunEventBase } from '../run/run-event.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
 import { deliberationEventShapes, type DeliberationEvent } from './deliberation-events.js';
 import type { AgentOutput, DeliberationRound } from './types.js';
@@ -32,7 +32,7 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
   let report: DeliberationLog['report'];
   let position = 0;
   for (const raw of events) {
-    const e = ('data' in raw && 'streamId' in raw ? raw.data : raw) as DeliberationEvent;
+    const e = runEventOf(raw) as DeliberationEvent;
     checkEvent(e, position, 'The deliberation log');
     if (e.type === 'run.started') {
       if (query !== undefined) throw corrupt(position, 'run.started may only begin the log');

@@ -1,7 +1,7 @@
 import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
 import { readRecordedRun } from '../run/recorded-run.js';
-import type { RunEventBase } from '../run/run-event.js';
+import { runEventOf, type RunEventBase } from '../run/run-event.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
 import { fractalEventShapes, type FractalEvent } from './fractal-events.js';
 import type { Frame } from './types.js';
@@ -145,7 +145,7 @@ export function foldFractalEvents(events: Iterable<RunEventBase | StoredEvent>):
   };
   let position = 0;
   for (const raw of events) {
-    const e = (typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw ? raw.data : raw) as FractalEvent;
+    const e = runEventOf(raw) as FractalEvent;
     checkEvent(e, position++, 'The fractal log');
     switch (e.type) {
       case 'frame.created':

@@ -4,7 +4,7 @@ import { escapeMermaid } from '../internal/mermaid.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { StoredEvent } from '../events/store/types.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
-import type { RunEventBase } from '../run/run-event.js';
+import { runEventOf, type RunEventBase } from '../run/run-event.js';
 import { graphEventShapes, type GraphEvent, type ThoughtRecord } from './graph-events.js';
 import { INPUT_THOUGHT_ID, makeThought, type GraphThought } from './thought.js';
 
@@ -330,10 +330,6 @@ export interface GraphLog<S> {
   dropped: Map<string, DroppedRecord[]>;
 }
 
-function unwrap(raw: RunEventBase | StoredEvent): GraphEvent {
-  return (typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw ? raw.data : raw) as GraphEvent;
-}
-
 /** @internal The graph, the order of completions and the drops of a graph run's log. */
 export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): GraphLog<S> {
   let graph: ThoughtGraph<S> | undefined;
@@ -344,7 +340,7 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
   const known = new Set<string>();
   let position = 0;
   for (const raw of events) {
-    const e = unwrap(raw);
+    const e = runEventOf(raw) as GraphEvent;
     checkEvent(e, position, 'The operation-graph log');
     if (e.type === 'run.started') {
       if (graph) throw corrupt(position, 'run.started may only begin the log');

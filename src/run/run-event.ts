@@ -1,6 +1,7 @@
 import type { BudgetLimitName } from '../budget/budget.js';
 import type { ErrorLocation, ProtocolErrorObject } from '../errors/index.js';
 import type { ChatMessage, FinishReason, GenerateRequest, Usage } from '../model/types.js';
+import type { StoredEvent } from '../events/store/types.js';
 import type { StopDetail } from './stop-detail.js';
 
 /**
@@ -280,4 +281,12 @@ const SHARED = new Set<string>(['run.started', 'run.resumed', 'llm.requested', '
  */
 export function isSharedRunEvent(event: { type: string }): boolean {
   return SHARED.has(event.type);
+}
+
+/**
+ * A run event as its runner emitted it, whether it is given as it is or as an event store returns
+ * it (`StoredEvent`, the event in its `data`): every fold of a run's log reads both.
+ */
+export function runEventOf(raw: RunEventBase | StoredEvent): RunEventBase {
+  return (typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw ? raw.data : raw) as RunEventBase;
 }

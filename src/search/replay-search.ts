@@ -1,7 +1,7 @@
 import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
 import { readRecordedRun } from '../run/recorded-run.js';
-import type { RunEventBase, RunStartedEvent } from '../run/run-event.js';
+import { runEventOf, type RunEventBase, type RunStartedEvent } from '../run/run-event.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
 import type { NodeStatus, SearchState, ThoughtNode, ThoughtTreeJSON } from '../tree/types.js';
@@ -29,7 +29,6 @@ export interface ReplayedRun {
 
 const checkEvent = eventShapeCheck(searchEventShapes);
 
-const isStored = (raw: unknown): raw is StoredEvent => typeof raw === 'object' && raw !== null && 'data' in raw && 'streamId' in raw;
 
 type Mutable = { -readonly [K in keyof ThoughtNode]: ThoughtNode[K] } & { childrenIds: string[] };
 
@@ -61,7 +60,7 @@ export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): 
     return n;
   };
   for (const raw of events) {
-    const e = (isStored(raw) ? raw.data : raw) as SearchEvent;
+    const e = runEventOf(raw) as SearchEvent;
     checkEvent(e, count, 'The search log');
     count += 1;
     switch (e.type) {

@@ -6,7 +6,7 @@ import { foldFractalEvents } from '../fractal/frame-tree.js';
 import { SessionModel } from '../got/session-model.js';
 import { auditBar } from '../got/session-report.js';
 import { foldGraphEvents } from '../graph/thought-graph.js';
-import type { RunEventBase } from '../run/run-event.js';
+import { runEventOf, type RunEventBase } from '../run/run-event.js';
 import { foldSearchEvents } from '../search/replay-search.js';
 import type { RunView, ViewCall, ViewNode, ViewPanel } from './view-model.js';
 
@@ -20,7 +20,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : 
 
 /** A run's events as plain run events (the data of stored events). */
 function runEvents(events: readonly (RunEventBase | StoredEvent)[]): AnyEvent[] {
-  return events.map((e) => ('data' in e && 'streamId' in e ? (e.data as AnyEvent) : (e as unknown as AnyEvent)));
+  return events.map((e) => runEventOf(e) as unknown as AnyEvent);
 }
 
 /** Model calls in lanes: each call takes the first lane free when it starts. */
