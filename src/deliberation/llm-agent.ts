@@ -60,8 +60,8 @@ const optionsSchema = z.strictObject({
   maxToolCalls: z.number().int().min(0).max(10).default(3),
 });
 
-/** A repair turn: what was wrong with the reply, and what to send instead. */
-function repairTurn(error: unknown): string {
+/** A repair turn: what was wrong with the reply, and what to send instead (agents, hosts and reporters alike). */
+export function repairTurn(error: unknown): string {
   const why = error instanceof Error ? error.message : String(error);
   return `Your reply could not be used: ${why.slice(0, 500)}\nReply again, in the required format only.`;
 }

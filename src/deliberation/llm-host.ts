@@ -4,6 +4,7 @@ import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
 import { renderPrompt } from '../roles/prompt-template.js';
+import { repairTurn } from './llm-agent.js';
 import type { DeliberationHost, HostContext } from './participant.js';
 import { parseLooseObject } from './python-literal.js';
 import { conversation, type Exchange, type HostAction, type HostDecision } from './types.js';
@@ -155,7 +156,7 @@ export function llmHost(options: LlmHostOptions): DeliberationHost {
             if (TotError.isInstance(error)) throw error;
             throw new TotError('INVALID_FORMAT', `Host "${o.id}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
           }
-          reply = await ask(`Your reply could not be used: ${(error instanceof Error ? error.message : String(error)).slice(0, 500)}\nReply again, in the required format only.`);
+          reply = await ask(repairTurn(error));
         }
       }
     },

@@ -1,9 +1,6 @@
-import { parseOptions } from '../../internal/validate.js';
-import { llmAgent } from '../llm-agent.js';
 import type { DeliberationAgent } from '../participant.js';
-import { debateTurn } from './debate-turn.js';
-import { roleOptionsSchema, type RoleAgentOptions } from './planner.js';
-import { criticReplySchema, readReply, toPosition } from './wire-schemas.js';
+import { roleAgent, type RoleAgentOptions } from './role-agent.js';
+import { criticReplySchema } from './wire-schemas.js';
 
 /**
  * The critic's system message: its task and the seed's output format (seed 001 §2.3).
@@ -37,20 +34,11 @@ Reply with one JSON object only, in this form:
  * ```
  */
 export function critic(options: RoleAgentOptions): DeliberationAgent {
-  const o = parseOptions(roleOptionsSchema, options, 'critic');
-  return llmAgent({
-    id: o.id ?? 'critic',
-    model: o.model,
-    system: o.system ?? CRITIC_SYSTEM,
-    json: true,
+  return roleAgent(options, {
+    name: 'critic',
+    system: CRITIC_SYSTEM,
     outputType: 'critique',
-    maxRepairs: o.maxRepairs,
-    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
-    turn: (ctx) => debateTurn(ctx, ctx.round === 1 && ctx.current.length === 0 ? 'Name the risks and the checks any plan for this request must pass.' : 'Critique the latest plan.'),
-    parse: (text) => {
-      const r = readReply(text, criticReplySchema);
-      const { content, position, ...rest } = r;
-      return { content, outputType: 'critique', position: toPosition(position), metadata: rest };
-    },
+    schema: criticReplySchema,
+    task: (ctx) => (ctx.round === 1 && ctx.current.length === 0 ? 'Name the risks and the checks any plan for this request must pass.' : 'Critique the latest plan.'),
   });
 }

@@ -1,42 +1,6 @@
-import { z } from 'zod';
-import { parseOptions } from '../../internal/validate.js';
-import { languageModelSchema } from '../../model/schemas.js';
-import type { LanguageModel } from '../../model/types.js';
-import { llmAgent } from '../llm-agent.js';
 import type { DeliberationAgent } from '../participant.js';
-import { debateTurn } from './debate-turn.js';
-import { plannerReplySchema, readReply, toPosition } from './wire-schemas.js';
-
-/**
- * Options of {@link planner} and {@link critic}.
- *
- * @example
- * ```ts
- * import type { RoleAgentOptions } from '@tot/core';
- *
- * const options: RoleAgentOptions = { model, id: 'planner', temperature: 0.3 };
- * ```
- */
-export interface RoleAgentOptions {
-  /** Its model. */
-  model: LanguageModel;
-  /** Its id. Default the role's name. */
-  id?: string;
-  /** Replaces the role's system message (keep the output format in it). */
-  system?: string;
-  /** Sampling temperature. Default: the model's. */
-  temperature?: number;
-  /** Repairs of a reply that is not the required JSON. Default 1. */
-  maxRepairs?: number;
-}
-
-export const roleOptionsSchema = z.strictObject({
-  model: languageModelSchema,
-  id: z.string().optional(),
-  system: z.string().min(1).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  maxRepairs: z.number().int().min(0).max(5).default(1),
-});
+import { roleAgent, type RoleAgentOptions } from './role-agent.js';
+import { plannerReplySchema } from './wire-schemas.js';
 
 /**
  * The planner's system message: its task and the seed's output format (seed 001 §2.2). Extend it
@@ -69,20 +33,11 @@ Reply with one JSON object only, in this form:
  * ```
  */
 export function planner(options: RoleAgentOptions): DeliberationAgent {
-  const o = parseOptions(roleOptionsSchema, options, 'planner');
-  return llmAgent({
-    id: o.id ?? 'planner',
-    model: o.model,
-    system: o.system ?? PLANNER_SYSTEM,
-    json: true,
+  return roleAgent(options, {
+    name: 'planner',
+    system: PLANNER_SYSTEM,
     outputType: 'plan',
-    maxRepairs: o.maxRepairs,
-    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
-    turn: (ctx) => debateTurn(ctx, ctx.round === 1 ? 'Write your plan.' : 'Revise your plan: keep what holds, change what the others showed is wrong.'),
-    parse: (text) => {
-      const r = readReply(text, plannerReplySchema);
-      const { content, position, ...rest } = r;
-      return { content, outputType: 'plan', position: toPosition(position), metadata: rest };
-    },
+    schema: plannerReplySchema,
+    task: (ctx) => (ctx.round === 1 ? 'Write your plan.' : 'Revise your plan: keep what holds, change what the others showed is wrong.'),
   });
 }

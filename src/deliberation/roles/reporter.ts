@@ -3,6 +3,7 @@ import { TotError } from '../../errors/index.js';
 import { parseOptions } from '../../internal/validate.js';
 import { languageModelSchema } from '../../model/schemas.js';
 import type { ChatMessage, LanguageModel } from '../../model/types.js';
+import { repairTurn } from '../llm-agent.js';
 import type { AgentReply, DeliberationReporter, ReporterContext } from '../participant.js';
 import type { AgentOutput } from '../types.js';
 import { readReply, reportReplySchema } from './wire-schemas.js';
@@ -106,7 +107,7 @@ export function reporter(options: ReporterOptions): DeliberationReporter {
           return { content, outputType: 'report', metadata: { ...metadata, divergent: ctx.divergent } };
         } catch (error) {
           if (signal.aborted || attempt >= o.maxRepairs) throw TotError.isInstance(error) ? error : new TotError('INVALID_FORMAT', String(error));
-          messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Your reply could not be used: ${(error as Error).message.slice(0, 500)}\nReply again, in the required format only.` });
+          messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairTurn(error) });
         }
       }
     },

@@ -5,6 +5,26 @@ import { branchOut, branchShape, readOnly, sessionLine, sessionLineShape, writes
 
 const exported = z.looseObject({ _got_metadata: z.looseObject({ session_id: z.string(), branch_id: z.string() }) });
 
+/** think_export_plan and think_export_doc_plan: the same tool for the two kinds of plan. */
+function exportTool(kind: 'execution' | 'doc'): ToolSpec {
+  return tool({
+    name: kind === 'doc' ? 'think_export_doc_plan' : 'think_export_plan',
+    title: kind === 'doc' ? 'Export a documentation plan' : 'Export an execution plan',
+    description:
+      kind === 'doc'
+        ? "The validated branch's DocPlan, with _got_metadata, for a documentation writer. Only a validated branch with a doc plan exports."
+        : "The validated branch's ExecutionPlan, with _got_metadata (session, branch, confidence, alternatives explored, token cost), for an executor. Only a validated branch exports; the branch then moves on to executing.",
+    input: z.object({ session_id: sessionId, branch_id: branchId }),
+    output: exported,
+    annotations: writesOnce,
+    async run(a, ctx) {
+      const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
+      const plan = kind === 'doc' ? await s.exportDocPlan(a.branch_id, { signal: ctx.signal }) : await s.exportPlan(a.branch_id, { signal: ctx.signal });
+      return { structured: plan, text: JSON.stringify(plan) };
+    },
+  });
+}
+
 export const planTools: ToolSpec[] = [
   tool({
     name: 'think_validate_plan',
@@ -23,32 +43,8 @@ export const planTools: ToolSpec[] = [
       };
     },
   }),
-  tool({
-    name: 'think_export_plan',
-    title: 'Export an execution plan',
-    description: 'The validated branch\'s ExecutionPlan, with _got_metadata (session, branch, confidence, alternatives explored, token cost), for an executor. Only a validated branch exports; the branch then moves on to executing.',
-    input: z.object({ session_id: sessionId, branch_id: branchId }),
-    output: exported,
-    annotations: writesOnce,
-    async run(a, ctx) {
-      const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
-      const plan = await s.exportPlan(a.branch_id, { signal: ctx.signal });
-      return { structured: plan, text: JSON.stringify(plan) };
-    },
-  }),
-  tool({
-    name: 'think_export_doc_plan',
-    title: 'Export a documentation plan',
-    description: 'The validated branch\'s DocPlan, with _got_metadata, for a documentation writer. Only a validated branch with a doc plan exports.',
-    input: z.object({ session_id: sessionId, branch_id: branchId }),
-    output: exported,
-    annotations: writesOnce,
-    async run(a, ctx) {
-      const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
-      const plan = await s.exportDocPlan(a.branch_id, { signal: ctx.signal });
-      return { structured: plan, text: JSON.stringify(plan) };
-    },
-  }),
+  exportTool('execution'),
+  exportTool('doc'),
   tool({
     name: 'think_receive_evidence',
     title: 'Report an execution\'s result',
