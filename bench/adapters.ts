@@ -22,7 +22,7 @@ import { median, report } from './harness.js';
 
 const CALLS = 1_000;
 const WARM_UP = 200;
-const EMBED_CALLS = 300;
+const EMBED_CALLS = 1_000;
 
 const completion = {
   id: 'chatcmpl-bench',

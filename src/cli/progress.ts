@@ -1,6 +1,15 @@
-/** A progress bar on stderr for a long command; silent when stdout is not a terminal (a pipe, CI, a file). */
-export function progress(total: number, label: string, stream: NodeJS.WriteStream = process.stderr): { tick(note?: string): void; done(): void } {
-  const on = process.stdout.isTTY === true && stream.isTTY === true;
+/**
+ * A progress bar on stderr for a long command. Drawn only when both stdout and the bar's stream
+ * are terminals: a command piped into a file or another program, or run by CI, prints its results
+ * and nothing else.
+ */
+export function progress(
+  total: number,
+  label: string,
+  stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'columns'> = process.stderr,
+  stdoutIsTTY: boolean = process.stdout.isTTY === true,
+): { tick(note?: string): void; done(): void } {
+  const on = stdoutIsTTY && stream.isTTY === true;
   let n = 0;
   const draw = (note = '') => {
     if (!on) return;

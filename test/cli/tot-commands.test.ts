@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCli, totCli } from '../helpers/tot-cli.js';
 
@@ -134,6 +135,29 @@ describe('a file that is not a store', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('notes.txt'))).toEqual(['notes.txt']);
   });
 
+  it('a SQLite database of another program is refused with a clear message and exit code 1, and left byte for byte as it was', () => {
+    const file = join(dir, 'other.db');
+    const other = new Database(file);
+    other.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('not a run')");
+    other.close();
+    const before = readFileSync(file);
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(file, past, past);
+    const mtime = statSync(file).mtimeMs;
+
+    for (const args of [['runs', file], ['view', file, '--run', 'x']]) {
+      const r = tot(...args);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stdout, args[0]).toBe('');
+      expect(r.stderr, args[0]).toContain(`${file} is a SQLite database without recorded runs`);
+      expect(r.stderr, args[0]).toContain('left untouched');
+      expect(r.stderr, args[0]).not.toMatch(/\n\s+at /);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(statSync(file).mtimeMs).toBe(mtime);
+    expect(readdirSync(dir).filter((f) => f.startsWith('other.db'))).toEqual(['other.db']);
+  });
+
   it('a missing file is a clear message too, and is not created', () => {
     const missing = join(dir, 'missing.db');
     const r = tot('runs', missing);
@@ -141,6 +165,23 @@ describe('a file that is not a store', () => {
     expect(r.stderr).toContain(`${missing}: no such file`);
     expect(existsSync(missing)).toBe(false);
   });
+});
+
+// `script` (util-linux) runs the command on a pseudo-terminal, as a user at a shell would.
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!hasScript) console.warn('[tot-commands] `script` (util-linux) is not installed: the progress bar on a terminal is not checked.');
+
+describe.skipIf(!hasScript)('tot demo on a terminal', () => {
+  it('draws a progress bar that counts the puzzles up to the total', () => {
+    const db = join(dir, 'tty.db');
+    const command = [process.execPath, totCli(), 'demo', '--puzzles', '2', '--db', db, '--out', join(dir, 'tty.html')].map((a) => `'${a}'`).join(' ');
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, COLUMNS: '100' } });
+    expect(r.status).toBe(0);
+    // The terminal interleaves the bar (stderr) with the per-puzzle lines (stdout).
+    expect(r.stdout).toMatch(/\rpuzzles \[ {24}\] 0\/2/);
+    expect(r.stdout).toMatch(/\rpuzzles \[#{24}\] 2\/2/);
+    expect(r.stdout.match(/ — \d+ nodes, \d+ calls, /g)).toHaveLength(2);
+  }, 120_000);
 });
 
 describe('help and unknown commands', () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const recording = fileURLToPath(new URL('../../../shared/data/got-reference/example_prompts_sorting_032.md', import.meta.url));
+if (!existsSync(recording)) console.warn(`[graph-of-thoughts example] replay skipped: no recording at ${recording}`);
 const run = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'examples/graph-of-thoughts/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
 
 describe('examples/graph-of-thoughts', () => {
