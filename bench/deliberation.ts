@@ -2,20 +2,27 @@
  * Deliberation (issue #14):
  * 1. Framework overhead per round with a model that answers at once: 4 LLM agents (their memory
  *    rebuilt every round), the similarity host measuring lexically, 5 rounds (target ≤ 1 ms per
- *    round); and with a host that decides without measuring, to separate the two.
+ *    round), with the default settings (round 1 at once, later rounds in turn); and with a host
+ *    that decides without measuring, to separate the two; and, as a second line, with later rounds
+ *    at once too (`parallelLaterRounds: true`, not the default).
  * 2. `PositionComparer` lexical over 5 agents × 5 rounds, as the host uses it (each round's matrix
  *    and every agent's self-similarity), incremental (target ≤ 2 ms for the 5 rounds).
- * 3. The embedding cache over a 5-round debate of 4 agents whose positions settle: hit rate and
- *    texts embedded.
+ * 3. The embedding cache over a 5-round debate of 4 agents whose positions settle: the texts
+ *    embedded per position (the figure that says what the cache saves), and the cache's look-up hit
+ *    rate, which counts every look-up of every comparison (see `hitsCount`).
  * 4. Calibration of the lexical thresholds on the hand-labelled position pairs.
  *
- * npm run bench:deliberation
+ * npm run bench:deliberation [-- --quick]
+ *
+ * `--quick` is a smoke run: a few samples of each, printed and not written to bench/results.
  */
+import { parseArgs } from 'node:util';
 import {
   Deliberation,
   EmbeddingCache,
   llmAgent,
   PositionComparer,
+  positionText,
   similarityHost,
   type DeliberationHost,
   type Embedder,
@@ -25,6 +32,9 @@ import { benchDir, median, report } from './harness.js';
 import { accuracyOf, calibrateLexical, loadPositionPairs } from './similarity-calibration.js';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const quick = values.quick === true;
+const samples = (full: number) => (quick ? Math.max(5, Math.round(full / 50)) : full);
 
 // 1. Overhead per round.
 const reasons = ['vocabulary first', 'timed essays weekly', 'mock exams every Saturday', 'speaking partner twice a week', 'listening daily', 'reading long texts'];
@@ -45,18 +55,22 @@ const agents = () =>
   );
 const keepGoing: DeliberationHost = { decide: (ctx) => ({ action: 'continue', reason: '', nextAgents: [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }) };
 
-async function perRoundMicros(host: () => DeliberationHost, runs: number): Promise<number> {
-  const samples: number[] = [];
+/** Median microseconds per round (the first fifth of the runs, the warm-up, left out); `settings` on top of the defaults. */
+async function perRoundMicros(host: () => DeliberationHost, runs: number, settings: { parallelLaterRounds?: boolean } = {}): Promise<number> {
+  const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const d = new Deliberation({ agents: agents(), host: host(), maxRounds: 5, parallelLaterRounds: true });
+    const d = new Deliberation({ agents: agents(), host: host(), maxRounds: 5, ...settings });
     const started = performance.now();
     const r = await d.run('Plan three months of IELTS preparation');
-    samples.push(((performance.now() - started) * 1000) / r.rounds.length);
+    times.push(((performance.now() - started) * 1000) / r.rounds.length);
   }
-  return round2(median(samples.slice(Math.floor(runs / 5))));
+  return round2(median(times.slice(Math.floor(runs / 5))));
 }
-const similarityRound = await perRoundMicros(() => similarityHost({ plateau: false }), 300);
-const plainRound = await perRoundMicros(() => keepGoing, 300);
+// The default settings: round 1's agents at once, later rounds in turn.
+const similarityRound = await perRoundMicros(() => similarityHost({ plateau: false }), samples(300));
+const plainRound = await perRoundMicros(() => keepGoing, samples(300));
+// Not the default: later rounds at once too.
+const similarityRoundParallel = await perRoundMicros(() => similarityHost({ plateau: false }), samples(300), { parallelLaterRounds: true });
 
 // 2. The comparer, lexical, 5 agents × 5 rounds.
 const texts = (r: number) => Array.from({ length: 5 }, (_, a) => `Agent ${a} conclusion for round ${Math.min(r, 3)}: ${reasons.slice(a % 3, (a % 3) + 3).join('\n')}${r > a ? ' with weekly reviews' : ''}`);
@@ -70,7 +84,7 @@ async function lexicalFiveByFive(): Promise<number> {
   return performance.now() - started;
 }
 const lexicalSamples: number[] = [];
-for (let i = 0; i < 500; i++) lexicalSamples.push(await lexicalFiveByFive());
+for (let i = 0; i < samples(500); i++) lexicalSamples.push(await lexicalFiveByFive());
 
 // 3. Embedding cache hit rate over a 5-round debate whose positions settle after round 3.
 const embedded: string[] = [];
@@ -99,6 +113,8 @@ const debate = new Deliberation({
 });
 const cached = await debate.run('Plan three months of IELTS preparation');
 const cacheStats = cache.stats();
+// What the host compares of each position (similarity-host.ts): its conclusion and key reasons.
+const positionTexts = cached.rounds.flatMap((r) => r.outputs.flatMap((o) => (o.position ? [positionText({ conclusion: o.position.conclusion, key_reasons: o.position.keyReasons })] : [])));
 
 // 4. Calibration, and its baseline: the same grid search on the labels shuffled (seeded), 200 times.
 const pairs = loadPositionPairs(`${benchDir}/fixtures/position-pairs.json`);
@@ -106,7 +122,7 @@ const calibration = calibrateLexical(pairs);
 let seed = 14;
 const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const shuffled: number[] = [];
-for (let i = 0; i < 200; i++) {
+for (let i = 0; i < samples(200); i++) {
   const labels = pairs.map((p) => p.label);
   for (let j = labels.length - 1; j > 0; j--) {
     const k = Math.floor(random() * (j + 1));
@@ -116,22 +132,30 @@ for (let i = 0; i < 200; i++) {
 }
 const shipped = { converge: 0.9, continue: 0 };
 
-report('deliberation', {
+const figures = {
   overhead: {
     agents: 4,
     rounds: 5,
+    settings: 'defaults: round 1 at once, later rounds in turn',
     medianMicrosPerRoundSimilarityHost: similarityRound,
     medianMicrosPerRoundPlainHost: plainRound,
+    medianMicrosPerRoundSimilarityHostParallelLaterRounds: similarityRoundParallel,
     targetMicros: 1000,
   },
   lexicalCompare: { agents: 5, rounds: 5, medianMsTotal: round2(median(lexicalSamples)), targetMs: 2 },
   embeddingCache: {
     rounds: cached.rounds.length,
-    positions: cached.rounds.reduce((n, r) => n + r.outputs.length, 0),
+    positions: positionTexts.length,
+    distinctPositionTexts: new Set(positionTexts).size,
     textsEmbedded: embedded.length,
+    // The primary figure: what the embedder was asked for, per position the host compared (1
+    // without a cache; at best distinctPositionTexts / positions).
+    textsEmbeddedPerPosition: round2(embedded.length / positionTexts.length),
     hits: cacheStats.hits,
     misses: cacheStats.misses,
     hitRate: round2(cacheStats.hitRate),
+    hitsCount:
+      "every look-up of a text's vector: each round's matrix looks up every position, and each agent's self-similarity looks up its previous and its current position again, so most hits are vectors fetched earlier in the same round, not embeddings saved",
   },
   lexicalCalibration: {
     ...calibration,
@@ -139,4 +163,7 @@ report('deliberation', {
     shipped: { thresholds: shipped, accuracy: accuracyOf(pairs, shipped) },
     firstGuess: { thresholds: { converge: 0.6, continue: 0.3 }, accuracy: accuracyOf(pairs, { converge: 0.6, continue: 0.3 }) },
   },
-});
+};
+// A smoke run is no measurement: printed, never written over the results.
+if (quick) console.log(JSON.stringify({ benchmark: 'deliberation', quick: true, ...figures }, null, 2));
+else report('deliberation', figures);

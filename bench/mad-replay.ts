@@ -2,10 +2,13 @@
  * Multi-Agent Debate replay (issue #14): every recorded debate of a folder (the MAD paper
  * repository's format: one JSON file per debate) runs through `madDebate` with the prompts it was
  * recorded with and a model that serves each player's recorded replies only when the request is
- * that player's recorded conversation so far. Expected: each debate stops in the recorded round
- * (the moderator's stop, or the judge after the last round) with the recorded final answer.
+ * that player's recorded conversation so far. Every debate runs under the same round limit
+ * (`--rounds`, default 4: the MAD paper's runs, "moderator stop or judge after round 4"), never
+ * one taken from its recording. Expected: each debate stops in the recorded round (the moderator's
+ * stop, or the judge after round `--rounds`) with the recorded final answer; a debate recorded with
+ * fewer rounds and not stopped by its moderator is a stop-round mismatch.
  *
- * npm run bench:mad -- [--dir <folder>]
+ * npm run bench:mad -- [--dir <folder>] [--rounds N]
  *
  * Prints one JSON object { debates, stopRoundMatches, finalMatches, moderatorStops, judgeDecisions,
  * replayMisses, wallMs } and writes it to bench/results/mad-replay.json; what differs, debate by
@@ -14,11 +17,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseMadRecording, type MadRecording } from '../examples/deliberation/mad-recording.js';
-import { replayDebates } from '../examples/deliberation/mad-replay.js';
+import { DEFAULT_REPLAY_ROUNDS, replayDebates } from '../examples/deliberation/mad-replay.js';
 import { benchDir } from './harness.js';
 
-const { values } = parseArgs({ options: { dir: { type: 'string' } } });
+const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string' } } });
 const dir = values.dir ?? `${benchDir}/../../shared/data/mad-reference/debates`;
+const rounds = values.rounds === undefined ? DEFAULT_REPLAY_ROUNDS : Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error(`[mad] --rounds must be a whole number, at least 1 (got ${JSON.stringify(values.rounds)})`);
+  process.exit(1);
+}
 if (!existsSync(dir)) {
   console.error(`[mad] no folder ${dir}${values.dir ? '' : ' (the recorded debates are not beside this checkout): replay skipped'}`);
   process.exit(values.dir ? 1 : 0);
@@ -36,7 +44,7 @@ for (const f of files) {
     console.error(`[mad] ${f}: not a recorded debate: ${(error as Error).message}`);
   }
 }
-const { summary, replays } = await replayDebates(recordings);
+const { summary, replays } = await replayDebates(recordings, { rounds });
 for (const r of replays) {
   if (r.stopRoundMatches && r.finalMatches && r.misses.length === 0) continue;
   console.error(

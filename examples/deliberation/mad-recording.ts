@@ -8,6 +8,14 @@
  */
 import type { ChatMessage, MadPrompts } from '@tot/core';
 
+/**
+ * One recorded debate, read by {@link parseMadRecording}.
+ *
+ * @example
+ * ```ts
+ * const judgedAfter = (r: MadRecording) => (r.judged ? r.moderatorRounds : undefined);
+ * ```
+ */
 export interface MadRecording {
   /** The file's name, for reports. */
   name: string;
@@ -30,7 +38,14 @@ function conversationOf(v: unknown, who: string, name: string): ChatMessage[] {
   return v.map((m: ChatMessage) => ({ role: m.role, content: m.content }));
 }
 
-/** Parses one recorded debate; throws naming what is missing. */
+/**
+ * Parses one recorded debate; throws naming what is missing.
+ *
+ * @example
+ * ```ts
+ * const recording = parseMadRecording(readFileSync('debates/0.json', 'utf8'), '0.json');
+ * ```
+ */
 export function parseMadRecording(text: string, name: string): MadRecording {
   const d = JSON.parse(text) as Record<string, unknown>;
   const players = d.players as Record<string, unknown> | undefined;
@@ -92,6 +107,11 @@ function roundWord(first: { n: number; text: string }, second: { n: number; text
  * `{{affirmative}}`, `{{negative}}`, `{{opponent}}` where the recorded turns quote the arguments
  * (each from a round whose arguments are not empty), `{{round}}` where the moderator's turns differ
  * from round to round, and `{{topic}}` where they quote the source.
+ *
+ * @example
+ * ```ts
+ * const debate = madDebate({ model, prompts: recordedPrompts(recording), maxRounds: 4 });
+ * ```
  */
 export function recordedPrompts(r: MadRecording): Partial<MadPrompts> {
   const aff = r.players['Affirmative side']!;

@@ -7,6 +7,14 @@
 import { madDebate, TotError, type ChatMessage, type DeliberationResult, type GenerateRequest, type GenerateResult, type LanguageModel } from '@tot/core';
 import { recordedPrompts, type MadRecording } from './mad-recording.js';
 
+/**
+ * A request the recorded model could not answer: no player's recorded conversation continues it.
+ *
+ * @example
+ * ```ts
+ * const line = (m: ReplayMiss) => `closest to ${m.closest}, differs at message ${m.at}`;
+ * ```
+ */
 export interface ReplayMiss {
   /** The player whose conversation came closest. */
   closest: string;
@@ -16,7 +24,18 @@ export interface ReplayMiss {
 
 const PLAYERS: Record<string, string> = { affirmative: 'Affirmative side', negative: 'Negative side', moderator: 'Moderator', judge: 'Judge' };
 
-/** A model serving a debate's recorded replies by conversation prefix. */
+/**
+ * A model serving a debate's recorded replies by conversation prefix: a request is answered only
+ * when its messages are, message for message, the start of the asking player's recorded
+ * conversation; otherwise it fails and the miss is kept.
+ *
+ * @example
+ * ```ts
+ * const model = recordedDebateModel(recording);
+ * await madDebate({ model, prompts: recordedPrompts(recording), maxRounds: 4 }).run(recording.topic);
+ * console.log(model.served, model.misses);
+ * ```
+ */
 export function recordedDebateModel(r: MadRecording): LanguageModel & { misses: ReplayMiss[]; served: number } {
   const misses: ReplayMiss[] = [];
   const model = {
@@ -46,17 +65,41 @@ export function recordedDebateModel(r: MadRecording): LanguageModel & { misses: 
   return model;
 }
 
-/** Apostrophes and whitespace ignored: the recording stripped some of them. */
+/**
+ * Whether two answers are the same, apostrophes and whitespace ignored: the recording stripped some of them.
+ *
+ * @example
+ * ```ts
+ * sameAnswer("It's late.", 'Its late.'); // true
+ * ```
+ */
 export const sameAnswer = (a: string, b: string) => {
   const norm = (s: string) => s.replace(/['’‘`\s]/g, '');
   return norm(a) === norm(b);
 };
 
+/**
+ * What the replay of one recorded debate gave, against what was recorded.
+ *
+ * @example
+ * ```ts
+ * const replay: DebateReplay = await replayDebate(recording, { rounds: 4 });
+ * if (!replay.stopRoundMatches) console.log(`${replay.name}: stopped in round ${replay.stopRound}, recorded ${replay.recordedStopRound}`);
+ * ```
+ */
 export interface DebateReplay {
   name: string;
   result: DeliberationResult;
+  /** The rounds the moderator judged in the recording. */
   recordedStopRound: number;
+  /** The rounds the replay played. */
   stopRound: number;
+  /**
+   * The replay stopped as the recording did: a debate the moderator stopped, in its recorded round
+   * by the moderator; any other, by the judge after the replay's `rounds`, which must be its
+   * recorded rounds too (a debate recorded with fewer rounds, not stopped by the moderator, was
+   * not run with this cap).
+   */
   stopRoundMatches: boolean;
   finalMatches: boolean;
   decidedBy: string | undefined;
@@ -64,26 +107,66 @@ export interface DebateReplay {
 }
 
 /**
- * Replays one debate. `maxRounds` for a debate the moderator stopped is not in the recording: it
- * is the folder's (the rounds of its judged debates), given by the caller.
+ * Options of {@link replayDebate} and {@link replayDebates}.
+ *
+ * @example
+ * ```ts
+ * const options: ReplayOptions = { rounds: 4 };
+ * ```
  */
-export async function replayDebate(r: MadRecording, maxRounds: number): Promise<DebateReplay> {
+export interface ReplayOptions {
+  /**
+   * The debate's round limit, the same for every debate of a replay: after this round the judge
+   * decides. Default 4, the rounds of the MAD paper's runs ("moderator stop or judge after round 4").
+   * Never taken from a recording, or a recording would confirm its own stop round.
+   */
+  rounds?: number;
+}
+
+/** The MAD paper's runs: the judge decides after round 4 unless the moderator stopped earlier. */
+export const DEFAULT_REPLAY_ROUNDS = 4;
+
+/**
+ * Replays one debate under the replay's fixed round limit (`rounds`, default 4).
+ *
+ * @example
+ * ```ts
+ * const replay = await replayDebate(parseMadRecording(text, '0.json'), { rounds: 4 });
+ * console.log(replay.stopRoundMatches, replay.finalMatches, replay.misses.length);
+ * ```
+ */
+export async function replayDebate(r: MadRecording, options: ReplayOptions = {}): Promise<DebateReplay> {
+  const rounds = options.rounds ?? DEFAULT_REPLAY_ROUNDS;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`rounds must be a whole number of rounds, at least 1 (got ${rounds})`);
   const model = recordedDebateModel(r);
-  const debate = madDebate({ model, prompts: recordedPrompts(r), maxRounds: r.judged ? r.moderatorRounds : Math.max(maxRounds, r.moderatorRounds) });
+  const debate = madDebate({ model, prompts: recordedPrompts(r), maxRounds: rounds });
   const result = await debate.run(r.topic);
   const stopRound = result.rounds.length;
+  const stoppedAsRecorded = r.judged
+    ? // The judge decides after the last round: the recording must have played the replay's rounds.
+      r.moderatorRounds === rounds && stopRound === rounds && result.stopReason === 'max_rounds_reached'
+    : stopRound === r.moderatorRounds && result.stopReason === 'converged';
   return {
     name: r.name,
     result,
     recordedStopRound: r.moderatorRounds,
     stopRound,
-    stopRoundMatches: stopRound === r.moderatorRounds && (r.judged ? result.stopReason === 'max_rounds_reached' : result.stopReason === 'converged'),
+    stopRoundMatches: stoppedAsRecorded,
     finalMatches: result.finalReport !== undefined && sameAnswer(result.finalReport.content, r.finalAnswer),
     decidedBy: result.finalReport?.metadata.decided_by as string | undefined,
     misses: model.misses,
   };
 }
 
+/**
+ * What `npm run bench:mad` prints: counts over the replayed debates.
+ *
+ * @example
+ * ```ts
+ * const { summary } = await replayDebates(recordings);
+ * const allReplayed = summary.stopRoundMatches === summary.debates && summary.replayMisses === 0;
+ * ```
+ */
 export interface MadReplaySummary {
   debates: number;
   stopRoundMatches: number;
@@ -94,13 +177,20 @@ export interface MadReplaySummary {
   wallMs: number;
 }
 
-/** Replays every debate; the rounds of debates the moderator stopped are capped as the judged ones were (else 4, the paper's runs). */
-export async function replayDebates(recordings: readonly MadRecording[]): Promise<{ summary: MadReplaySummary; replays: DebateReplay[] }> {
+/**
+ * Replays every debate under one round limit (`rounds`, default 4): each stops where its
+ * moderator preferred a side, or is judged after that round.
+ *
+ * @example
+ * ```ts
+ * const { summary, replays } = await replayDebates(recordings, { rounds: 4 });
+ * console.log(JSON.stringify(summary));
+ * ```
+ */
+export async function replayDebates(recordings: readonly MadRecording[], options: ReplayOptions = {}): Promise<{ summary: MadReplaySummary; replays: DebateReplay[] }> {
   const started = performance.now();
-  const judgedRounds = recordings.filter((r) => r.judged).map((r) => r.moderatorRounds);
-  const maxRounds = judgedRounds.length > 0 ? Math.max(...judgedRounds) : 4;
   const replays: DebateReplay[] = [];
-  for (const r of recordings) replays.push(await replayDebate(r, maxRounds));
+  for (const r of recordings) replays.push(await replayDebate(r, options));
   return {
     replays,
     summary: {

@@ -12,6 +12,16 @@ export interface DeliberationLog {
   startedAt: number;
   rounds: DeliberationRound[];
   report?: { output: AgentOutput; divergent: boolean };
+  /** The run's id (its `run.started` event's). */
+  runId: string;
+  /** The configuration its `run.started` event recorded (agents, host, reporter, maxRounds, …). */
+  config: Record<string, unknown>;
+  /** The round under way (started, no host decision yet): who speaks, and what was said so far. */
+  open?: { round: DeliberationRound; agents: string[]; parallel: boolean };
+  /** How the run ended, when the log has its `run.finished` event. */
+  finished?: { stopReason: string };
+  /** When the last event happened. */
+  updatedAt: number;
 }
 
 const checkEvent = eventShapeCheck(deliberationEventShapes);
@@ -21,29 +31,40 @@ const corrupt = (position: number, message: string) =>
 
 /**
  * Folds a deliberation's events: the finished rounds as they were (outputs in the order they
- * were emitted, the host's decision), and the report. An unfinished round is left out: a resume
- * runs it again (its logged calls are served).
+ * were emitted, the host's decision), and the report. An unfinished round is not among `rounds`
+ * (a resume runs it again, its logged calls served); it is `open`, for a view of a run under way.
  */
 export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>): DeliberationLog {
   let query: string | undefined;
   let startedAt = 0;
+  let updatedAt = 0;
+  let runId = '';
+  let config: Record<string, unknown> = {};
   const rounds: DeliberationRound[] = [];
   let open: DeliberationRound | undefined;
+  let speaking: { agents: string[]; parallel: boolean } = { agents: [], parallel: false };
   let report: DeliberationLog['report'];
+  let finished: DeliberationLog['finished'];
   let position = 0;
   for (const raw of events) {
     const e = runEventOf(raw) as DeliberationEvent;
     checkEvent(e, position, 'The deliberation log');
+    if (typeof e.at === 'number') updatedAt = e.at;
     if (e.type === 'run.started') {
       if (query !== undefined) throw corrupt(position, 'run.started may only begin the log');
       query = e.problem;
       startedAt = e.at;
+      runId = e.runId;
+      config = typeof e.config === 'object' && e.config !== null ? e.config : {};
     } else if (query === undefined) {
       throw corrupt(position, 'it does not begin with run.started');
+    } else if (e.type === 'run.finished') {
+      finished = { stopReason: e.stopReason };
     } else if (e.type === 'round.started') {
       if (e.round !== rounds.length + 1) throw corrupt(position, `round ${e.round} started after round ${rounds.length} finished`);
       // A resumed run starts its unfinished round again: what the log had of it is replaced.
       open = { round: e.round, outputs: [] };
+      speaking = { agents: [...e.agents], parallel: e.parallel };
     } else if (e.type === 'agent.output' || e.type === 'agent.skipped') {
       if (open === undefined || e.round !== open.round) throw corrupt(position, `an output of round ${e.round}, which is not under way`);
       if (e.type === 'agent.output') open.outputs.push(e.output);
@@ -59,5 +80,15 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
     position += 1;
   }
   if (query === undefined) throw corrupt(0, 'it is empty');
-  return { query, startedAt, rounds, ...(report ? { report } : {}) };
+  return {
+    query,
+    startedAt,
+    rounds,
+    ...(report ? { report } : {}),
+    runId,
+    config,
+    ...(open ? { open: { round: open, ...speaking } } : {}),
+    ...(finished ? { finished } : {}),
+    updatedAt,
+  };
 }

@@ -7,8 +7,10 @@ import type { Run, RunEnd, RunProgram } from '../run/run.js';
 import type { RunResult, RunStats } from '../run/run-result.js';
 import type { DeliberationEvent } from './deliberation-events.js';
 import type { DeliberationLog } from './deliberation-log.js';
+import { capOutput } from './output-cap.js';
 import type { AgentContext, AgentReply, DeliberationAgent, DeliberationContext, DeliberationHost, DeliberationReporter } from './participant.js';
 import { positionChanges } from './position-changes.js';
+import { decisionToProtocol } from './protocol.js';
 import type { AgentTool } from './tools/index.js';
 import type { AgentOutput, DeliberationRound, Exchange, HostDecision, SkipReason } from './types.js';
 
@@ -77,7 +79,9 @@ export interface DeliberationResult extends RunResult<DeliberationStopReason, De
 
 /**
  * What a content filter answers about an output (seed 001 §10): `false` or `{ allowed: false }`
- * withholds it.
+ * withholds it. Every output is checked: each agent's, the report, and each host decision, given
+ * as the host's output (`outputType: 'control'`, `content` its reason, `metadata` the decision
+ * and its analysis in the seed's wire form, as `decisionToProtocol` writes them).
  *
  * @example
  * ```ts
@@ -136,6 +140,8 @@ export const PHASE_TAG = 'deliberation.phase';
 export const ROUND_TAG = 'deliberation.round';
 export const PARTICIPANT_TAG = 'deliberation.participant';
 
+const WITHHELD = 'withheld by the content filter';
+
 const timeoutError = (agentId: string, ms: number) => new TotError('TIMEOUT', `Agent "${agentId}" took longer than ${ms} ms.`);
 
 /**
@@ -174,7 +180,9 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
         m = run.runModel(model);
         wrapped.set(model, m);
       }
-      return callModel(m, { ...request, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
+      // The per-output cap (seed 001 §10) on every call, whatever the participant asked for.
+      const maxOutputTokens = request.maxOutputTokens === undefined ? spec.maxOutputTokens : Math.min(request.maxOutputTokens, spec.maxOutputTokens);
+      return callModel(m, { ...request, maxOutputTokens, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
     };
 
   const base = (round: number, signal: AbortSignal, participant: string, phase: 'round' | 'report' = 'round'): DeliberationContext => ({
@@ -218,12 +226,13 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     }
   };
 
+  /** Why the content filter withholds `output` (its reason, or {@link WITHHELD}); undefined when it allows it. */
   const filtered = async (output: AgentOutput, signal: AbortSignal): Promise<string | undefined> => {
     if (!spec.contentFilter) return undefined;
     const verdict = await raceAbort(Promise.resolve().then(() => spec.contentFilter!(output, { signal })), signal, 'content filter');
     if (verdict === true) return undefined;
-    if (verdict === false) return 'withheld by the content filter';
-    return verdict.allowed ? undefined : (verdict.reason ?? 'withheld by the content filter');
+    if (verdict === false) return WITHHELD;
+    return verdict.allowed ? undefined : (verdict.reason ?? WITHHELD);
   };
 
   const makeOutput = (id: string, round: number, reply: AgentReply, defaultType: AgentOutput['outputType']): AgentOutput => {
@@ -231,15 +240,19 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     const position = reply.position
       ? { ...reply.position, ...(previous?.position ? { changesFromLastRound: positionChanges(previous.position, reply.position) } : {}) }
       : undefined;
+    // A model may ignore maxOutputTokens, and a participant may write any length: the output is
+    // cut to the cap (seed 001 §10), and says so.
+    const { text, truncation } = capOutput(reply.content, spec.maxOutputTokens);
     return {
       agentId: id,
       round,
       outputType: reply.outputType ?? defaultType,
-      content: reply.content,
+      content: text,
       ...(position ? { position } : {}),
       metadata: reply.metadata ?? {},
       timestamp: new Date(run.now()).toISOString(),
       ...(reply.transcript ? { transcript: reply.transcript } : {}),
+      ...(truncation ? { truncated: truncation } : {}),
     };
   };
 
@@ -327,7 +340,19 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     if (decision.action !== 'converge' && decision.action !== 'terminate' && decision.nextAgents.length === 0) {
       throw new TotError('INVALID_FORMAT', `Host "${hostId}" chose ${decision.action} with no next agents.`);
     }
-    return decision;
+    // The host's output is an output too (seed 001 §2.4, §10): its reason within the token cap,
+    // and its text through the content filter.
+    const { text, truncation } = capOutput(decision.reason, spec.maxOutputTokens);
+    const capped: HostDecision = truncation ? { ...decision, reason: text, truncated: truncation } : decision;
+    const withheld = await timed(hostId, (signal) =>
+      filtered({ agentId: hostId, round, outputType: 'control', content: capped.reason, metadata: decisionToProtocol(capped, round, hostId).metadata, timestamp: new Date(run.now()).toISOString() }, signal),
+    );
+    if (withheld === undefined) return capped;
+    // The decision still steers the rounds; none of its text is shown or passed on.
+    const said = withheld === WITHHELD ? WITHHELD : `${WITHHELD} (${withheld})`;
+    run.recordError(new TotError('INVALID_FORMAT', `Host "${hostId}": its decision's text was ${said}.`), where(hostId, round), 'INVALID_FORMAT');
+    const { answer: _answer, metadata: _metadata, transcript: _transcript, ...rest } = capped;
+    return { ...rest, reason: said, constraints: { mustAddress: [], avoid: [] }, withheld: { reason: withheld } };
   };
 
   const writeReport = async (stopReason: DeliberationStopReason): Promise<void> => {

@@ -41,9 +41,19 @@ export interface DeliberationOptions {
   parallelLaterRounds?: boolean;
   /** An agent (or the host, or the reporter) slower than this is skipped for the round (seed 001 §7.1). Default 60,000. */
   agentTimeoutMs?: number;
-  /** The per-output token cap given to every model call (seed 001 §10). Default 2,000. */
+  /**
+   * The per-output token cap (seed 001 §10: a single agent's output is at most 2,000 tokens).
+   * Every model call of a participant gets `maxOutputTokens` = the smaller of what it asked for and
+   * the cap (the cap when it asked for none); every output longer than the cap by
+   * `estimateTokens` (an agent's or the reporter's `content`, a host decision's `reason`) is cut
+   * to it, ended with `…`, and marked `truncated` (a model may ignore the limit). Default 2,000.
+   */
   maxOutputTokens?: number;
-  /** Checks every output, the report included; a withheld output is treated as a skipped turn (seed 001 §10). */
+  /**
+   * Checks every output (seed 001 §10): an agent's withheld output is treated as a skipped turn; a
+   * withheld report is no report; a withheld host decision still steers the rounds, but its text
+   * is replaced (see `HostDecision.withheld`).
+   */
   contentFilter?: ContentFilter;
   /** Tools agents may call (`agentTools()` gives `get_now` and `calculate_date`). Default none. */
   tools?: readonly AgentTool[];

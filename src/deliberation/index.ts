@@ -18,6 +18,7 @@ export type {
   HostContext,
   ReporterContext,
 } from './participant.js';
+export type { OutputTruncation } from './output-cap.js';
 export { positionChanges } from './position-changes.js';
 export { decisionToProtocol, outputToProtocol, toProtocol } from './protocol.js';
 export { parseLooseObject, parsePythonLiteral } from './python-literal.js';

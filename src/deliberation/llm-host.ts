@@ -17,7 +17,7 @@ import { conversation, type Exchange, type HostAction, type HostDecision } from 
  * ```ts
  * import type { ModeratorVerdict } from '@tot/core';
  *
- * const v: ModeratorVerdict = { action: 'converge', reason: 'the negative side is right', answer: 'One bullet, one enemy.' };
+ * const v: ModeratorVerdict = { action: 'converge', reason: 'the negative side is right', answer: 'A watched pot never boils.' };
  * ```
  */
 export type ModeratorVerdict = Pick<HostDecision, 'action' | 'reason'> & Partial<Omit<HostDecision, 'action' | 'reason' | 'transcript'>>;

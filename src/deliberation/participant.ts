@@ -23,7 +23,7 @@ export interface DeliberationContext {
   history: readonly DeliberationRound[];
   /** Tools the deliberation offers (seed 001 §3): agents may call them. */
   tools: readonly AgentTool[];
-  /** The per-output token cap (seed 001 §10): pass it as `maxOutputTokens`. */
+  /** The per-output token cap (seed 001 §10): calls through `generate` get at most this `maxOutputTokens`, and a longer output is cut to it. */
   maxOutputTokens: number;
   /**
    * Calls a model through the run: its budget, recording, concurrency and cancellation. Custom

@@ -9,7 +9,9 @@ import type { AgentDirective, AgentOutput, ConsensusAnalysis, HostDecision } fro
 /**
  * Consensus thresholds of one similarity measure (seed 001 §5): above `converge` the agents
  * converge; above `continue` they continue with focus points; at or below it the host forces
- * opposition.
+ * opposition. The inequalities are the seed's: a mean of exactly `converge` (0.90) continues, one
+ * of exactly `continue` (0.70) forces opposition. Means are compared rounded to 9 decimals, so
+ * floating-point noise does not cross a threshold.
  *
  * @example
  * ```ts
@@ -91,6 +93,23 @@ export const HOST_REQUIREMENTS = Object.freeze({
 });
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+/**
+ * A similarity as the rules compare it: rounded to 9 decimals, so that floating-point noise never
+ * crosses a threshold (two vectors at cosine 0.9 may measure 0.9000000000000001, which the seed's
+ * "> 0.90" would otherwise call a consensus).
+ */
+const settled = (x: number) => Math.round(x * 1e9) / 1e9;
+/**
+ * `x` with two decimals, or more when two would put it on the other side of one of `limits` (so
+ * that a reason never reads "0.90 > 0.9").
+ */
+function shown(x: number, limits: readonly number[]): string {
+  for (let digits = 2; digits < 9; digits++) {
+    const text = x.toFixed(digits);
+    if (limits.every((t) => Number(text) > t === x > t)) return text;
+  }
+  return String(x);
+}
 const textOf = (o: AgentOutput) => (o.position ? positionText({ conclusion: o.position.conclusion, key_reasons: o.position.keyReasons }) : o.content);
 
 function critiquePoints(outputs: readonly AgentOutput[]): string[] {
@@ -175,7 +194,7 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
             if (!now || !before) break;
             const { similarity } = await comparer.similarity(textOf(before), textOf(now), { signal });
             if (r === ctx.round) selfSimilarity[id] = round3(similarity);
-            if (similarity > o.stubborn.selfSimilarity) streak += 1;
+            if (settled(similarity) > o.stubborn.selfSimilarity) streak += 1;
             else break;
           }
           if (streak >= o.stubborn.rounds) stubbornAgents.push(id);
@@ -193,9 +212,10 @@ export function similarityHost(options: SimilarityHostOptions = {}): Deliberatio
         ...(comparison.fallback ? { fallback: comparison.fallback } : {}),
         ...(comparison.fallbackError ? { fallbackError: comparison.fallbackError } : {}),
       };
-      // Decided on the measured value; the analysis shows it rounded.
-      const level = comparison.meanSimilarity;
-      const measured = `${backend === 'embedding' ? 'similarity' : 'lexical similarity'} ${level.toFixed(2)}`;
+      // Decided on the measured value (floating-point noise aside: seed 001 §5's "> 0.90" and
+      // "<= 0.70" hold at the thresholds exactly); the analysis shows it rounded to 3 decimals.
+      const level = settled(comparison.meanSimilarity);
+      const measured = `${backend === 'embedding' ? 'similarity' : 'lexical similarity'} ${shown(level, [limits.converge, limits.continue])}`;
       const decision = (action: HostDecision['action'], reason: string, rest: Partial<HostDecision> = {}): HostDecision => ({
         action,
         reason,

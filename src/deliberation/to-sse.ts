@@ -6,7 +6,15 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
   switch (e.type) {
     case 'agent.output': {
       const wire = outputToProtocol(e.output);
-      return { type: 'agent_output', agent: e.output.agentId, round: e.round, content: e.output.content, output_type: e.output.outputType, metadata: wire.metadata };
+      return {
+        type: 'agent_output',
+        agent: e.output.agentId,
+        round: e.round,
+        content: e.output.content,
+        output_type: e.output.outputType,
+        metadata: wire.metadata,
+        ...(wire.truncated ? { truncated: wire.truncated } : {}),
+      };
     }
     case 'agent.skipped':
       return { type: 'agent_error', error: e.reason, agent: e.agentId, round: e.round, action: 'skip_agent', fallback: e.reused ? 'previous_output' : 'none', message: e.error.message };
@@ -20,9 +28,11 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
         constraints: { must_address: e.decision.constraints.mustAddress, avoid: e.decision.constraints.avoid },
         ...(e.decision.directives.length > 0 ? { directives: e.decision.directives.map((d) => ({ target_agent: d.agentId, ...(d.role ? { role: d.role } : {}), requirement: d.requirement })) } : {}),
         ...(e.decision.analysis ? { consensus_level: e.decision.analysis.consensusLevel } : {}),
+        ...(e.decision.withheld ? { withheld: true } : {}),
+        ...(e.decision.truncated ? { truncated: true } : {}),
       };
     case 'report':
-      return { type: 'final_report', agent: e.output.agentId, content: e.output.content, plan: e.output.metadata.final_plan ?? null, divergent: e.divergent };
+      return { type: 'final_report', agent: e.output.agentId, content: e.output.content, plan: e.output.metadata.final_plan ?? null, divergent: e.divergent, ...(e.output.truncated ? { truncated: true } : {}) };
     case 'run.finished': {
       const normal = ['converged', 'plateau', 'terminated', 'max_rounds_reached'].includes(e.stopReason);
       if (!normal) return { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
@@ -38,7 +48,8 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
 /**
  * A deliberation's events as the seed's server-sent events (seed 001 §6.1): `data: {"type":
  * "agent_output", …}`, `host_decision`, `final_report` (and `agent_error` for a skipped agent,
- * `error` when the run stopped abnormally), then `data: [DONE]`. A web `ReadableStream` of UTF-8
+ * `error` when the run stopped abnormally), then `data: [DONE]`. An output cut to the token cap
+ * carries `truncated`; a decision whose text the content filter withheld, `withheld: true`. A web `ReadableStream` of UTF-8
  * bytes: return it from a fetch handler or hono (`new Response(stream, { headers: {
  * 'content-type': 'text/event-stream' } })`), or pipe it to a node:http response. Cancelling the
  * stream (a client that disconnects) closes the events, which aborts a run started by

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../model/types.js';
+import type { OutputTruncation } from './output-cap.js';
 
 /**
  * How a position moved since the same agent's previous one: computed by the engine, never asked
@@ -119,6 +120,8 @@ export interface AgentOutput {
   transcript?: Exchange[];
   /** Set when the agent was skipped this round and this is its previous output, reused. */
   stale?: { reason: SkipReason; fromRound: number };
+  /** Set when `content` was longer than the per-output token cap and was cut to it (seed 001 §10). */
+  truncated?: OutputTruncation;
 }
 
 /**
@@ -214,6 +217,14 @@ export interface HostDecision {
   metadata?: Record<string, unknown>;
   /** A model host's exchanges (its conversation memory). */
   transcript?: Exchange[];
+  /** Set when `reason` was longer than the per-output token cap and was cut to it (seed 001 §10). */
+  truncated?: OutputTruncation;
+  /**
+   * Set when the content filter withheld the decision's text (seed 001 §10): the action, the next
+   * agents and the directives still apply; the reason says it was withheld, and the answer, the
+   * constraints, the metadata and the host's exchange of this round are dropped.
+   */
+  withheld?: { reason: string };
 }
 
 /**

@@ -231,6 +231,46 @@ describe('Deliberation: wire form and streaming', () => {
     expect(outputToProtocol(r.finalReport!)).toMatchObject({ agent_id: 'reporter', output_type: 'report' });
   });
 
+  it('reports a session under way as in_progress, from the events of the run so far (seed 001 §4.1)', async () => {
+    const events: DeliberationEvent[] = [];
+    const snapshots: Record<string, any>[] = [];
+    const b = { id: 'b', respond: (ctx: { round: number }) => (ctx.round === 2 && snapshots.push(toProtocol(events)), { content: `b${ctx.round}` }) };
+    const reporter = { id: 'reporter', report: () => (snapshots.push(toProtocol(events)), { content: 'report' }) };
+    const d = new Deliberation({ agents: [{ id: 'a', respond: (ctx: { round: number }) => ({ content: `a${ctx.round}` }) }, b], host: fixedRounds(2), reporter, parallelFirstRound: false });
+    const r = await d.run('plan', { onEvent: (e) => events.push(e) });
+    const [during, reporting] = snapshots as [Record<string, any>, Record<string, any>];
+    // In round 2, while b speaks: a has spoken, the host waits, the reporter has nothing to do yet.
+    expect(during).toMatchObject({ session_id: r.runId, user_query: 'plan', mode: 'multi_agent', status: 'in_progress', stop_reason: null, current_round: 2, max_rounds: 5 });
+    expect(Object.fromEntries(Object.entries(during.agents as Record<string, { status: string }>).map(([id, x]) => [id, x.status]))).toEqual({ a: 'completed', b: 'running', host: 'waiting', reporter: 'idle' });
+    expect(during.agents.a.last_output).toMatchObject({ round: 2, content: 'a2' });
+    expect(during.agents.host.last_output).toMatchObject({ round: 1, output_type: 'control', content: 'round 1' });
+    expect(during.history).toHaveLength(2);
+    expect(during.history[1]).toEqual({ round: 2, outputs: [expect.objectContaining({ agent_id: 'a', content: 'a2' })] });
+    expect(during.history[0].host_decision.metadata.decision.action).toBe('continue');
+    // While the reporter writes: the rounds are over, the session is not.
+    expect(reporting).toMatchObject({ status: 'in_progress', current_round: 2 });
+    expect(reporting.agents.host.status).toBe('completed');
+    expect(reporting.agents.reporter).toEqual({ status: 'running', last_output: null });
+    // Once the events include run.finished, they give what the result gives (times aside: the
+    // events' are when they were stamped).
+    const strip = ({ created_at: _c, updated_at: _u, ...rest }: Record<string, unknown>) => rest;
+    expect(strip(toProtocol(events))).toEqual(strip(toProtocol(r)));
+    expect(toProtocol(events).status).toBe('converged');
+  });
+
+  it('reports an interrupted recorded run as in_progress, from its stored log', async () => {
+    const store = new InMemoryEventStore();
+    const model = echoModel();
+    // The process dies after 14 events: in round 2, after its first agent spoke.
+    await new Deliberation({ agents: [echoAgent('a', model), echoAgent('b', model)], host: fixedRounds(3), reporter: recordingReporter(), parallelFirstRound: false })
+      .run('Q?', { store: dyingStore(store, 14), runId: 'in-progress' })
+      .catch(() => undefined);
+    const p = toProtocol(await collect(store.readStream('in-progress'))) as Record<string, any>;
+    expect(p).toMatchObject({ session_id: 'in-progress', status: 'in_progress', stop_reason: null, current_round: 2, max_rounds: 5 });
+    expect(p.agents.a.status).toBe('completed');
+    expect(p.agents.b.status).toBe('running');
+  });
+
   it('streams the seed\'s SSE lines, ending in [DONE]', async () => {
     const d = new Deliberation({ agents: [scriptedAgent('planner', ['x']), scriptedAgent('critic', ['y'])], host: fixedRounds(1), reporter: recordingReporter() });
     const text = await new Response(toSSE(d.stream('plan'))).text();

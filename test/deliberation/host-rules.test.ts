@@ -51,6 +51,39 @@ describe('similarityHost: the seed\'s decision rules (seed 001 §5)', () => {
     expect(critic.seen[1]!.directive).toEqual(first.directives[0]);
   });
 
+  describe('at the thresholds exactly (seed 001 §5: "> 0.90" converges, "0.70 < s <= 0.90" continues, "<= 0.70" forces opposition)', () => {
+    // The angle a pair starts from changes nothing in exact arithmetic, but in floating point two
+    // vectors at cosine 0.9 from angle 1 measure 0.9000000000000001, and at cosine 0.7 from angle
+    // 2.5 measure 0.7000000000000001: the rules must still see 0.90 and 0.70.
+    const firstDecision = async (from: number, similarity: number) => {
+      const { d } = debate([scriptedAgent('planner', ['A']), scriptedAgent('critic', ['B'])], angleEmbedder({ A: from, B: similar(from, similarity) }), { maxRounds: 1 });
+      return (await d.run('plan')).rounds[0]!.hostDecision!;
+    };
+
+    it.each([0, 1, 0.5, 3])('continues at exactly 0.90 (pair from angle %s)', async (from) => {
+      const decision = await firstDecision(from, 0.9);
+      expect(decision.action).toBe('continue');
+      expect(decision.analysis!.consensusLevel).toBe(0.9);
+      expect(decision.reason).toBe('0.7 < similarity 0.90 <= 0.9: continuing');
+    });
+
+    it.each([0, 2.5, 1])('forces opposition at exactly 0.70 (pair from angle %s)', async (from) => {
+      const decision = await firstDecision(from, 0.7);
+      expect(decision.action).toBe('force_opposition');
+      expect(decision.analysis!.consensusLevel).toBe(0.7);
+      expect(decision.reason).toBe('similarity 0.70 <= 0.7: forcing opposition');
+    });
+
+    it('converges just above 0.90 and continues just above 0.70, saying so with the decimals it takes', async () => {
+      const above = await firstDecision(0, 0.9004);
+      expect(above.action).toBe('converge');
+      expect(above.reason).toBe('similarity 0.9004 > 0.9: converging');
+      const justContinuing = await firstDecision(0, 0.7001);
+      expect(justContinuing.action).toBe('continue');
+      expect(justContinuing.reason).toBe('0.7 < similarity 0.7001 <= 0.9: continuing');
+    });
+  });
+
   it('by default sets the more confident agent of the least similar pair against the others', async () => {
     const planner = scriptedAgent('planner', ['A'], () => ({ position: { conclusion: 'A', keyReasons: [], assumptions: [], confidence: 0.9 } }));
     const { d } = debate([planner, scriptedAgent('critic', ['B'])], angleEmbedder({ A: 0, B: similar(0, 0.5) }), { maxRounds: 1 });

@@ -37,7 +37,7 @@ describe.skipIf(!present)('madDebate replays the recorded Multi-Agent Debates', 
     const r = copy(load().find((x) => x.judged)!);
     const mod = r.players.Moderator!;
     mod[4] = { role: 'assistant', content: "{'Whether there is a preference': 'Yes', 'Supported Side': 'Negative', 'Reason': 'it\\'s clearer', 'Correct Translation': 'Something else.'}" };
-    const replay = await replayDebate(r, 4);
+    const replay = await replayDebate(r, { rounds: 4 });
     expect(replay.stopRound).toBe(2);
     expect(replay.stopRoundMatches).toBe(false);
     expect(replay.finalMatches).toBe(false);
@@ -47,7 +47,7 @@ describe.skipIf(!present)('madDebate replays the recorded Multi-Agent Debates', 
   it('notices a final answer that is not the recorded one', async () => {
     const r = copy(load()[0]!);
     r.finalAnswer = 'A different translation.';
-    expect((await replayDebate(r, 4)).finalMatches).toBe(false);
+    expect((await replayDebate(r, { rounds: 4 })).finalMatches).toBe(false);
   });
 
   it('misses when a player\'s memory is assembled differently: the request is no recorded conversation', async () => {

@@ -14,16 +14,18 @@ function errorOf(fn: () => unknown): TotError {
   throw new Error('expected a throw');
 }
 
-// A recorded GPT-3.5 moderator reply from the debate paper's runs.
-const MODERATOR_REPLY = `{'Whether there is a preference': 'Yes', 'Supported Side': 'Negative', 'Reason': "Both sides agreed that \\"eliminate\\" fits; the negative side's argument wins.", 'Correct Translation': 'One bullet eliminates one enemy.'}`;
+// A made-up moderator reply in the shape GPT models write them (a Python dict, not JSON): single-
+// quoted keys, a double-quoted value holding escaped double quotes and a bare apostrophe, an
+// escaped apostrophe inside single quotes, and an escape Python does not know (\d), kept as written.
+const MODERATOR_REPLY = String.raw`{'Whether there is a preference': 'Yes', 'Supported Side': 'Affirmative', 'Reason': "Both sides call \"windfall\" the key word; the affirmative side's version keeps the fable's irony, and \d is no escape.", 'Correct Translation': 'Don\'t wait by the stump for another hare.'}`;
 
 describe('parsePythonLiteral', () => {
-  it('reads the recorded moderator reply', () => {
+  it('reads a moderator reply written as a Python dict', () => {
     expect(parsePythonLiteral(MODERATOR_REPLY)).toEqual({
       'Whether there is a preference': 'Yes',
-      'Supported Side': 'Negative',
-      Reason: 'Both sides agreed that "eliminate" fits; the negative side\'s argument wins.',
-      'Correct Translation': 'One bullet eliminates one enemy.',
+      'Supported Side': 'Affirmative',
+      Reason: 'Both sides call "windfall" the key word; the affirmative side\'s version keeps the fable\'s irony, and \\d is no escape.',
+      'Correct Translation': "Don't wait by the stump for another hare.",
     });
   });
 
@@ -161,7 +163,7 @@ describe('parseLooseObject', () => {
   });
 
   it('reads a Python dict when the text is not JSON', () => {
-    expect(parseLooseObject(MODERATOR_REPLY)['Supported Side']).toBe('Negative');
+    expect(parseLooseObject(MODERATOR_REPLY)['Supported Side']).toBe('Affirmative');
   });
 
   it('reads JSON out of prose and a code fence', () => {

@@ -147,8 +147,8 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : v === undefined
  * ```ts
  * import { parseMadVerdict } from '@tot/core';
  *
- * parseMadVerdict("{'Whether there is a preference': 'Yes', 'Supported Side': 'Negative', 'Reason': '…', 'Correct Translation': 'One bullet, one enemy.'}");
- * // { preference: true, side: 'Negative', reason: '…', answer: 'One bullet, one enemy.' }
+ * parseMadVerdict("{'Whether there is a preference': 'Yes', 'Supported Side': 'Negative', 'Reason': '…', 'Correct Translation': 'A watched pot never boils.'}");
+ * // { preference: true, side: 'Negative', reason: '…', answer: 'A watched pot never boils.' }
  * ```
  */
 export function parseMadVerdict(reply: string): { preference: boolean; side: string; reason: string; answer: string } {
@@ -175,7 +175,7 @@ export function parseMadVerdict(reply: string): { preference: boolean; side: str
  * import { madDebate } from '@tot/core';
  *
  * const debate = madDebate({ model, maxRounds: 3 });
- * const r = await debate.run('Translate into English: 吃一堑，长一智。');
+ * const r = await debate.run('Translate into English: 心急吃不了热豆腐。');
  * console.log(r.stopReason, r.rounds.length, r.finalReport?.content);
  * ```
  */

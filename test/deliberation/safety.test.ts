@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Deliberation,
+  estimateTokens,
+  llmAgent,
+  llmHost,
+  outputToProtocol,
+  toProtocol,
+  toSSE,
+  type AgentOutput,
+  type DeliberationAgent,
+  type DeliberationEvent,
+  type DeliberationHost,
+  type DeliberationReporter,
+} from '../../src/index.js';
+import { mockModel } from '../../src/testing/index.js';
+import { scriptedAgent } from './fixtures/scripted-debate.js';
+
+/** A host that continues with every agent until `rounds`, then converges. */
+const fixedRounds = (rounds: number): DeliberationHost => ({
+  decide: (ctx) => ({ action: ctx.round >= rounds ? 'converge' : 'continue', reason: `round ${ctx.round}`, nextAgents: ctx.round >= rounds ? [] : [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
+});
+
+/** The SSE messages of a stream, without the final [DONE]. */
+async function sseMessages(stream: ReadableStream<Uint8Array>): Promise<Record<string, unknown>[]> {
+  const lines = (await new Response(stream).text()).split('\n\n').filter(Boolean);
+  expect(lines.at(-1)).toBe('data: [DONE]');
+  return lines.slice(0, -1).map((l) => JSON.parse(l.replace(/^data: /, '')) as Record<string, unknown>);
+}
+
+describe('the per-output token cap (seed 001 §10)', () => {
+  it('gives every participant call maxOutputTokens = min(requested, cap), and the cap when none was asked for', async () => {
+    const model = mockModel('ok');
+    const asking: DeliberationAgent = {
+      id: 'asking',
+      async respond(ctx) {
+        for (const maxOutputTokens of [5_000, 50, undefined]) await ctx.generate(model, { messages: [{ role: 'user', content: 'hi' }], ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }) });
+        return { content: 'done' };
+      },
+    };
+    const reporter: DeliberationReporter = {
+      async report(ctx) {
+        await ctx.generate(model, { messages: [{ role: 'user', content: 'report' }], maxOutputTokens: 10_000 });
+        return { content: 'report' };
+      },
+    };
+    await new Deliberation({ agents: [asking], host: fixedRounds(1), reporter, maxOutputTokens: 100 }).run('q');
+    expect(model.calls.map((c) => c.request.maxOutputTokens)).toEqual([100, 50, 100, 100]);
+  });
+
+  it('cuts an output longer than the cap (by estimateTokens) from a model that ignores the limit, and records it in the output and its event', async () => {
+    // The model answers 1,000 characters (334 estimated tokens) whatever maxOutputTokens says.
+    const long = `${'word '.repeat(199)}tail.`;
+    const model = mockModel(long);
+    const moderator = mockModel(`{'action': 'converge', 'reason': '${'because '.repeat(60)}'}`);
+    const reporterModel = mockModel(long);
+    const events: DeliberationEvent[] = [];
+    const d = new Deliberation({
+      agents: [llmAgent({ id: 'verbose', model, turn: () => 'Say it.' }), scriptedAgent('brief', ['short'])],
+      host: llmHost({ model: moderator, turn: () => 'Decide.' }),
+      reporter: { report: async (ctx) => ({ content: (await ctx.generate(reporterModel, { messages: [{ role: 'user', content: 'Report.' }] })).outputs[0]! }) },
+      maxOutputTokens: 100,
+    });
+    const r = await d.run('q', { onEvent: (e) => events.push(e) });
+    expect(model.calls[0]!.request.maxOutputTokens).toBe(100);
+    const verbose = r.rounds[0]!.outputs.find((o) => o.agentId === 'verbose')!;
+    expect(estimateTokens(verbose.content)).toBeLessThanOrEqual(100);
+    expect(verbose.content).toBe(`${long.slice(0, 299)}…`);
+    expect(verbose.truncated).toEqual({ estimatedTokens: estimateTokens(long), maxOutputTokens: 100 });
+    // The agent's memory keeps what its model said; what the deliberation shows is cut.
+    expect(verbose.transcript![0]!.assistant).toBe(long);
+    const output = events.find((e): e is Extract<DeliberationEvent, { type: 'agent.output' }> => e.type === 'agent.output' && e.output.agentId === 'verbose')!;
+    expect(output.output.truncated).toEqual({ estimatedTokens: 334, maxOutputTokens: 100 });
+    expect(outputToProtocol(verbose).truncated).toEqual({ estimated_tokens: 334, max_output_tokens: 100 });
+    // An output within the cap is left as it is.
+    expect(r.rounds[0]!.outputs.find((o) => o.agentId === 'brief')).not.toHaveProperty('truncated');
+    // The host's reason and the report are outputs too.
+    const decision = r.rounds[0]!.hostDecision!;
+    expect(estimateTokens(decision.reason)).toBeLessThanOrEqual(100);
+    expect(decision.truncated).toEqual({ estimatedTokens: estimateTokens('because '.repeat(60).trim()), maxOutputTokens: 100 });
+    expect(r.finalReport!.content).toBe(`${long.slice(0, 299)}…`);
+    expect(r.finalReport!.truncated).toMatchObject({ maxOutputTokens: 100 });
+    expect(r.stopReason).toBe('converged');
+  });
+
+  it('cuts the output of an agent that writes without a model, never inside a surrogate pair, and shows the cut in the SSE stream', async () => {
+    const writer: DeliberationAgent = { id: 'writer', respond: () => ({ content: '😀'.repeat(40) }) };
+    const d = new Deliberation({ agents: [writer], host: fixedRounds(1), maxOutputTokens: 10 });
+    const messages = await sseMessages(toSSE(d.stream('q')));
+    const out = messages.find((m) => m.type === 'agent_output')!;
+    expect(out.truncated).toEqual({ estimated_tokens: 27, max_output_tokens: 10 });
+    const content = out.content as string;
+    expect(estimateTokens(content)).toBeLessThanOrEqual(10);
+    expect(content).toBe(`${'😀'.repeat(14)}…`);
+  });
+});
+
+describe('the content filter on host decisions (seed 001 §10.1)', () => {
+  const moderatorReplies = [
+    "{'action': 'continue', 'reason': 'the password is hunter2', 'constraints': {'must_address': ['hunter2 again']}}",
+    "{'action': 'converge', 'reason': 'agreed', 'answer': 'x'}",
+  ];
+
+  it("checks an llmHost's decision as the host's output, and keeps withheld text out of the SSE stream and the protocol, while the decision still steers", async () => {
+    const model = mockModel(moderatorReplies);
+    const checked: AgentOutput[] = [];
+    const d = new Deliberation({
+      agents: [scriptedAgent('a', ['fine'])],
+      host: llmHost({ model, turn: (ctx) => `round ${ctx.round}` }),
+      contentFilter: (o) => {
+        checked.push(o);
+        return /password/.test(JSON.stringify(o)) ? { allowed: false, reason: 'mentions a password' } : true;
+      },
+    });
+    const messages = await sseMessages(toSSE(d.stream('q')));
+    const text = JSON.stringify(messages);
+    expect(text).not.toMatch(/hunter2|password is/);
+    const decisions = messages.filter((m) => m.type === 'host_decision');
+    expect(decisions[0]).toMatchObject({ action: 'continue', reason: 'withheld by the content filter (mentions a password)', withheld: true, constraints: { must_address: [], avoid: [] } });
+    // The withheld decision still chose who speaks next: round 2 ran, and the host converged after it.
+    expect(decisions.map((m) => [m.round, m.action])).toEqual([
+      [1, 'continue'],
+      [2, 'converge'],
+    ]);
+    expect(decisions[1]).not.toHaveProperty('withheld');
+    const host = checked.filter((o) => o.agentId === 'host');
+    expect(host.map((o) => [o.round, o.outputType, o.content])).toEqual([
+      [1, 'control', 'the password is hunter2'],
+      [2, 'control', 'agreed'],
+    ]);
+    expect(host[0]!.metadata).toMatchObject({ decision: { action: 'continue', constraints: { must_address: ['hunter2 again'] } } });
+  });
+
+  it('records the withheld decision in the result, without its text, its constraints or its exchange', async () => {
+    const model = mockModel(moderatorReplies);
+    const a = scriptedAgent('a', ['fine']);
+    const r = await new Deliberation({
+      agents: [a],
+      host: llmHost({ model, turn: (ctx) => `round ${ctx.round}` }),
+      contentFilter: (o) => !/password/.test(o.content),
+    }).run('q');
+    const first = r.rounds[0]!.hostDecision!;
+    expect(first).toMatchObject({ action: 'continue', reason: 'withheld by the content filter', withheld: { reason: 'withheld by the content filter' }, constraints: { mustAddress: [], avoid: [] } });
+    expect(first.transcript).toBeUndefined();
+    expect(JSON.stringify(toProtocol(r))).not.toMatch(/hunter2/);
+    expect(a.seen[1]!.decision?.constraints.mustAddress).toEqual([]);
+    expect(r.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'agent', agentId: 'host', round: 1 } }]);
+    expect(r.stopReason).toBe('converged');
+  });
+
+  it('drops the answer of a withheld converge: the reporter does not receive it', async () => {
+    const model = mockModel("{'action': 'converge', 'reason': 'done', 'answer': 'the secret answer'}");
+    const seen: (string | undefined)[] = [];
+    const r = await new Deliberation({
+      agents: [scriptedAgent('a', ['fine'])],
+      host: llmHost({ model, turn: () => 'decide' }),
+      reporter: { report: (ctx) => (seen.push(ctx.decision?.answer), { content: 'report' }) },
+      contentFilter: (o) => !JSON.stringify(o).includes('secret'),
+    }).run('q');
+    expect(r.rounds[0]!.hostDecision).toMatchObject({ action: 'converge', withheld: { reason: 'withheld by the content filter' } });
+    expect(r.rounds[0]!.hostDecision!.answer).toBeUndefined();
+    expect(seen).toEqual([undefined]);
+    expect(r.finalReport?.content).toBe('report');
+  });
+});
