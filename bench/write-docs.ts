@@ -334,13 +334,15 @@ const deliberation = `
 
 | measure | median | target |
 | --- | --- | --- |
-| framework time per round, ${dl.overhead.agents} LLM agents on a model that answers at once, ${dl.overhead.rounds} rounds, similarity host (lexical) | **${dl.overhead.medianMicrosPerRoundSimilarityHost} µs**${met(dl.overhead.medianMicrosPerRoundSimilarityHost <= dl.overhead.targetMicros)} | ≤ ${dl.overhead.targetMicros} µs |
-| the same with a host that decides without measuring | ${dl.overhead.medianMicrosPerRoundPlainHost} µs | |
+| framework time per round, ${dl.overhead.agents} LLM agents on a model that answers at once, ${dl.overhead.rounds} rounds, similarity host (lexical)${dl.overhead.settings ? `, ${dl.overhead.settings}` : ''} | **${dl.overhead.medianMicrosPerRoundSimilarityHost} µs**${met(dl.overhead.medianMicrosPerRoundSimilarityHost <= dl.overhead.targetMicros)} | ≤ ${dl.overhead.targetMicros} µs |
+${dl.overhead.medianMicrosPerRoundSimilarityHostParallelLaterRounds ? `| the same with \`parallelLaterRounds: true\` | ${dl.overhead.medianMicrosPerRoundSimilarityHostParallelLaterRounds} µs | |\n` : ''}| the same with a host that decides without measuring | ${dl.overhead.medianMicrosPerRoundPlainHost} µs | |
 | \`PositionComparer\` lexical, ${dl.lexicalCompare.agents} agents × ${dl.lexicalCompare.rounds} rounds (each round's matrix and every self-similarity), incremental | **${dl.lexicalCompare.medianMsTotal} ms** in all${met(dl.lexicalCompare.medianMsTotal <= dl.lexicalCompare.targetMs)} | ≤ ${dl.lexicalCompare.targetMs} ms |
 
 The embedding cache over a ${dl.embeddingCache.rounds}-round debate of 4 agents whose positions settle after round 3:
-${dl.embeddingCache.textsEmbedded} texts embedded for ${dl.embeddingCache.positions} positions, hit rate **${dl.embeddingCache.hitRate}** (${dl.embeddingCache.hits} hits, ${dl.embeddingCache.misses} misses; the
-self-similarities look up the previous round's vectors).
+${dl.embeddingCache.textsEmbedded} texts embedded for ${dl.embeddingCache.positions} positions${dl.embeddingCache.textsEmbeddedPerPosition !== undefined ? ` (**${dl.embeddingCache.textsEmbeddedPerPosition} per position**; ${dl.embeddingCache.distinctPositionTexts} of the texts are distinct, so that is the least possible)` : ''}.
+The cache's hit rate is ${dl.embeddingCache.hitRate} (${dl.embeddingCache.hits} hits, ${dl.embeddingCache.misses} misses), but it counts every look-up of a vector: each
+round's matrix and each agent's self-similarity fetch vectors again, so most hits are vectors fetched
+earlier in the same round, not embeddings saved.
 
 Lexical calibration on ${dl.lexicalCalibration.pairs} hand-labelled position pairs: label medians ${dl.lexicalCalibration.byLabel.agree.median} (agree),
 ${dl.lexicalCalibration.byLabel.partial.median} (partial), ${dl.lexicalCalibration.byLabel.disagree.median} (disagree); the best thresholds (${dl.lexicalCalibration.thresholds.converge} / ${dl.lexicalCalibration.thresholds.continue}) label ${dl.lexicalCalibration.accuracy} of
