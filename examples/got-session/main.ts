@@ -51,7 +51,7 @@ console.log(`Winner: ${winner.id} ${winner.name}; ${race.branches.filter((b) => 
 const exported = await session.exportPlan(winner.id);
 console.log(`Exported the plan (${(exported.limits as { max_changes: number }).max_changes} changes at most, dry run ${exported.dry_run}).`);
 
-// The executor runs it: two tests fail.
+// The executor runs it: one test fails (the SIGHUP reload test; 41 pass).
 const stderr = 'FAILED tests/config.test.ts::reloads on SIGHUP - expected 2 reads, got 1\n1 failed, 41 passed in 3.2s';
 const evidence = await session.receiveEvidence(winner.id, { executionId: 'exec-1', success: false, summary: 'one test failed: config no longer reloads on SIGHUP', stderr, exitCode: 1, testsPassed: 41, testsFailed: 1 });
 const healing = new HealingEngine();

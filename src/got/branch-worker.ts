@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { estimateTokens } from '../budget/estimate-tokens.js';
 import { callModel } from '../model/call-model.js';
 import type { LanguageModel } from '../model/types.js';
 import { parseStructured } from '../structured/index.js';
@@ -10,6 +11,12 @@ import type { GotBranch } from './session-model.js';
  * What one round of a branch produced: thoughts to add to the branch, the branch's plan (validated
  * at once), an answer (for `vote`), tokens spent outside the context's model.
  *
+ * What the context's model spent is recorded on the thoughts, so that the session's tokens and its
+ * model hops are true: a thought with `modelCalls: n` is paid the next `n` calls of the round (in
+ * the order they returned) on top of its own `tokens`; the calls and `tokens` no thought claims go
+ * on the first thought that states neither its `tokens` nor its `modelCalls` (else the last one;
+ * with no thought at all, the scheduler records one for the round).
+ *
  * @example
  * ```ts
  * import type { BranchRoundOutcome } from '@tot/core';
@@ -18,7 +25,8 @@ import type { GotBranch } from './session-model.js';
  * ```
  */
 export interface BranchRoundOutcome {
-  thoughts?: { role?: ThoughtRole; content: string; tokens?: number }[];
+  /** `tokens`: what a thought cost outside the context's model; `modelCalls`: the context's model calls that made it. */
+  thoughts?: { role?: ThoughtRole; content: string; tokens?: number; modelCalls?: number }[];
   plan?: unknown;
   /** The plan's kind (`execution` by default, `doc`, or yours). */
   planKind?: string;
@@ -41,8 +49,14 @@ export interface BranchWorkerContext {
   successCriteria: string[];
   /** 1 for the first round of this branch. */
   round: number;
-  /** The tokens this round may use (a hint for `maxOutputTokens`). */
+  /**
+   * The round's allowance of tokens (`runParallel`'s `roundTokens`): the worker's to keep to, as a
+   * cap on its calls' `maxOutputTokens`. Nothing cuts a round off at it: a round is recorded at what
+   * it really cost, and the hard limits are the session's budget and the run's `budget`.
+   */
   roundTokens: number;
+  /** The session's limit on a thought's length, in characters: longer content is refused (`INVALID_ARGUMENT`). */
+  maxThoughtChars: number;
   /** What the branch's last validation found wrong (empty in round 1). */
   issues: string[];
   /** The branch's thoughts so far, in order. */
@@ -88,9 +102,47 @@ export const DEFAULT_BRANCH_PROMPT = [
 ].join('\n');
 
 /**
- * The default worker (seed 004's loop): a planner round asks the model for the branch's plan and a
- * short summary; when the last validation rejected the plan, the critic's issues go into the next
- * round's prompt for a revision.
+ * The prompt of {@link llmBranchWorker}'s critic, in a round after a rejection: it reads the
+ * rejected plan and what validation found wrong, and says what the revision must change.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_CRITIC_PROMPT } from '@tot/core';
+ *
+ * DEFAULT_CRITIC_PROMPT.includes('{{issues}}'); // true
+ * ```
+ */
+export const DEFAULT_CRITIC_PROMPT = [
+  'You are the critic of a plan that validation rejected. Say what is wrong with it and what the revised plan must change.',
+  'Goal: {{goal}}',
+  'Success criteria: {{criteria}}',
+  'Approach: {{branch}}',
+  'Rejected plan: {{plan}}',
+  'Validation found: {{issues}}',
+  'Reply with plain text only, at most {{maxChars}} characters.',
+].join('\n');
+
+/** `text` in at most `max` characters (UTF-16 units, as the session counts them), an ellipsis marking a cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  // Never half a surrogate pair.
+  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+// One pass: a goal or a critique that happens to contain `{{plan}}` is not filled in again.
+const fill = (template: string, values: Record<string, string>) => template.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m);
+
+/**
+ * The default worker (seed 004's loop: plan step, then validation; on rejection a critic revision
+ * and another round). A first round is one model call: the planner's plan and a short summary.
+ * A round after a rejection is two: the critic (a model call with {@link DEFAULT_CRITIC_PROMPT})
+ * reads the rejected plan and the validation's issues and says what must change, then the planner
+ * revises with both. The critic is a model call rather than a list of the issues because the
+ * issues say what failed, not how to fix it, and because the seed's critic is a role of the model.
+ * Thoughts are clipped to the session's `maxThoughtChars`; the round's output stays within
+ * `roundTokens` (the critic may write a quarter of it, the planner what is left).
  *
  * @example
  * ```ts
@@ -99,23 +151,31 @@ export const DEFAULT_BRANCH_PROMPT = [
  * const out = await session.runParallel({ branchIds, strategy: 'race', worker: llmBranchWorker(), model });
  * ```
  */
-export function llmBranchWorker(options: { prompt?: string } = {}): BranchWorker {
+export function llmBranchWorker(options: { prompt?: string; criticPrompt?: string } = {}): BranchWorker {
   const template = options.prompt ?? DEFAULT_BRANCH_PROMPT;
+  const criticTemplate = options.criticPrompt ?? DEFAULT_CRITIC_PROMPT;
   return async (branch, ctx) => {
     if (!ctx.model) throw new TotError('INVALID_ARGUMENT', 'llmBranchWorker needs a model: give runParallel() a model, or the engine one.');
-    const history = ctx.issues.length > 0 ? `Your last plan was rejected. Critic: ${ctx.issues.join('; ')}. Revise it.` : '';
-    const prompt = template
-      .replaceAll('{{goal}}', ctx.goal)
-      .replaceAll('{{criteria}}', ctx.successCriteria.join('; ') || 'none given')
-      .replaceAll('{{branch}}', branch.name)
-      .replaceAll('{{history}}', history);
-    const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: ctx.roundTokens, responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id } }, { signal: ctx.signal });
+    const values = { goal: ctx.goal, criteria: ctx.successCriteria.join('; ') || 'none given', branch: branch.name };
+    const thoughts: NonNullable<BranchRoundOutcome['thoughts']> = [];
+    let outputLeft = ctx.roundTokens;
+    let history = '';
+    if (ctx.issues.length > 0) {
+      const issues = ctx.issues.join('; ');
+      const prompt = fill(criticTemplate, { ...values, plan: clip(JSON.stringify(branch.plan ?? null), 4000), issues, maxChars: String(ctx.maxThoughtChars) });
+      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, Math.floor(ctx.roundTokens / 4)), tags: { role: 'critic', branch: branch.id } }, { signal: ctx.signal });
+      const reply = (result.outputs[0] ?? '').trim();
+      outputLeft -= result.usage.outputTokens ?? estimateTokens(reply);
+      // A critic that says nothing still leaves the issues on record.
+      const critique = clip(reply || `Rejected: ${issues}`, ctx.maxThoughtChars);
+      thoughts.push({ role: 'critic', content: critique, modelCalls: 1 });
+      history = `Your last plan was rejected. Validation: ${issues}. Critic: ${critique} Revise it.`;
+    }
+    const prompt = fill(template, { ...values, history });
+    const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, outputLeft), responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id } }, { signal: ctx.signal });
     const parsed = parseStructured(result.outputs[0] ?? '', { schema: replySchema });
     if (!parsed.success) throw new TotError('INVALID_FORMAT', `Branch ${branch.id}: the planner's reply is not a plan: ${parsed.error}`, { details: { rawOutputs: [...result.outputs] } });
-    const reply = parsed.value;
-    const thoughts: BranchRoundOutcome['thoughts'] = [];
-    if (ctx.issues.length > 0) thoughts.push({ role: 'critic', content: `Rejected: ${ctx.issues.join('; ')}`.slice(0, 400), tokens: 0 });
-    thoughts.push({ role: 'planner', content: reply.summary.slice(0, 400) });
-    return { thoughts, plan: reply.plan };
+    thoughts.push({ role: 'planner', content: clip(parsed.value.summary, ctx.maxThoughtChars), modelCalls: 1 });
+    return { thoughts, plan: parsed.value.plan };
   };
 }

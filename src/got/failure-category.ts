@@ -52,8 +52,28 @@ export interface FailureRule {
  * The built-in rules, in the order they are tried. The seed's patterns, completed for every
  * category; the specific before the general (a missing module before a missing file, a test
  * runner's summary before the assertion inside it, an ES module's missing export before a syntax
- * error, a failed test before a timeout), and the shell's exit codes last (124 timeout, 126 not
- * executable, 127 not found).
+ * error, a failed test before a timeout, an errno `EACCES`/`EPERM` before the words "access
+ * denied"), and the shell's exit codes last (124 timeout, 126 not executable, 127 not found).
+ *
+ * Where the rules depart from the seed's table, and why:
+ * - **AssertionError.** The seed's table maps `AssertionError` to `test_failed`, yet its enum also
+ *   has `assertion_error`, which that table could never produce. Here a test runner's verdict
+ *   (pytest's `FAILED` lines and `N failed` summary, jest's `FAIL` and `Tests: N failed`, TAP's
+ *   `not ok`) is `test_failed` and is tried first, so a test that failed on an AssertionError under
+ *   a runner is still `test_failed` and gets the seed's test strategies (`analyze_diff`, …); an
+ *   `AssertionError` with no runner around it (a script's own `assert`, Node's `assert`) is
+ *   `assertion_error`, a broken invariant rather than a failing test, which the healing table has
+ *   no row for (the user is asked, with the stderr).
+ * - **`FAILED` is case-sensitive** (the seed matches it ignoring case): the uppercase word is how
+ *   runners write a verdict (`tests/x.py::test_a FAILED`, `FAILED (failures=1)`), while a
+ *   lowercase "failed" is in ordinary messages ("request failed with status code 503", a line
+ *   that starts "Failed to fetch …: connect ETIMEDOUT", which is a timeout).
+ * - **`test.*failed` stays within one line** and needs `test` to start a word: "the test suite
+ *   failed" is a failed test, "Latest upload failed" and a "test" line followed by an unrelated
+ *   "failed" lines later are not; nor is a name that only starts with it ("test-db", "test.py").
+ * - **`cannot find`** is `missing_dependency` (a symbol, a package, a module, a library) except
+ *   "cannot find the file/path", which is `file_not_found` (Windows' "The system cannot find the
+ *   file specified").
  *
  * @example
  * ```ts
@@ -68,20 +88,25 @@ export const FAILURE_RULES: readonly FailureRule[] = Object.freeze([
   { category: 'disk_full', pattern: /No space left on device|\bENOSPC\b|Disk quota exceeded|\bEDQUOT\b/i },
   { category: 'port_in_use', pattern: /Address already in use|\bEADDRINUSE\b|port \d+ is (already )?in use/i },
   { category: 'lock_held', pattern: /Could not get lock|database is locked|index\.lock|\bEBUSY\b|lock(file)? is held|another (git )?process (seems to be|is) running|Resource temporarily unavailable/i },
-  { category: 'path_outside_project', pattern: /outside (of )?the (project|workspace|repository)|path traversal|escapes the project root/i },
-  { category: 'path_non_compliant', pattern: /non-compliant path|path is not compliant|violates the (path|naming) (rules|convention)/i },
+  // git says "'/tmp/x' is outside repository at '/repo'", without an article.
+  { category: 'path_outside_project', pattern: /outside (of )?(the |this )?(project|workspace|repository|repo|working tree)\b|path traversal|escapes the project root/i },
+  { category: 'path_non_compliant', pattern: /non-compliant path|path is not compliant|violates the (path|naming|placement) (rules?|conventions?|policy)/i },
   { category: 'version_mismatch', pattern: /\bEBADENGINE\b|\bERESOLVE\b|Unsupported engine|requires Python|incompatible (version|with)|version conflict|VersionConflict|conflicting (peer )?dependenc|unsupported (python|node) version/i },
-  { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|\bE404\b|404 Not Found - GET/i },
+  { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|\bE404\b|404 Not Found - GET|\bcannot find (?!(the )?(file|path|director))/i },
   { category: 'import_error', pattern: /ImportError|does not provide an export named|is not exported by|cannot import name|ERR_PACKAGE_PATH_NOT_EXPORTED/i },
   { category: 'syntax_error', pattern: /SyntaxError|IndentationError|TabError|syntax error|Unexpected token|ParseError|unterminated string/i },
-  { category: 'test_failed', pattern: /^FAILED\b|\b\d+ failed\b|Tests?:\s+\d+ failed|\btests? failed\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+/im },
+  { category: 'test_failed', pattern: /\b\d+ failed\b|Tests?:\s+\d+ failed|\btest(s|ing|_\w+)?\b(?![-./])[^\n]*?\bfailed\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+|Failed at the \S+ test script/i },
+  // Case-sensitive: a runner's verdict (pytest's `FAILED tests/x.py::t` and `tests/x.py::t FAILED`, unittest's `FAILED (failures=1)`).
+  { category: 'test_failed', pattern: /\bFAILED\b/ },
   { category: 'assertion_error', pattern: /AssertionError|ERR_ASSERTION|assert(ion)? failed|expect\(received\)/i },
   // After the test rules: a test that timed out is a failed test, and "timeout" in a plugin's or a
   // test's name is not a timeout.
   { category: 'timeout', pattern: /\bTimeoutError\b|\btimed out\b|\bETIMEDOUT\b|deadline exceeded|Exceeded timeout of/i },
+  // An errno says what the system refused: "Access denied … (EACCES)" is a file's permission, not an HTTP 403.
+  { category: 'permission_denied', pattern: /\b(EACCES|EPERM)\b/ },
   { category: 'access_forbidden', pattern: /403 Forbidden|\bE403\b|HTTP 403|status code 403|returned error: 403|Access denied|AccessDenied|forbidden/i },
   { category: 'permission_denied', pattern: /PermissionError|Permission denied|\bEACCES\b|\bEPERM\b|Operation not permitted/i },
-  { category: 'file_not_found', pattern: /FileNotFoundError|No such file|\bENOENT\b|does not exist|cannot open/i },
+  { category: 'file_not_found', pattern: /FileNotFoundError|No such file|\bENOENT\b|does not exist|cannot open|cannot find the (file|path)/i },
   { category: 'timeout', exitCode: 124 },
   { category: 'permission_denied', exitCode: 126 },
   { category: 'missing_dependency', exitCode: 127 },

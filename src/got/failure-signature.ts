@@ -42,8 +42,10 @@ export function normalizeFailureMessage(stderr: string): string {
       .replace(/(?<![\w:/.-])(?:~|\.{1,2})?\/[^\s'"`:()]+/g, '<path>')
       .replace(/\b(tmp|temp)[\w.-]*/gi, '<tmp>')
       // Line and column numbers, pids, and long numbers (ports, counts, times) change; a short
-      // number on its own (a status code, an errno) tells failures apart.
-      .replace(/\b(line|pid|process|port)\s+\d+/gi, '$1 #')
+      // number on its own (a status code, an errno) tells failures apart. A pid is written
+      // `pid 123`, `pid=123`, `pid: 123` or `PID#7`: a short one after `=` must go too, or two
+      // runs of one failure sign differently.
+      .replace(/\b(line|pid|tid|process|port)\s*[=:#]?\s*\d+/gi, '$1 #')
       .replace(/:\d+(:\d+)?\b/g, ':#')
       .replace(/\[\d+\]/g, '[#]')
       .replace(/\d{4,}/g, '#')

@@ -12,6 +12,7 @@ import { GotSession, type SessionContext } from './got-session.js';
 import type { ParallelEvent } from './parallel-events.js';
 import { RunEmitter } from '../run/run-emitter.js';
 import { SessionModel, sessionSnapshotSchema, type SessionSnapshot } from './session-model.js';
+import type { SessionState } from './session-state.js';
 
 /**
  * Options of {@link GotEngine}.
@@ -111,7 +112,9 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
   }
 
   /**
-   * Starts a session: its first event, and a checkpoint.
+   * Starts a session: its first event, and a checkpoint. The session comes back `active`: the
+   * seed's `init` is the session before its `session.started` event is stored, and no caller ever
+   * holds a session then (see {@link SessionState}).
    *
    * @example
    * ```ts

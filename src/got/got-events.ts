@@ -56,7 +56,8 @@ export interface SessionBudget {
  */
 export type GotEventData =
   | { type: 'session.started'; sessionId: string; goal: string; successCriteria: string[]; budget: SessionBudget; maxThoughtChars: number; at: number }
-  | { type: 'thought.added'; thoughtId: string; role: ThoughtRole; content: string; parentIds: string[]; edge?: ThoughtEdge; branchId?: string; tokens: number; writer: string; clock: Record<string, number>; at: number }
+  // modelCalls: the engine's model calls that made the thought (absent: none, and in logs written before it was recorded).
+  | { type: 'thought.added'; thoughtId: string; role: ThoughtRole; content: string; parentIds: string[]; edge?: ThoughtEdge; branchId?: string; tokens: number; modelCalls?: number; writer: string; clock: Record<string, number>; at: number }
   | { type: 'branch.forked'; from: string; branches: { branchId: string; name: string }[]; at: number }
   | { type: 'branch.transitioned'; branchId: string; trigger: BranchTrigger; from: BranchState; to: BranchState; reason?: string; at: number }
   | { type: 'session.state_changed'; from: SessionState; to: SessionState; reason?: string; at: number }
@@ -80,6 +81,7 @@ export const gotEventSchemas: Record<GotEventData['type'], z.ZodType> = {
     edge: z.enum(['causes', 'refines', 'contradicts', 'supports']).optional(),
     branchId: id.optional(),
     tokens: z.number().int().nonnegative(),
+    modelCalls: z.number().int().nonnegative().optional(),
     writer: id,
     clock: z.record(z.string(), z.number().int().nonnegative()),
     at,

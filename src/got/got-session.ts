@@ -4,7 +4,7 @@ import { TotError } from '../errors/index.js';
 import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
-import { randomHex, sha256Hex } from '../internal/hex.js';
+import { sha256Hex } from '../internal/hex.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { transitionBranch, type BranchTrigger } from './branch-state.js';
 import type { ThoughtEdge, ThoughtRole } from './got-events.js';
@@ -41,9 +41,14 @@ export interface AddThoughtOptions {
   branchId?: string;
   /** Tokens it cost (e.g. a model call's usage). Default: `estimateTokens(content)` (a token per three characters, erring high). */
   tokens?: number;
+  /** The model calls that made it (what `metrics().modelHops` counts). Default 0: a thought written by hand. */
+  modelCalls?: number;
   /**
-   * Makes a retried write safe: the same key returns the thought already stored. Default
-   * `<session>:thought:<index>:<hash of role, content, parents, edge, branch>`.
+   * Makes a retried write safe: the same key returns the thought already stored (another thought
+   * under it is `IDEMPOTENCY_CONFLICT`). Default, from the request alone:
+   * `<session>:thought:<index after the latest parent>:<hash of role, content, parents, edge, branch>`,
+   * so the same thought sent again (a retry, from this process or another after a restart) is
+   * stored once; give distinct keys to record one thought twice on purpose.
    */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -76,12 +81,40 @@ const thoughtSchema = z.strictObject({
   edge: z.enum(EDGES).optional(),
   branchId: z.string().min(1).optional(),
   tokens: z.number().int().nonnegative().optional(),
+  modelCalls: z.number().int().nonnegative().optional(),
   idempotencyKey: z.string().min(1).max(512).optional(),
   signal: signalSchema,
 });
 const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z.strictObject({ name: z.string().min(1).max(200) })).min(1), signal: signalSchema });
 
 const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
+
+/**
+ * The default idempotency key of a thought, in the seed's form `session:thought:<index>:<hash>`
+ * (the seed: `f"{session_id}:plan_step:{step_index}:{hash(content[:50])}"`), made from the request
+ * alone so that the same request sent again, by this object or by another process after a
+ * restart, finds the thought it stored:
+ * - `index` is the position right after the thought's latest parent (parents `t3`, `t7` → 8; a
+ *   root → 0): the step it takes in its line of thought, known before the write. (The position
+ *   it will get in the stream is not: it moves with every other writer's thoughts, so a retry
+ *   would compute another key.)
+ * - the hash covers the role, the parents, the edge, the branch and the whole content, not the
+ *   seed's first 50 characters: with the index taken from the parents, two different thoughts on
+ *   one parent that open with the same 50 characters (two variants of one plan) would otherwise
+ *   share a key and the second be refused as a conflict.
+ *
+ * So the same thought (same role, parents, edge, branch and words) is one thought; to record it
+ * twice on purpose, give each write its own `idempotencyKey`.
+ */
+function thoughtKey(sessionId: string, body: { role: string; content: string; parentIds: string[]; edge?: string; branchId?: string }): string {
+  let index = 0;
+  for (const p of body.parentIds) {
+    const n = /^t(\d+)$/.exec(p);
+    if (n) index = Math.max(index, Number(n[1]) + 1);
+  }
+  return `${sessionId}:thought:${index}:${hash(body)}`;
+}
+
 const copy = <T>(value: T): T => structuredClone(value);
 
 /**
@@ -102,7 +135,6 @@ const copy = <T>(value: T): T => structuredClone(value);
  */
 export class GotSession {
   private readonly model: SessionModel;
-  private readonly origin = randomHex(6);
   private lastCheckpoint: { version: number; at: number };
   // One write or read of the store at a time in this session object: they fold in order.
   private queue: Promise<unknown> = Promise.resolve();
@@ -207,7 +239,9 @@ export class GotSession {
    * Adds a thought. Refused with `INVALID_ARGUMENT` when its content is over the length limit, a
    * parent or its branch does not exist; with `ILLEGAL_STATE` when the session is paused or over;
    * with `BUDGET_EXCEEDED` when its tokens pass the session's token budget (the session then ends
-   * `budget_exceeded`).
+   * `budget_exceeded`). A thought already stored under the same idempotency key (the caller's,
+   * or the default one derived from the request) is returned as it is, whatever the session's
+   * state: the same request sent twice, or again after a restart, adds one thought.
    *
    * @example
    * ```ts
@@ -217,28 +251,26 @@ export class GotSession {
   async addThought(options: AddThoughtOptions): Promise<GotThought> {
     const o = parseOptions(thoughtSchema, options, 'GotSession.addThought');
     const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
-    // A caller's key is the session's own: the same key in another session is another write.
-    const givenKey = o.idempotencyKey === undefined ? undefined : `${this.id}:key:${o.idempotencyKey}`;
-    const stored = (key: string | undefined): GotThought | undefined => {
-      const t = key === undefined ? undefined : this.model.keyIndex.get(key);
+    // A caller's key is the session's own: the same key in another session is another write. The
+    // default key comes from the request alone, so a retry finds its thought after a restart.
+    const key = o.idempotencyKey === undefined ? thoughtKey(this.id, body) : `${this.id}:key:${o.idempotencyKey}`;
+    const stored = (): GotThought | undefined => {
+      const t = this.model.keyIndex.get(key);
       if (!t) return undefined;
       const same = t.role === o.role && t.content === o.content && canonicalJson(t.parentIds) === canonicalJson(o.parentIds) && t.branchId === o.branchId && t.edge === o.edge;
-      if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `GotSession.addThought: idempotency key "${o.idempotencyKey}" already names thought ${t.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey ?? key! } });
+      if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `GotSession.addThought: idempotency key "${o.idempotencyKey ?? key}" already names thought ${t.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey ?? key } });
       return t;
     };
     // A retried write whose thought is stored gets it back, whatever the session's state now.
-    if (givenKey !== undefined) {
-      await this.queue;
-      const before = stored(givenKey);
-      if (before) return copy(before);
-    }
+    await this.queue;
+    const before = stored();
+    if (before) return copy(before);
     let found: GotThought | undefined;
-    // The key this call last tried: if its write was stored after all (a reply lost, a conflict on
-    // the way back), the retry finds it instead of writing the thought twice.
-    let tried: string | undefined;
     const [event] = await this.commit('addThought', o.signal, (m) => {
       const s = m.snapshot;
-      found = stored(givenKey ?? tried);
+      // Stored meanwhile: by another writer (another process retrying the same request), or by this
+      // very write when its reply was lost and the store's conflict sent it round again.
+      found = stored();
       if (found) return { events: [] };
       if (o.content.length > s.maxThoughtChars) {
         throw new TotError('INVALID_ARGUMENT', `GotSession.addThought: options.content: ${o.content.length} characters, over the limit of ${s.maxThoughtChars}: say it shorter, or split it into thoughts.`, { details: { field: 'options.content' } });
@@ -252,11 +284,8 @@ export class GotSession {
       if (max !== undefined && s.tokensUsed + tokens > max) return { over: { used: s.tokensUsed + tokens, max } };
       const index = s.thoughts.length;
       const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
-      const data = { ...body, thoughtId: `t${index}`, tokens, writer: this.ctx.writer, clock, at: this.ctx.now() };
-      // The hash covers the session object's nonce: two objects writing the same thought at the
-      // same moment (one writer restored twice) are two writes, not a retry of one.
-      tried = givenKey ?? `${s.id}:thought:${index}:${hash({ ...body, origin: this.origin })}`;
-      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: tried, parentIds: o.parentIds, clock }];
+      const data = { ...body, thoughtId: `t${index}`, tokens, ...(o.modelCalls ? { modelCalls: o.modelCalls } : {}), writer: this.ctx.writer, clock, at: this.ctx.now() };
+      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: key, parentIds: o.parentIds, clock }];
       const warning = this.warning(m, { tokens: s.tokensUsed + tokens });
       if (warning) events.push(warning);
       return { events };
@@ -550,10 +579,13 @@ export class GotSession {
    * Works branches in parallel and picks a winner (seed 004), on the run kernel: one budget, the
    * model calls logged as events (the engine's `on`/`stream()`), abort through `signal`. `race`:
    * the first branch to validate wins and every other branch's work is aborted at once and
-   * recorded `early_stopped` (`race_lost`); `best`: all finish, the highest reward wins; `vote`:
-   * the answer most validated branches give (their `answer`, else their plan), ties to the higher
-   * reward; `bandit`: UCB gives one round at a time. Each round is the `worker`'s (default: the
-   * LLM-backed planner, with the critic's issues after a rejection), its plan validated at once.
+   * recorded `early_stopped` (`race_lost`); `best`: all finish, the highest reward wins (a
+   * validated branch before any other; with none validated, the best latest reward, so check
+   * `winner.state`); `vote`: the answer most validated branches give (their `answer`, else their
+   * plan), ties to the higher reward; `bandit`: UCB gives one round at a time, stops at the first
+   * validated branch, else ends on the best latest reward as `best` does. Each round is the
+   * `worker`'s (default: the LLM-backed planner; after a rejection a critic model call reviews
+   * the plan and the planner revises it), its plan validated at once.
    * Between rounds the seed's early-stopping rules apply: 90% of the session's tokens or time,
    * a validated branch complete with risk under 0.2, and (best) two validated branches or more
    * whose rewards are within a variance of 0.1.
@@ -708,8 +740,9 @@ export class GotSession {
 
   /**
    * Saves a checkpoint: the session's state at its current version, as the store's snapshot.
-   * `engine.restore(id)` starts from the latest one. Sessions also checkpoint every
-   * `checkpointEvery` events or milliseconds by themselves.
+   * `engine.restore(id)` starts from the latest one. Sessions also checkpoint by themselves, on
+   * the first write once `checkpointEvery` events or milliseconds have passed since the last
+   * checkpoint (a session that is not written to has nothing new to save).
    *
    * @example
    * ```ts

@@ -27,6 +27,11 @@ import type { GotBranch } from './session-model.js';
  * validated branches give, ties to the higher reward), `bandit` (UCB gives one round at a time to a
  * branch; the first to validate wins, else the highest reward when the rounds or the budget run out).
  *
+ * `best` and `bandit` pick by reward, so when no branch validated they still name the branch with
+ * the highest reward (its latest, see {@link ParallelResult.winner}), which is then not `validated`;
+ * `race` and `vote` are decided by validation and by validated answers, so without a validated
+ * branch they have no winner.
+ *
  * @example
  * ```ts
  * import type { ParallelStrategy } from '@tot/core';
@@ -54,7 +59,15 @@ export interface RunParallelOptions extends RunOptions<ParallelEvent> {
   worker?: BranchWorker;
   /** Default: the engine's model. */
   model?: LanguageModel;
-  /** Tokens a round may use (passed to the worker). Default 200. */
+  /**
+   * The tokens a round is given, passed to the worker as its allowance (the default worker caps its
+   * calls' output at it). Default 200. Not a hard cap: what a call costs is known only once it
+   * returns, and the prompt counts too, so cutting a round off at it would waste the calls already
+   * paid for (or refuse the default worker's first call); a round is recorded at what it really
+   * cost, and the hard limits are the session's budget and the run's `budget`. Under `bandit`, a
+   * branch that overspends pays for it out of the same budgets (the seed's loop debits what a round
+   * cost, not what it was given).
+   */
   roundTokens?: number;
   /** Rounds a branch gets at most. Default 3. */
   maxRounds?: number;
@@ -121,6 +134,13 @@ export type ParallelStopReason = 'decided' | 'quality' | 'converged' | 'session_
  */
 export interface ParallelResult extends RunResult<ParallelStopReason, RunStats> {
   strategy: ParallelStrategy;
+  /**
+   * The winner. Under `best` and `bandit` with no validated branch, the branch with the highest
+   * latest reward (the score of the plan it holds now, not a mean over its rounds: the plan it holds
+   * is the one a caller revises or validates next, and a mean would hold a branch's earlier, replaced
+   * plans against it), ties to the branch listed first; it is then `rejected` or `early_stopped`, so
+   * check `winner.state === 'validated'` before exporting its plan. None when no branch was scored.
+   */
   winner: GotBranch | undefined;
   branches: BranchOutcome[];
   votes?: Record<string, number>;
@@ -141,7 +161,7 @@ const optionsSchema = z.strictObject({
 
 const answerKey = (answer: string) => answer.trim().toLowerCase().replace(/\s+/g, ' ');
 
-/** A branch's model: the run's, aborted with the branch, its usage counted for the branch. */
+/** A branch's model: the run's, aborted with the branch, each call's usage counted for the branch. */
 function branchModel(model: LanguageModel, signal: AbortSignal, count: (tokens: number) => void): LanguageModel {
   return {
     modelId: model.modelId,
@@ -156,6 +176,9 @@ function branchModel(model: LanguageModel, signal: AbortSignal, count: (tokens: 
     },
   };
 }
+
+/** `text` in at most `max` characters. */
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`);
 
 /** The way out of a state towards `early_stopped` (the seed's table has it from planning and scoring only). */
 function stopPath(state: BranchState, trigger: 'race_lost' | 'budget_exceeded'): BranchTrigger[] | undefined {
@@ -226,6 +249,8 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
     t.rounds += 1;
     emit({ type: 'branch.round.started', branchId: t.id, round: t.rounds });
     let spent = 0;
+    // The tokens of each of the round's model calls, in the order they returned.
+    const calls: number[] = [];
     try {
       const current = session.branch(t.id)!;
       const snap = session.snapshot();
@@ -238,9 +263,15 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
               successCriteria: [...snap.successCriteria],
               round: t.rounds,
               roundTokens: o.roundTokens,
+              maxThoughtChars: snap.maxThoughtChars,
               issues: current.issues ?? [],
               thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
-              model: runModel ? branchModel(runModel, signal, (n) => (spent += n)) : undefined,
+              model: runModel
+                ? branchModel(runModel, signal, (n) => {
+                    calls.push(n);
+                    spent += n;
+                  })
+                : undefined,
               signal,
             }),
           'branch worker',
@@ -249,13 +280,34 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
         'branch worker',
       );
       spent += outcome.tokens ?? 0;
-      // What the model spent goes on the first thought that does not say what it cost (else the last).
-      const thoughts = outcome.thoughts ?? [];
-      const payer = thoughts.findIndex((x) => x.tokens === undefined);
+      // Each thought is paid the model calls it claims; what no thought claims goes on the first
+      // thought that says neither what it cost nor which calls made it (else the last), so that the
+      // session's tokens and model hops hold every call.
+      const thoughts = [...(outcome.thoughts ?? [])];
+      if (thoughts.length === 0 && (calls.length > 0 || spent > 0)) {
+        // Spent with nothing to show for it: the round still goes on record, or the session would miss what it cost.
+        const did = outcome.plan !== undefined ? 'a plan' : outcome.answer !== undefined ? 'an answer' : 'no plan';
+        thoughts.push({ role: 'planner', content: clip(`Round ${t.rounds} of ${t.name}: ${did}.`, snap.maxThoughtChars) });
+      }
+      let next = 0;
+      const shares = thoughts.map((x) => {
+        const claims = Number.isFinite(x.modelCalls) ? Math.max(0, Math.floor(x.modelCalls!)) : 0;
+        const n = Math.min(claims, calls.length - next);
+        const share = { calls: n, tokens: calls.slice(next, next + n).reduce((a, b) => a + b, 0) };
+        next += n;
+        return share;
+      });
+      const payer = thoughts.findIndex((x) => x.tokens === undefined && x.modelCalls === undefined);
       const pays = payer === -1 ? thoughts.length - 1 : payer;
+      if (pays >= 0) {
+        const claimed = shares.reduce((a, b) => a + b.tokens, 0);
+        shares[pays]!.calls += calls.length - next;
+        shares[pays]!.tokens += spent - claimed;
+      }
       let parent = current.thoughtIds.at(-1) ?? current.from;
       for (const [i, thought] of thoughts.entries()) {
-        const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: (thought.tokens ?? 0) + (i === pays ? spent : 0), signal });
+        const { calls: modelCalls, tokens } = shares[i]!;
+        const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: (thought.tokens ?? 0) + tokens, ...(modelCalls > 0 ? { modelCalls } : {}), signal });
         parent = added.id;
       }
       if (outcome.answer !== undefined) t.answer = outcome.answer;
@@ -316,10 +368,21 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
 
   const all = () => [...tracks.values()];
 
+  /** The branch with the highest latest reward among `ids`, ties to the first listed; none when none of them was scored. */
   const bestOf = (ids: string[]) => {
     let best: string | undefined;
-    for (const id of ids) if (best === undefined || (session.branch(id)!.reward ?? -1) > (session.branch(best)!.reward ?? -1)) best = id;
+    let top = Number.NEGATIVE_INFINITY;
+    for (const id of ids) {
+      const reward = session.branch(id)!.reward;
+      if (reward !== undefined && reward > top) [best, top] = [id, reward];
+    }
     return best;
+  };
+
+  /** The winner by reward (`best`, `bandit`): the best validated branch, else, none validated, the best scored one. */
+  const byReward = () => {
+    const valid = o.branchIds.filter((id) => session.branch(id)!.state === 'validated');
+    return bestOf(valid.length > 0 ? valid : o.branchIds);
   };
 
   return {
@@ -387,7 +450,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
           stopReason = 'converged';
           winner = bestOf(valid);
         }
-        else if (o.strategy === 'best') winner = bestOf(valid);
+        else if (o.strategy === 'best') winner = byReward();
         else {
           votes = {};
           for (const id of valid) {
@@ -418,6 +481,8 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
             active.delete(id);
             continue;
           }
+          // The round's reward: calculateReward of the score its plan got in validation, passed or
+          // not (a round without a plan leaves the branch's standing reward; never scored, 0).
           const b = session.branch(id)!;
           ucb.update(id, b.reward ?? (b.score ? calculateReward(b.score) : 0));
           if (state === 'validated') {
@@ -426,7 +491,8 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
           }
           if (t.rounds >= o.maxRounds) active.delete(id);
         }
-        winner ??= bestOf(o.branchIds.filter((x) => session.branch(x)!.state === 'validated'));
+        // No branch validated (rounds, budget or run spent): the seed's "then best reward".
+        winner ??= byReward();
       }
       emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: stopReason });
     },

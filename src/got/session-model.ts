@@ -4,7 +4,7 @@ import { compileSafeParse } from '../internal/fast-check.js';
 import { transitionBranch, type BranchState, type BranchTrigger } from './branch-state.js';
 import { gotEventSchemas, type GotEventData, type SessionBudget, type ThoughtEdge, type ThoughtRole } from './got-events.js';
 import type { BranchScore } from './reward.js';
-import { FINAL_SESSION_STATES, type SessionState } from './session-state.js';
+import { FINAL_SESSION_STATES, SESSION_TRANSITIONS, type SessionState } from './session-state.js';
 
 /**
  * A thought of a GoT session.
@@ -25,6 +25,8 @@ export interface GotThought {
   edge?: ThoughtEdge;
   branchId?: string;
   tokens: number;
+  /** The model calls that made it; absent for a thought written by hand (and in logs from before it was recorded). */
+  modelCalls?: number;
   /** The idempotency key it was stored with. */
   key: string;
   /** The writer (engine) that added it, and its vector clock then. */
@@ -160,7 +162,11 @@ export class SessionModel {
     return new SessionModel(structuredClone(state));
   }
 
-  /** A model from the session's first event. */
+  /**
+   * A model from the session's first event: `active` at once. The seed's `init` is the session
+   * before this event is stored; once it is, the session exists and is active (see
+   * {@link SessionState}), so no model, live or restored, is ever in `init`.
+   */
   static start(sessionId: string, event: { type: string; data: unknown; version: number }): SessionModel {
     if (event.type !== 'session.started' || event.version !== 0) throw corrupt(sessionId, event.version, 'a session stream begins with session.started');
     const d = checked(sessionId, event) as Extract<GotEventData, { type: 'session.started' }>;
@@ -193,7 +199,7 @@ export class SessionModel {
         for (const p of d.parentIds) if (!this.thoughtIndex.has(p)) throw corrupt(s.id, event.version, `thought ${d.thoughtId} names a parent ${p} the session does not hold`);
         const branch = d.branchId === undefined ? undefined : this.branchIndex.get(d.branchId);
         if (d.branchId !== undefined && !branch) throw corrupt(s.id, event.version, `thought ${d.thoughtId} is on a branch ${d.branchId} the session does not hold`);
-        const t: GotThought = { id: d.thoughtId, role: d.role, content: d.content, parentIds: [...d.parentIds], ...(d.edge ? { edge: d.edge } : {}), ...(d.branchId ? { branchId: d.branchId } : {}), tokens: d.tokens, key: event.idempotencyKey, writer: d.writer, clock: { ...d.clock }, at: d.at };
+        const t: GotThought = { id: d.thoughtId, role: d.role, content: d.content, parentIds: [...d.parentIds], ...(d.edge ? { edge: d.edge } : {}), ...(d.branchId ? { branchId: d.branchId } : {}), tokens: d.tokens, ...(d.modelCalls ? { modelCalls: d.modelCalls } : {}), key: event.idempotencyKey, writer: d.writer, clock: { ...d.clock }, at: d.at };
         s.thoughts.push(t);
         this.thoughtIndex.set(t.id, t);
         this.keyIndex.set(t.key, t);
@@ -249,6 +255,7 @@ export class SessionModel {
       case 'session.state_changed': {
         if (s.state !== d.from) throw corrupt(s.id, event.version, `the session is ${s.state}, not ${d.from}`);
         if (FINAL_SESSION_STATES.includes(s.state)) throw corrupt(s.id, event.version, `the session is ${s.state}, which is final`);
+        if (!SESSION_TRANSITIONS[s.state].includes(d.to)) throw corrupt(s.id, event.version, `a session goes from ${s.state} to ${d.to} in no operation`);
         s.state = d.to;
         if (d.reason === undefined) delete s.stateReason;
         else s.stateReason = d.reason;

@@ -20,7 +20,12 @@ export interface SessionMetrics {
   state: string;
   /** Every token the session's thoughts cost. */
   tpst: number;
-  /** Thoughts that cost tokens: the model's answers the session recorded. */
+  /**
+   * The model calls the session's thoughts record (`modelCalls`: `runParallel` records each call of
+   * a branch's model on the thought it made). Not the thoughts that cost tokens: a thought written
+   * by hand costs its estimated tokens without any model call. Logs written before thoughts
+   * recorded their calls count none.
+   */
   modelHops: number;
   /** Whether the first plan validated passed at once (no rejection before it). */
   firstPassSuccess: boolean;
@@ -60,7 +65,7 @@ export function sessionMetrics(s: SessionSnapshot): SessionMetrics {
     sessionId: s.id,
     state: s.state,
     tpst: s.tokensUsed,
-    modelHops: s.thoughts.filter((t) => t.tokens > 0).length,
+    modelHops: s.thoughts.reduce((n, t) => n + (t.modelCalls ?? 0), 0),
     firstPassSuccess: first?.passed ?? false,
     wasteRatio: total === 0 ? 0 : wasted / total,
     earlyStopCount: s.branches.filter((b) => b.state === 'early_stopped').length,

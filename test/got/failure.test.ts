@@ -49,6 +49,28 @@ const SAMPLES: [string, string, number, FailureCategory][] = [
   ['node: call stack', 'RangeError: Maximum call stack size exceeded\n    at walk (/app/tree.js:4:10)', 1, 'recursion_limit'],
   ['tool: path outside the project', 'refused: /etc/passwd is outside the project root', 1, 'path_outside_project'],
   ['something else', 'segmentation fault (core dumped)', 139, 'unknown'],
+  // What the seed's patterns catch and the first rules missed (an audit), and the words around them
+  // that must not be caught.
+  ['pytest -v: a FAILED verdict at the end of the line', 'tests/test_api.py::test_create PASSED                          [ 50%]\ntests/test_api.py::test_delete FAILED                          [100%]', 1, 'test_failed'],
+  ['unittest: FAILED summary', 'Ran 12 tests in 0.031s\n\nFAILED (failures=1, errors=1)', 1, 'test_failed'],
+  ['ci: the test suite failed', 'error: the test suite failed, see the log above', 1, 'test_failed'],
+  ['npm: the test script failed', 'npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\nnpm ERR! app@1.0.0 test: `mocha`\nnpm ERR! Exit status 1\nnpm ERR! Failed at the app@1.0.0 test script.', 1, 'test_failed'],
+  ['curl: a line starting "Failed" that is a timeout, not a test', 'Failed to fetch https://api.acme.io/v1/items: connect ETIMEDOUT 10.0.0.7:443', 1, 'timeout'],
+  ['http: a lowercase "failed" is not a test', 'Error: request failed with status code 503', 1, 'unknown'],
+  ['db: "test" only in a name, then "failed"', 'connection to test-db failed: Permission denied (publickey)', 255, 'permission_denied'],
+  ['shell: "test" and "failed" on different lines', 'running test\nupload failed: connection reset by peer', 1, 'unknown'],
+  ['javac: cannot find symbol', 'src/main/java/App.java:14: error: cannot find symbol\n    Gson gson = new Gson();\n    ^\n  symbol:   class Gson\n  location: class App', 1, 'missing_dependency'],
+  ['go: cannot find package', 'main.go:4:2: cannot find package "github.com/acme/kit" in any of:\n\t/usr/local/go/src/github.com/acme/kit (from $GOROOT)', 1, 'missing_dependency'],
+  ['ld: cannot find a library', '/usr/bin/ld: cannot find -lssl: No such file or directory\ncollect2: error: ld returned 1 exit status', 1, 'missing_dependency'],
+  ['windows: cannot find the file', 'The system cannot find the file specified.', 1, 'file_not_found'],
+  ['node: access denied on a file (EACCES)', "Error: Access denied to /var/run/docker.sock (EACCES)\n    at PipeConnectWrap.afterConnect (node:net:1555:16)", 1, 'permission_denied'],
+  ['python: operation not permitted (EPERM)', "PermissionError: [Errno 1] Operation not permitted: '/sys/kernel/mm' (EPERM)", 1, 'permission_denied'],
+  ['s3: access denied without an errno stays forbidden', 'An error occurred (AccessDenied) when calling the PutObject operation: Access Denied', 1, 'access_forbidden'],
+  ['git: a path outside the repository', "fatal: /tmp/patch.diff: '/tmp/patch.diff' is outside repository at '/home/dev/app'", 128, 'path_outside_project'],
+  ['tool: a path outside the workspace', 'refused to write ../../etc/cron.d/job: path is outside of this workspace', 1, 'path_outside_project'],
+  ['docs: a non-compliant path', 'doc-lint: non-compliant path docs/Guide.MD: expected docs/<area>/<kebab-name>.md (Epic-002)', 1, 'path_non_compliant'],
+  ['docs: a naming rule', 'error: docs/howto/Setup Notes.md violates the naming convention: kebab-case file names only', 1, 'path_non_compliant'],
+  ['docs: a placement policy', 'Epic-002: docs/adr-7.md violates the placement policy: ADRs live under docs/decisions/', 1, 'path_non_compliant'],
 ];
 
 describe('classifyFailure (seed 004)', () => {
@@ -81,6 +103,17 @@ describe('failureSignature', () => {
       failureSignature({ stderr: `${time} [pid ${pid}] Traceback:\n  File "${path}/${tmp}/job.py", line ${line}, in run\nKeyError: 'customer_id'`, exitCode: 1, tool: 'python', args: { script: 'job.py', retries: 2 } });
     const a = at('/home/ci/build-17', 42, 3121, 'tmpx8a1q', '2026-11-24T10:01:02Z');
     expect(at('/Users/dev/work', 57, 99, 'tmp_0z9', '2026-11-25 08:00:59')).toBe(a);
+  });
+
+  it('stays the same when a pid changes, however the pid is written (pid=, pid:, pid and a space)', () => {
+    const sig = (stderr: string) => failureSignature({ stderr, exitCode: 1, tool: 'worker' });
+    expect(sig('worker pid=123 exited: KeyError: \'job\'')).toBe(sig('worker pid=45 exited: KeyError: \'job\''));
+    expect(sig('worker pid=7 exited: KeyError: \'job\'')).toBe(sig('worker pid=98765 exited: KeyError: \'job\''));
+    expect(sig('worker pid: 12 exited')).toBe(sig('worker pid: 345 exited'));
+    expect(sig('[PID=12] lock held')).toBe(sig('[PID=31] lock held'));
+    expect(sig('worker pid 123 exited')).toBe(sig('worker pid 9 exited'));
+    // What follows the pid still tells failures apart.
+    expect(sig('worker pid=123 exited: KeyError: \'job\'')).not.toBe(sig('worker pid=123 exited: KeyError: \'user\''));
   });
 
   it('stays the same when a request id changes, and tells status codes and packages apart', () => {

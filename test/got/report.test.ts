@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateTokens, GotEngine, InMemoryEventStore, redact } from '../../src/index.js';
+import { mockModel } from '../../src/testing/index.js';
 
 const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
 
@@ -42,7 +43,8 @@ describe('session reports (seed 004)', () => {
     const { s } = await raced();
     const m = s.metrics();
     expect(m.tpst).toBe(2200);
-    expect(m.modelHops).toBe(4);
+    // Every thought of this session was written by hand: they cost tokens, but no model was called.
+    expect(m.modelHops).toBe(0);
     expect(m.firstPassSuccess).toBe(false);
     expect(m.earlyStopCount).toBe(2);
     expect(m.wasteRatio).toBeCloseTo((600 + 650) / 2100, 12);
@@ -51,6 +53,32 @@ describe('session reports (seed 004)', () => {
       ['plan_b', 850, 'completed', false],
       ['plan_c', 650, 'early_stopped', true],
     ]);
+  });
+
+  it('counts model hops as the model calls the thoughts record, not as the thoughts that cost tokens', async () => {
+    const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
+    // The default worker: round 1 a planner call (its plan rejected), round 2 a critic call and a planner call.
+    const model = mockModel([JSON.stringify({ summary: 'LRU', plan: { ...plan, rollback: { strategy: 'pray' } } }), 'Use git_revert.', JSON.stringify({ summary: 'LRU, revised', plan })]);
+    const s = await new GotEngine({ store: new InMemoryEventStore(), model }).startSession({ goal: 'g' });
+    const root = await s.addThought({ role: 'planner', content: 'Cache the parsed config.' }); // by hand: 8 tokens, estimated
+    await s.addThought({ role: 'tester', content: 'Measured by a script, not a model.', parentIds: [root.id], tokens: 40 });
+    const [b] = await s.fork({ from: root.id, branches: [{ name: 'lru' }] });
+    await s.runParallel({ branchIds: [b!.id], strategy: 'race' });
+    expect(s.snapshot().thoughts.filter((t) => t.tokens > 0)).toHaveLength(5);
+    expect(s.metrics().modelHops).toBe(3);
+    expect(model.callCount).toBe(3);
+  });
+
+  it('counts the model calls a thought added by hand says made it, and keeps them through a restore', async () => {
+    const store = new InMemoryEventStore();
+    const engine = new GotEngine({ store });
+    const s = await engine.startSession({ goal: 'g' });
+    await s.addThought({ role: 'planner', content: 'From three calls of my own model.', tokens: 300, modelCalls: 3 });
+    await s.addThought({ role: 'critic', content: 'Written by hand.' });
+    expect(s.metrics().modelHops).toBe(3);
+    expect((await engine.restore(s.id)).metrics().modelHops).toBe(3);
+    await s.checkpoint();
+    expect((await new GotEngine({ store }).restore(s.id)).metrics().modelHops).toBe(3);
   });
 
   it('lists a branch\'s evidence chain: plan, validations, export, evidence, completion', async () => {
