@@ -48,16 +48,41 @@ function hostPort(value: string): { host: string; port: number } {
   return { host: m[1] === '' ? '127.0.0.1' : m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 4 * 2 ** 20) throw Object.assign(new Error('request body over 4 MiB'), { status: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
+const MAX_BODY = 4 * 2 ** 20;
+/** What is read (and dropped) of a body over MAX_BODY, so that its client gets the 413, before the connection is cut. */
+const MAX_DISCARD = 64 * 2 ** 20;
+
+/**
+ * A request's JSON body, at most MAX_BODY bytes. Over it, the error (status 413) comes at once and
+ * the rest of the body is read and dropped: a client still sending would otherwise see its
+ * connection reset and never read the 413 (breaking out of `for await` destroys the socket).
+ */
+function body(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      // The chunk that goes over: the error, once.
+      if (size - chunk.length <= MAX_BODY) {
+        chunks.length = 0;
+        reject(Object.assign(new Error('request body over 4 MiB'), { status: 413 }));
+      }
+      // A client that goes on and on is cut off.
+      if (size > MAX_BODY + MAX_DISCARD) req.destroy();
+    });
+    req.once('end', () => {
+      if (size > MAX_BODY) return;
+      try {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve(text === '' ? undefined : (JSON.parse(text) as unknown));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.once('error', reject);
+  });
 }
 
 /** `tot mcp`: returns when the server has stopped. */

@@ -531,7 +531,7 @@ export class GotSession {
   private async exportAs(branchId: string, kind: 'execution' | 'doc', signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
     await this.commit(kind === 'doc' ? 'exportDocPlan' : 'exportPlan', signal, (m) => {
       const b = this.branchOf(m, branchId, kind === 'doc' ? 'exportDocPlan' : 'exportPlan');
-      if ((b.planKind ?? 'execution') !== kind) throw new TotError('ILLEGAL_STATE', `Branch ${b.id} holds a ${b.planKind} plan, not a${kind === 'doc' ? ' doc' : 'n execution'} plan.`, { details: { branchId: b.id, status: b.state } });
+      if ((b.planKind ?? 'execution') !== kind) throw new TotError('ILLEGAL_STATE', `Branch ${b.id} holds ${b.planKind === 'doc' ? 'a doc' : 'an execution'} plan, not ${kind === 'doc' ? 'a doc' : 'an execution'} plan.`, { details: { branchId: b.id, status: b.state } });
       if (b.state === 'executing') return { events: [] };
       if (b.state !== 'validated') throw new TotError('ILLEGAL_STATE', `Branch ${b.id} is ${b.state}: only a validated branch's plan is exported (validatePlan() it first).`, { details: { branchId: b.id, status: b.state } });
       const data = { branchId, trigger: 'user_input', from: 'validated', to: transitionBranch('validated', 'user_input', b.id), reason: `${kind} plan exported`, at: this.ctx.now() };

@@ -1,4 +1,5 @@
 import { TotError } from '../errors/index.js';
+import { whenAborted } from '../internal/abort.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 
 /**
@@ -54,6 +55,13 @@ export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number;
     async generate(request: GenerateRequest, callOptions: { signal?: AbortSignal } = {}): Promise<GenerateResult> {
       const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
       const messages = request.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role as 'user' | 'assistant', content: { type: 'text' as const, text: m.content } }));
+      // The request's own signal, tied to the caller's only while the request is out: the SDK keeps
+      // its listener on the signal it is given after the answer, and would send the client a
+      // notifications/cancelled for an answered request when the caller's signal aborts later (a
+      // run aborts its signals when it ends). A cancellation must name a request still in progress.
+      const outer = callOptions.signal;
+      const own = new AbortController();
+      const release = outer ? whenAborted(outer, () => own.abort(outer.reason)) : undefined;
       let result;
       try {
         result = await peer.createMessage(
@@ -67,11 +75,13 @@ export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number;
           },
           // Tied to the tool call that asks: over Streamable HTTP the request then goes out on that
           // call's own response stream, which the client is reading, not on a stream it may never open.
-          { ...(callOptions.signal ? { signal: callOptions.signal } : {}), ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}), ...(options.relatedRequestId === undefined ? {} : { relatedRequestId: options.relatedRequestId }) },
+          { ...(outer ? { signal: own.signal } : {}), ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}), ...(options.relatedRequestId === undefined ? {} : { relatedRequestId: options.relatedRequestId }) },
         );
       } catch (error) {
-        if (callOptions.signal?.aborted) throw error;
+        if (outer?.aborted) throw error;
         throw new TotError('GENERATION_FAILED', `The client's model did not answer the sampling request: ${error instanceof Error ? error.message : String(error)}`, { recoverable: false, cause: error, details: { modelId: 'mcp-sampling', retryable: false } });
+      } finally {
+        release?.();
       }
       const finish = result.stopReason === 'maxTokens' ? 'length' : 'stop';
       return { outputs: [textOf(result.content)], usage: {}, finishReason: finish };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ensureDist } from './ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -153,14 +153,75 @@ export async function startStdio(args: string[], options: { sampling?: boolean; 
   };
 }
 
+export interface RawStdioServer {
+  child: ChildProcess;
+  /** Writes a line to the server's stdin (an object is sent as JSON). */
+  send(message: string | Record<string, unknown>): void;
+  /** The next JSON-RPC message the server writes to stdout (each line is one). */
+  next(ms?: number): Promise<Record<string, unknown>>;
+  stderr(): string;
+}
+
+/**
+ * `tot mcp …args` over stdio without the SDK's client: the test writes the lines itself (a line that
+ * is no JSON, say) and reads the server's JSON-RPC messages one by one.
+ */
+export function startRawStdio(args: string[]): RawStdioServer {
+  const child = spawn(process.execPath, [cli, 'mcp', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let err = '';
+  let buffer = '';
+  const messages: Record<string, unknown>[] = [];
+  const waiting: ((m: Record<string, unknown>) => void)[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line === '') continue;
+      const message = JSON.parse(line) as Record<string, unknown>;
+      const waiter = waiting.shift();
+      if (waiter) waiter(message);
+      else messages.push(message);
+    }
+  });
+  started.add({
+    async stop() {
+      child.stdin!.end();
+      if (child.exitCode === null && child.signalCode === null) {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  });
+  return {
+    child,
+    send: (message) => void child.stdin!.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
+    next(ms = 10_000) {
+      const ready = messages.shift();
+      if (ready) return Promise.resolve(ready);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`tot mcp wrote no message in ${ms} ms; stderr: ${err}`)), ms);
+        waiting.push((m) => {
+          clearTimeout(timer);
+          resolve(m);
+        });
+      });
+    },
+    stderr: () => err,
+  };
+}
+
 export interface HttpServer {
   child: ChildProcess;
   url: URL;
   stderr(): string;
   /** What it wrote to stdout (nothing, when it serves HTTP). */
   stdout(): string;
-  /** A new MCP client (a new MCP session) on the server. */
-  connect(options?: { sampling?: boolean; setup?: (client: Client) => void }): Promise<Client>;
+  /** A new MCP client (a new MCP session) on the server; `transport`: the client transport's options (a fetch of the test's, reconnection delays). */
+  connect(options?: { sampling?: boolean; setup?: (client: Client) => void; transport?: StreamableHTTPClientTransportOptions }): Promise<Client>;
 }
 
 /**
@@ -202,7 +263,7 @@ export async function startHttp(args: string[]): Promise<HttpServer> {
       const client = newClient('http-test', options.sampling ?? false);
       options.setup?.(client);
       clients.push(client);
-      await client.connect(new StreamableHTTPClientTransport(url));
+      await client.connect(new StreamableHTTPClientTransport(url, options.transport));
       return client;
     },
   };

@@ -1,13 +1,15 @@
 // `tot mcp --http` (Streamable HTTP on 127.0.0.1, a port the system picks), driven by the SDK's
 // StreamableHTTPClientTransport: the built command, a SQLite file in a temporary directory.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureCli, startHttp, stopAll } from '../helpers/tot-cli.js';
-import { raceWithRejection, structured } from '../helpers/mcp-sampling.js';
+import { answerSampling, planReply, raceWithRejection, structured, validPlan } from '../helpers/mcp-sampling.js';
 import { settlesWithin } from '../helpers/settles-within.js';
 
 type Branch = { branch_id: string; name: string; state: string; early_stop_reason?: string };
@@ -60,9 +62,12 @@ describe('tot mcp over Streamable HTTP', () => {
     const race = await call<{ status: string; planner: string; winner: Branch; branches: Branch[] }>(client, 'think_parallel_run', { session_id: id, branch_ids: ['br0', 'br1'], strategy: 'race', round_tokens: '300' });
     expect(race).toMatchObject({ status: 'completed', planner: 'sampling', winner: { branch_id: 'br0', name: 'lru', state: 'validated' } });
     expect(race.branches.find((b) => b.branch_id === 'br1')).toMatchObject({ state: 'early_stopped' });
-    // The sampling requests came over HTTP, with round_tokens as their token cap.
-    expect(seen.filter((x) => x.approach === 'rewrite')[1]?.prompt).toContain('Your last plan was rejected');
-    expect(seen.every((x) => x.maxTokens === 300)).toBe(true);
+    // The sampling requests came over HTTP, with round_tokens as their token cap; rewrite's requests
+    // after its first carried what validation found wrong with its plan (to the branch worker's
+    // critic, or in the revision's prompt).
+    expect(seen.filter((x) => x.approach === 'rewrite').slice(1).some((x) => x.prompt.includes('max_changes may not exceed 1000'))).toBe(true);
+    expect(seen.every((x) => x.maxTokens <= 300)).toBe(true);
+    expect(['lru', 'rewrite'].map((a) => seen.find((x) => x.approach === a)?.maxTokens)).toEqual([300, 300]);
 
     const { digest } = await call<{ digest: string }>(client, 'think_digest', { session_id: id, max_tokens: 300 });
     expect(digest).toContain('Goal: Cut cold start time');
@@ -114,5 +119,233 @@ describe('tot mcp over Streamable HTTP', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe('tot mcp over Streamable HTTP: the whole session of the stdio test', () => {
+  it('starts, plans, forks, races two branches through sampling, validates, exports, takes evidence and digests', async () => {
+    const server = await startHttp(['--db', db]);
+    const client = await server.connect({ sampling: true, setup: (c) => void raceWithRejection(c, { good: 'good', bad: 'bad' }) });
+    const { session_id: id, session_state } = await call<{ session_id: string; session_state: string }>(client, 'think_session_start', { goal: 'Speed up config loading', success_criteria: ['p95 under 5 ms'], budget: { max_tokens: 50_000, max_branches: 4 } });
+    expect(session_state).toBe('active');
+    const t0 = await call<{ thought_id: string }>(client, 'think_plan_step', { session_id: id, content: 'Config is parsed on every request.' });
+    const t1 = await call<{ thought_id: string }>(client, 'think_plan_step', { session_id: id, content: 'Parse once per process and cache it.', parent_ids: [t0.thought_id], edge: 'causes' });
+    const t2 = await call<{ thought_id: string }>(client, 'think_plan_step', { session_id: id, role: 'critic', content: 'The cache must be invalidated on reload.', parent_ids: [t1.thought_id], edge: 'refines' });
+    expect([t0, t1, t2].map((t) => t.thought_id)).toEqual(['t0', 't1', 't2']);
+    const fork = await call<{ branches: Branch[] }>(client, 'think_branch_fork', { session_id: id, from: 't2', names: ['good', 'bad'] });
+    expect(fork.branches.map((b) => b.branch_id)).toEqual(['br0', 'br1']);
+
+    const race = await call<{ status: string; planner: string; winner: Branch; branches: Branch[] }>(client, 'think_parallel_run', { session_id: id, branch_ids: ['br0', 'br1'], strategy: 'race' });
+    expect(race).toMatchObject({ status: 'completed', planner: 'sampling', winner: { branch_id: 'br0', name: 'good', state: 'validated' } });
+    expect(race.branches.find((b) => b.branch_id === 'br1')).toMatchObject({ state: 'early_stopped', early_stop_reason: 'br0 validated first' });
+
+    expect(await call(client, 'think_validate_plan', { session_id: id, branch_id: 'br0' })).toMatchObject({ ok: true, issues: [], branch: { branch_id: 'br0', state: 'validated' } });
+    const rejected = await call<{ ok: boolean; issues: string[] }>(client, 'think_validate_plan', { session_id: id, branch_id: 'br1' });
+    expect(rejected.ok).toBe(false);
+    expect(rejected.issues.join('; ')).toContain('max_changes may not exceed 1000');
+
+    const plan = await call(client, 'think_export_plan', { session_id: id, branch_id: 'br0' });
+    expect(plan).toMatchObject({ ...validPlan('good'), _got_metadata: { session_id: id, branch_id: 'br0', alternatives_explored: 2 } });
+
+    const evidence = await call(client, 'think_receive_evidence', {
+      session_id: id,
+      branch_id: 'br0',
+      execution_result: { execution_id: 'run-1', success: 'true', summary: 'applied; tests pass', tests_passed: '12', tests_failed: 0, exit_code: 0 },
+    });
+    expect(evidence).toMatchObject({ evidence_id: 'br0/execution/run-1', critic_needed: false, next_step: 'complete' });
+
+    const { digest } = await call<{ digest: string }>(client, 'think_digest', { session_id: id, max_tokens: 400 });
+    expect(digest).toContain('Goal: Speed up config loading');
+    expect(digest).toContain('Branch br0 good: evidence_received');
+    expect(digest).toContain('Branch br1 bad: early_stopped');
+    expect(digest).toContain('Evidence br0/execution/run-1: success');
+  });
+});
+
+/**
+ * A fetch for the client transport that records every event stream (SSE) it opens, with the
+ * events the client read, and lets the test drop a stream's connection mid-way, as a network
+ * would: the client reads an error, and the server sees its client go.
+ */
+function droppingFetch() {
+  type Stream = { method: string; lastEventId: string | null; status: number; messages: Record<string, unknown>[]; ids: string[]; drop(): void };
+  const streams: Stream[] = [];
+  const fetchFn: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const method = init?.method ?? 'GET';
+    const lastEventId = new Headers(init?.headers).get('last-event-id');
+    if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let dropped = false;
+    const stream: Stream = {
+      method,
+      lastEventId,
+      status: response.status,
+      messages: [],
+      ids: [],
+      drop() {
+        dropped = true;
+        controller.error(new TypeError('the connection dropped'));
+        void reader.cancel().catch(() => undefined);
+      },
+    };
+    streams.push(stream);
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => void (controller = c),
+      // One chunk at a time, when the client reads: what it has not read when the connection drops is lost to it.
+      async pull(c) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (dropped) return;
+        if (done) return c.close();
+        text += decoder.decode(value, { stream: true });
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const event = text.slice(0, end);
+          text = text.slice(end + 2);
+          const id = /^id: ?(.*)$/m.exec(event)?.[1];
+          const data = /^data: ?(.*)$/m.exec(event)?.[1];
+          if (id) stream.ids.push(id);
+          if (data) stream.messages.push(JSON.parse(data) as Record<string, unknown>);
+        }
+        c.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return { fetchFn, streams };
+}
+
+describe('tot mcp over Streamable HTTP: resumability', () => {
+  it('delivers what a client missed while its connection was down: the SDK client reconnects with Last-Event-ID and gets the rest of the call', async () => {
+    const server = await startHttp(['--db', db]);
+    const net = droppingFetch();
+    let dropped = false;
+    let seen!: ReturnType<typeof answerSampling>;
+    const client = await server.connect({
+      sampling: true,
+      transport: { fetch: net.fetchFn, reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 8 } },
+      setup: (c) =>
+        (seen = answerSampling(c, (approach) => {
+          // The first sampling request of the run: the connection of the call's stream drops before it is answered.
+          if (!dropped) {
+            dropped = true;
+            net.streams.find((x) => x.method === 'POST' && x.messages.some((m) => m.method === 'sampling/createMessage'))!.drop();
+          }
+          return planReply(approach, validPlan(approach));
+        })),
+    });
+    const { session_id: id } = await call<{ session_id: string }>(client, 'think_session_start', { goal: 'Survive a dropped connection' });
+    await call(client, 'think_plan_step', { session_id: id, content: 'root' });
+    await call(client, 'think_branch_fork', { session_id: id, from: 't0', names: ['a', 'b'] });
+
+    const tokens: string[] = [];
+    const result = structured<{ status: string; planner: string; branches: Branch[] }>(
+      await client.callTool({ name: 'think_parallel_run', arguments: { session_id: id, branch_ids: ['br0', 'br1'], strategy: 'best', max_rounds: 1 } }, undefined, { onresumptiontoken: (t) => tokens.push(t) }),
+    );
+    // The call completed, its result delivered after the drop.
+    expect(result).toMatchObject({ status: 'completed', planner: 'sampling' });
+    expect(result.branches.map((b) => [b.branch_id, b.state])).toEqual([
+      ['br0', 'validated'],
+      ['br1', 'validated'],
+    ]);
+    expect(seen.map((x) => x.approach).sort()).toEqual(['a', 'b']);
+
+    // The call's stream (a POST) was dropped; the client resumed it with a GET carrying the id of
+    // the last event it had read, and the server replayed what came after: the result, at least.
+    const post = net.streams.find((x) => x.method === 'POST' && x.messages.some((m) => m.method === 'sampling/createMessage'))!;
+    expect(post.messages.some((m) => 'result' in m)).toBe(false);
+    const resumed = net.streams.filter((x) => x.method === 'GET' && x.lastEventId !== null && x.status === 200);
+    expect(resumed.length).toBeGreaterThanOrEqual(1);
+    const resume = resumed.at(-1)!;
+    expect(post.ids).toContain(resumed[0]!.lastEventId);
+    // The ids are the event store's: the resumption tokens the client was given are the POST stream's ids.
+    expect(tokens.slice(0, post.ids.length)).toEqual(post.ids);
+    const replayed = resumed.flatMap((x) => x.messages);
+    expect(replayed.find((m) => 'result' in m)).toMatchObject({ result: { structuredContent: { status: 'completed' } } });
+    // Both sampling requests were answered: none is cancelled afterwards.
+    expect([...post.messages, ...replayed].filter((m) => m.method === 'notifications/cancelled')).toEqual([]);
+    // Nothing the client had read was sent again: every replayed id comes after the one it resumed from.
+    expect(resume.ids.every((i) => i > resumed[0]!.lastEventId!)).toBe(true);
+
+    // The MCP session goes on over the same transport.
+    const status = await call<{ branches: Branch[] }>(client, 'think_session_status', { session_id: id });
+    expect(status.branches.map((b) => b.state)).toEqual(['validated', 'validated']);
+  });
+});
+
+/** A raw HTTP request to the server (node:http, which sends the Host header it is given). */
+function raw(url: URL, options: { method?: string; host?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: options.method ?? 'POST', headers: { ...(options.host ? { host: options.host } : {}), ...options.headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('tot mcp over Streamable HTTP: what it refuses', () => {
+  it('refuses a request whose Host is not its own loopback address (DNS rebinding), and answers its own', async () => {
+    const server = await startHttp(['--db', db]);
+    const port = server.url.port;
+    const evil = await raw(server.url, { host: `attacker.example:${port}`, headers: mcpHeaders, body: initialize });
+    expect(evil.status).toBe(403);
+    expect(evil.body).toContain('Invalid Host header: attacker.example');
+    // The loopback names with the server's port are its own.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const ok = await raw(server.url, { host, headers: mcpHeaders, body: initialize });
+      expect(ok.status, `${host}: ${ok.body}`).toBe(200);
+      expect(ok.headers['mcp-session-id']).toBeTruthy();
+    }
+    // A session the client holds is refused under a foreign Host too.
+    const client = await server.connect();
+    const { session_id: id } = await call<{ session_id: string }>(client, 'think_session_start', { goal: 'Not for web pages' });
+    const own = await raw(server.url, { host: `127.0.0.1:${port}`, headers: mcpHeaders, body: initialize });
+    const sid = own.headers['mcp-session-id'] as string;
+    const rebound = await raw(server.url, { host: `attacker.example:${port}`, headers: { ...mcpHeaders, 'mcp-session-id': sid, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'think_session_status', arguments: { session_id: id } } }) });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain(id);
+  });
+
+  it('refuses a body over 4 MiB with 413, and goes on serving', async () => {
+    const server = await startHttp(['--db', db]);
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x'.repeat(5 * 2 ** 20), version: '1' } } });
+    const r = await raw(server.url, { headers: mcpHeaders, body: big });
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.body)).toMatchObject({ jsonrpc: '2.0', error: { message: 'request body over 4 MiB' } });
+    // Just under the limit is read (and refused for what it is: no initialize request).
+    const under = await raw(server.url, { headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x', params: { pad: 'y'.repeat(4 * 2 ** 20 - 200) } }) });
+    expect(under.status).toBe(400);
+    expect(under.body).toContain('send an initialize request first');
+    const client = await server.connect();
+    expect((await call<{ session_state: string }>(client, 'think_session_start', { goal: 'Still serving' })).session_state).toBe('active');
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('answers a path other than /mcp with 404, a request with an unknown MCP session with 404, and one without a session that is no initialize with 400', async () => {
+    const server = await startHttp(['--db', db]);
+    const other = await raw(new URL('/other', server.url), { method: 'GET' });
+    expect(other.status).toBe(404);
+    expect(other.body).toContain('the MCP endpoint is /mcp');
+    const unknown = await raw(server.url, { headers: { ...mcpHeaders, 'mcp-session-id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain('unknown MCP session: initialize a new one');
+    const noSession = await raw(server.url, { headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(noSession.status).toBe(400);
+    const notJson = await raw(server.url, { headers: mcpHeaders, body: '{"jsonrpc": ' });
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.body)).toMatchObject({ error: { code: -32700 } });
   });
 });

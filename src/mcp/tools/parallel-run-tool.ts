@@ -84,7 +84,7 @@ export const parallelRunTool: ToolSpec = tool({
         ...(r.votes ? { votes: r.votes } : {}),
         ...(r.errors.length > 0 ? { errors: r.errors.map((e) => ({ code: e.code, message: e.message, ...(e.where?.kind === 'branch' ? { branch_id: e.where.branchId } : {}) })) } : {}),
       },
-      text: `${a.strategy}: ${winner ? `${winner.id} (${winner.name}) wins` : 'no branch validated'}; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.${r.errors.length > 0 ? `\nErrors: ${r.errors.map((e) => e.message).join('; ')}` : ''}\n${s.auditBar()}`,
+      text: `${a.strategy}: ${winner ? `${winner.id} (${winner.name}) wins${winner.state === 'validated' ? '' : ` on reward, not validated (${winner.state})`}` : 'no branch validated'}; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.${r.errors.length > 0 ? `\nErrors: ${r.errors.map((e) => e.message).join('; ')}` : ''}\n${s.auditBar()}`,
     };
   },
 });

@@ -75,7 +75,9 @@ export const sequentialThinkingTool: ToolSpec = tool({
     session_id: z.string().min(1).optional(),
   }),
   output: z.object({ thoughtNumber: z.number(), totalThoughts: z.number(), nextThoughtNeeded: z.boolean(), branches: z.array(z.string()), thoughtHistoryLength: z.number(), session_id: z.string() }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Not idempotent: a thought-1 call that names no session starts a new session each time it is
+  // sent (as a client starting a new line of thinking expects), and each call adds to a session.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   run(a, ctx) {
     // One call at a time per client: two first calls would start two sessions, two calls on a new
     // branch would fork it twice.

@@ -43,7 +43,10 @@ export const thoughtTools: ToolSpec[] = [
         ...(a.edge ? { edge: a.edge } : {}),
         ...(a.branch_id ? { branchId: a.branch_id } : {}),
         ...(a.tokens === undefined ? {} : { tokens: a.tokens }),
-        ...(a.idempotency_key ? { idempotencyKey: a.idempotency_key } : {}),
+        // Without the client's key, a key of this call's own: the tool adds a thought on every call,
+        // as it says, rather than the engine's default (derived from the thought, so the same
+        // thought twice would be one).
+        idempotencyKey: a.idempotency_key ?? `mcp:${globalThis.crypto.randomUUID()}`,
         signal: ctx.signal,
       });
       let branch;
@@ -86,7 +89,8 @@ export const thoughtTools: ToolSpec[] = [
     annotations: writes,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
-      const t = await s.merge({ branchIds: a.branch_ids, content: a.content, role: a.role, ...(a.edge ? { edge: a.edge } : {}), signal: ctx.signal });
+      // A key of this call's own, as think_plan_step: every call adds a merging thought.
+      const t = await s.merge({ branchIds: a.branch_ids, content: a.content, role: a.role, ...(a.edge ? { edge: a.edge } : {}), idempotencyKey: `mcp:${globalThis.crypto.randomUUID()}`, signal: ctx.signal });
       return { structured: { ...sessionLine(s), thought_id: t.id }, text: `${t.id} merges ${a.branch_ids.join(', ')}.` };
     },
   }),
