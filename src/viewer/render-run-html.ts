@@ -32,9 +32,11 @@ const inScript = (json: string) => json.replace(/</g, '\\u003c').replace(/\u2028
  * frames, a chain of thought, a deliberation or a GoT session — with inline CSS and script and a
  * Content-Security-Policy that forbids every request: it opens anywhere, offline. The graph pans
  * (drag) and zooms (wheel, `+`/`-`), pruned branches are dashed, the best path highlighted; a click
- * (or Tab and Enter) on a node shows its content, score, prompt and model output. Below: the model
- * calls in lanes (concurrency at a glance), tokens over time against the budget, and the panels of
- * the run's kind (consensus trend and similarity heatmaps; branch states and the audit bar).
+ * (or Tab and Enter) on a node shows its content and score, and the prompt and output of the model
+ * calls that made it and scored it (or why it has none). Each distinct prompt or output is in the
+ * page once, however many calls sent or got it. Below: the model calls in lanes (concurrency at a
+ * glance), tokens over time against the budget, and the panels of the run's kind (consensus trend
+ * and similarity heatmaps; branch states and the audit bar; the plan after each thought).
  *
  * @example
  * ```ts

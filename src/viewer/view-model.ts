@@ -5,7 +5,7 @@
  * ```ts
  * import type { ViewNode } from '@tot/core/viewer';
  *
- * const n: ViewNode = { id: 'node_1', label: '4 + 9 = 13', parents: ['root'], status: 'active', score: 0.8, content: '4 + 9 = 13 (left: 10 13 13)' };
+ * const n: ViewNode = { id: 'node_1', label: '4 + 9 = 13', parents: ['root'], status: 'active', score: 0.8, content: '4 + 9 = 13 (left: 10 13 13)', madeBy: [0], judgedBy: [3] };
  * ```
  */
 export interface ViewNode {
@@ -23,10 +23,31 @@ export interface ViewNode {
   content: string;
   /** What it is (an operation, an agent, a role, a frame). */
   kind?: string;
-  /** The prompt of the model call that made it, when known. */
+  /**
+   * The prompt behind it, as text, when the run recorded it with the node rather than as a model
+   * call (a deliberation agent's turn when its call is not in the log). Model calls are in
+   * {@link ViewNode.madeBy} instead.
+   */
   prompt?: string;
-  /** The model's output behind it, when known. */
+  /** The model's reply behind it, as text, when the run recorded it with the node (see `prompt`). */
   output?: string;
+  /**
+   * The model calls that made it (indices into {@link RunView.calls}, in order: samples and
+   * repairs of one request are several calls): a search node's generation, a graph thought's
+   * operation call, a frame's think and eval calls, a thought's call, an agent's turn.
+   */
+  madeBy?: number[];
+  /** Which output of its one `madeBy` call it is, when that call answered with several (`n > 1`). */
+  pick?: number;
+  /** The model calls that scored it, when separate from those that made it (a search's evaluator, a graph's model score). */
+  judgedBy?: number[];
+  /**
+   * The node whose content it carries over unchanged, when it has no model call of its own (a
+   * graph thought that a local score, keep-best or check passed on): that node's calls made it.
+   */
+  from?: string;
+  /** Why no model call is shown: a node no model made (a problem, a hand-written thought), or a log that does not say which call. */
+  noCall?: string;
   /** Other facts, shown in its details. */
   details?: Record<string, string>;
 }
@@ -38,7 +59,7 @@ export interface ViewNode {
  * ```ts
  * import type { ViewCall } from '@tot/core/viewer';
  *
- * const c: ViewCall = { id: 'call_1', start: 0, end: 840, lane: 0, outcome: 'completed', inputTokens: 120, outputTokens: 40, tag: 'generator' };
+ * const c: ViewCall = { id: 'c1', start: 0, end: 840, lane: 0, outcome: 'completed', inputTokens: 120, outputTokens: 40, tag: 'generator', messages: [{ role: 'user', text: 0 }], outputs: [1] };
  * ```
  */
 export interface ViewCall {
@@ -58,6 +79,12 @@ export interface ViewCall {
   outputTokens: number;
   /** A tag naming its purpose (role, operation, agent). */
   tag?: string;
+  /** The messages it sent, each as its role and its text (an index into {@link RunView.texts}). */
+  messages?: { role: string; text: number }[];
+  /** Its outputs (indices into {@link RunView.texts}), when it completed. */
+  outputs?: number[];
+  /** Why it failed, when it did. */
+  error?: string;
 }
 
 /**
@@ -100,10 +127,20 @@ export interface RunView {
   summary: Record<string, string | number>;
   /** The nodes, parents before children. */
   nodes: ViewNode[];
-  /** The best path (or the winning branch), root first. */
+  /**
+   * The best path, root first: a search's best path, an operation graph's chain from the input to
+   * its last output, a chain of thought's thoughts, a deliberation's decisions and report, a GoT
+   * session's winning branch; for a fractal run, the frames the final answer was built from (the
+   * root and, below each of them, the sub-goals whose results it kept), parents before children.
+   */
   bestPath: string[];
-  /** The model calls. */
+  /** The model calls, in the order they were made. */
   calls: ViewCall[];
+  /**
+   * Every distinct text of the calls (prompts' messages and outputs), once each: calls refer to
+   * them by index, so that a prompt sent a thousand times is stored once.
+   */
+  texts: string[];
   /** Cumulative tokens over time. */
   tokens: { at: number; total: number }[];
   /** The token budget, when the run had one. */

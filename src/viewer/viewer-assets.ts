@@ -17,6 +17,12 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 360px; height: 62vh;
 .hint { position: absolute; left: 8px; bottom: 6px; color: var(--muted); font-size: 12px; background: rgba(255,255,255,.85); padding: 1px 6px; border-radius: 4px; }
 #details { overflow: auto; padding: 8px 14px; background: var(--panel); border-left: 1px solid #d0d7de; }
 #details pre, .panel pre { white-space: pre-wrap; word-break: break-word; background: #fff; border: 1px solid #d0d7de; padding: 6px 8px; border-radius: 4px; max-height: 40vh; overflow: auto; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.call-detail { border-left: 3px solid #d0d7de; padding-left: 8px; margin: 6px 0 10px; }
+.call-head { color: var(--muted); font-size: 12px; margin: 4px 0; }
+.call-error { color: var(--bad); }
+.no-call { color: var(--muted); }
+h3 { font-size: 13px; margin: 8px 0 4px; }
+button.goto { font: inherit; color: var(--accent); background: none; border: 0; padding: 0; text-decoration: underline; cursor: pointer; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0; }
 dt { color: var(--muted); }
 dd { margin: 0; }
@@ -174,13 +180,50 @@ export const VIEWER_SCRIPT = `
     if (selected) selected.classList.add('selected');
     var rows = '<dt>id</dt><dd>' + esc(n.id) + '</dd><dt>status</dt><dd>' + esc(n.status) + (best[n.id] ? ' (best path)' : '') + '</dd>';
     if (n.kind) rows += '<dt>kind</dt><dd>' + esc(n.kind) + '</dd>';
-    if (n.score !== undefined) rows += '<dt>score</dt><dd>' + esc(fmt(n.score)) + '</dd>';
+    if (n.score !== undefined) rows += '<dt>score</dt><dd id="details-score">' + esc(fmt(n.score)) + '</dd>';
     Object.keys(n.details || {}).forEach(function (k) { rows += '<dt>' + esc(k) + '</dt><dd>' + esc(n.details[k]) + '</dd>'; });
     var html = '<h2 id="details-title">' + esc(n.label) + '</h2><dl>' + rows + '</dl><h2>Content</h2><pre id="details-content">\\n' + esc(n.content) + '</pre>';
-    if (n.prompt) html += '<h2>Prompt</h2><pre>\\n' + esc(n.prompt) + '</pre>';
-    if (n.output) html += '<h2>Model output</h2><pre>\\n' + esc(n.output) + '</pre>';
+    html += '<div id="details-calls">' + callsOfNode(n) + '</div>';
+    if (n.prompt) html += '<h2>Prompt</h2><pre class="prompt">\\n' + esc(n.prompt) + '</pre>';
+    if (n.output) html += '<h2>Model output</h2><pre class="output">\\n' + esc(n.output) + '</pre>';
     details.innerHTML = html;
   }
+  // A node's model calls: those that made it (or, for a node that carries another's content, that
+  // node's), those that scored it, or why it has none. Calls hold indices into data.texts.
+  function text(i) { return data.texts[i] === undefined ? '' : data.texts[i]; }
+  function callOf(ci, pick) {
+    var c = data.calls[ci];
+    if (!c) return '';
+    var msgs = c.messages || [], outs = c.outputs || [];
+    var head = 'call ' + c.id + (c.tag ? ' · ' + c.tag : '') + ' · ' + Math.round(c.end - c.start) + ' ms · ' + c.inputTokens + ' in / ' + c.outputTokens + ' out tokens' + (c.outcome === 'completed' ? '' : ' · ' + c.outcome);
+    var prompt = msgs.map(function (m) { return msgs.length > 1 ? '[' + m.role + ']\\n' + text(m.text) : text(m.text); }).join('\\n\\n');
+    var one = pick !== undefined && outs[pick] !== undefined;
+    var output = one ? text(outs[pick]) : outs.length === 1 ? text(outs[0]) : outs.map(function (o, k) { return '[output ' + (k + 1) + ' of ' + outs.length + ']\\n' + text(o); }).join('\\n\\n');
+    var s = '<div class="call-detail" data-call="' + esc(c.id) + '"><p class="call-head">' + esc(head) + '</p><h3>Prompt</h3><pre class="prompt">\\n' + esc(prompt) + '</pre>';
+    if (outs.length) s += '<h3>Model output' + (one ? ' (output ' + (pick + 1) + ' of ' + outs.length + ')' : '') + '</h3><pre class="output">\\n' + esc(output) + '</pre>';
+    if (c.error) s += '<p class="call-error">' + esc(c.error) + '</p>';
+    return s + '</div>';
+  }
+  function callList(list, pick) { return list.map(function (ci) { return callOf(ci, list.length === 1 ? pick : undefined); }).join(''); }
+  function callsOfNode(n) {
+    var s = '';
+    if (n.madeBy && n.madeBy.length) s += '<h2>Made by ' + (n.madeBy.length === 1 ? 'a model call' : n.madeBy.length + ' model calls') + '</h2>' + callList(n.madeBy, n.pick);
+    else if (n.from && byId[n.from]) {
+      var o = byId[n.from];
+      s += '<h2>Made by</h2><p class="no-call">No model call of its own: it carries the content of <button type="button" class="goto" data-goto="' + esc(o.id) + '">' + esc(o.id) + '</button> over unchanged' + (o.madeBy && o.madeBy.length ? ', which ' + (o.madeBy.length === 1 ? 'this call' : 'these calls') + ' made:' : '.') + '</p>';
+      s += o.madeBy && o.madeBy.length ? callList(o.madeBy, o.pick) : '<p class="no-call">' + esc(o.noCall || 'No model call is linked to it.') + '</p>';
+    } else s += '<h2>Made by</h2><p class="no-call">' + esc(n.noCall || 'No model call is linked to this node.') + '</p>';
+    if (n.judgedBy && n.judgedBy.length) s += '<h2>Scored by ' + (n.judgedBy.length === 1 ? 'a model call' : n.judgedBy.length + ' model calls') + '</h2>' + callList(n.judgedBy);
+    return s;
+  }
+  details.addEventListener('click', function (ev) {
+    var b = ev.target.closest && ev.target.closest('button.goto');
+    if (!b) return;
+    var id = b.getAttribute('data-goto');
+    show(id);
+    var g = svg.querySelector('[data-id="' + (window.CSS && CSS.escape ? CSS.escape(id) : id) + '"]');
+    if (g) g.focus();
+  });
   svg.addEventListener('click', function (ev) { var g = ev.target.closest && ev.target.closest('.node'); if (g) { g.focus(); show(g.getAttribute('data-id')); } });
   svg.addEventListener('keydown', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');
@@ -263,7 +306,7 @@ export const VIEWER_SCRIPT = `
     } else if (p.kind === 'branches') {
       html.push('<div class="panel"><h2>Branches</h2><table id="branches"><tr><th>branch</th><th>name</th><th>state</th><th>reward</th></tr>' + p.branches.map(function (b) { return '<tr><td>' + esc(b.id) + '</td><td>' + esc(b.name) + '</td><td>' + esc(b.state) + '</td><td>' + (b.reward === undefined ? '' : fmt(b.reward)) + '</td></tr>'; }).join('') + '</table><h2>Audit bar</h2><pre id="audit-bar">' + esc(p.auditBar) + '</pre></div>');
     } else if (p.kind === 'plan') {
-      html.push('<div class="panel"><h2>The plan, thought by thought</h2>' + p.versions.map(function (v) { return '<details><summary>after thought ' + v.thought + ' (' + v.steps.length + ' steps)</summary><ul>' + v.steps.map(function (s) { return '<li style="margin-left:' + s.depth * 16 + 'px">[' + esc(s.status) + '] ' + esc(s.description) + '</li>'; }).join('') + '</ul></details>'; }).join('') + '</div>');
+      html.push('<div class="panel"><h2>The plan, thought by thought</h2>' + p.versions.map(function (v, i) { return '<details' + (i === p.versions.length - 1 ? ' open' : '') + '><summary>after thought ' + v.thought + ' (' + v.steps.length + ' steps)</summary><ul>' + v.steps.map(function (s) { return '<li style="margin-left:' + s.depth * 16 + 'px">[' + esc(s.status) + '] ' + esc(s.description) + '</li>'; }).join('') + '</ul></details>'; }).join('') + '</div>');
     } else if (p.kind === 'text') {
       html.push('<div class="panel"><h2>' + esc(p.title) + '</h2><pre>' + esc(p.text) + '</pre></div>');
     }

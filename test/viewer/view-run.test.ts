@@ -1,10 +1,13 @@
 // viewRun and renderRunHtml without a browser: what the viewer takes from each kind of recorded
-// run (nodes, best path, calls in lanes, stop reason), and a page that stays inert whatever the
-// runs' thoughts say.
+// run (nodes, best path, calls in lanes, stop reason, the calls behind each node), and a page that
+// stays inert whatever the runs' thoughts say.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderRunHtml, viewRun, type RunView, type ViewCall } from '@tot/core/viewer';
-import { HOSTILE, recordAll, recordHostileSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
+import { bfs, callModel, ChainOfThoughtNode, Explorer, InMemoryEventStore, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
+import { mockModel } from '@tot/core/testing';
+import { renderRunHtml, viewRun, type RunView, type ViewCall, type ViewNode } from '@tot/core/viewer';
+import { parseList } from '../../examples/graph-of-thoughts/sorting.js';
+import { COT_REPLIES, ESSAY_PARAGRAPHS, HOSTILE, readAll, recordAll, recordHostileSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
 let runs: Record<FixtureKind, RecordedRun>;
 beforeAll(async () => {
@@ -22,6 +25,25 @@ function clashes(calls: readonly ViewCall[]): [ViewCall, ViewCall][] {
     }
   }
   return out;
+}
+
+/** A call's prompt: its one message's text, or each message's role and text. */
+function promptOf(view: RunView, index: number): string {
+  const messages = view.calls[index]!.messages!;
+  return messages.length === 1 ? view.texts[messages[0]!.text]! : messages.map((m) => `[${m.role}]\n${view.texts[m.text]}`).join('\n\n');
+}
+const messagesOf = (view: RunView, index: number) => view.calls[index]!.messages!.map((m) => ({ role: m.role, content: view.texts[m.text]! }));
+const outputsOf = (view: RunView, index: number) => view.calls[index]!.outputs!.map((i) => view.texts[i]!);
+
+/** Every node names the calls behind it, or says why there are none; every index is a call. */
+function expectEveryNodeAccounted(view: RunView): void {
+  for (const n of view.nodes) {
+    expect(Boolean(n.madeBy?.length || n.from || n.noCall || n.prompt), n.id).toBe(true);
+    for (const i of [...(n.madeBy ?? []), ...(n.judgedBy ?? [])]) expect(view.calls[i], n.id).toBeDefined();
+  }
+  // Each distinct text once, and every reference a text.
+  expect(new Set(view.texts).size).toBe(view.texts.length);
+  for (const c of view.calls) for (const i of [...(c.messages ?? []).map((m) => m.text), ...(c.outputs ?? [])]) expect(view.texts[i]).toBeTypeOf('string');
 }
 
 /** The best path walks from a root down parent links, each node a child of the one before. */
@@ -64,6 +86,126 @@ describe('viewRun', () => {
     expect(view.calls.every((c) => c.outcome === 'completed' && c.end >= c.start)).toBe(true);
     expect(new Set(view.calls.map((c) => c.tag))).toEqual(new Set(['generator', 'evaluator']));
     expect(view.tokens.at(-1)!.total).toBe(view.calls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0));
+  });
+
+  it('ties each search node to the generator call made for its parent and the evaluator call made for it (the replay sends the state as the prompt)', () => {
+    const view = viewRun(runs.search.events);
+    const byId = new Map(view.nodes.map((n) => [n.id, n]));
+    // The replay's roles send a node's state: every line from the root down to it, each ending with a newline.
+    const stateOf = (id: string): string => {
+      const n = byId.get(id)!;
+      return n.parents.length === 0 ? '' : `${stateOf(n.parents[0]!)}${n.content}\n`;
+    };
+    const root = view.nodes[0]!;
+    expect(root.madeBy).toBeUndefined();
+    expect(root.noCall).toMatch(/problem/);
+    const byParent = new Map<string, number>();
+    for (const n of view.nodes.slice(1)) {
+      expect(n.madeBy, n.id).toHaveLength(1);
+      const made = n.madeBy![0]!;
+      expect(view.calls[made]!.tag).toBe('generator');
+      expect(promptOf(view, made), n.id).toBe(stateOf(n.parents[0]!) || '(start)');
+      expect(n.judgedBy, n.id).toHaveLength(1);
+      expect(view.calls[n.judgedBy![0]!]!.tag).toBe('evaluator');
+      expect(promptOf(view, n.judgedBy![0]!), n.id).toBe(stateOf(n.id));
+      // Siblings share their parent's call; no two parents share one.
+      expect(byParent.get(n.parents[0]!) ?? made).toBe(made);
+      byParent.set(n.parents[0]!, made);
+      expect(outputsOf(view, made)).toEqual(['ok']);
+      // The evaluator's words stay with the node.
+      expect(n.details!.reasoning).toMatch(/^logged value|^not in the log/);
+    }
+    expect(new Set(byParent.values()).size).toBe(byParent.size);
+    // Every evaluator call scored exactly one node.
+    const judged = view.nodes.flatMap((n) => n.judgedBy ?? []);
+    expect(new Set(judged).size).toBe(judged.length);
+    expectEveryNodeAccounted(view);
+    // The replay's generator calls all answer 'ok': stored once.
+    expect(view.texts.filter((t) => t === 'ok')).toHaveLength(1);
+  });
+
+  it('ties each child to its own sample when the generator asks for n samples, and a repaired request to both its calls', async () => {
+    // Not native n: callModel emulates n = 2 as two calls tagged sampleIndex 0 and 1. The second
+    // parent of each step first gets a reply it "cannot parse" and asks again (a repair turn).
+    const model = mockModel((r) => (r.messages.length > 1 ? `fixed ${r.messages[0]!.content}` : `idea ${r.tags?.sampleIndex ?? '-'} after ${r.messages[0]!.content}`));
+    const generator: ThoughtGenerator = {
+      async generate({ parent }, options = {}) {
+        const m = options.runModel!(model);
+        const messages = [{ role: 'user' as const, content: `extend ${parent.id}` }];
+        if (parent.id.endsWith('_2')) {
+          const first = await callModel(m, { messages, tags: { role: 'generator' } });
+          const again = await callModel(m, { messages: [...messages, { role: 'assistant', content: first.outputs[0]! }, { role: 'user', content: 'That was not a list: try again.' }], tags: { role: 'generator' } });
+          return [{ content: again.outputs[0]! }];
+        }
+        const { outputs } = await callModel(m, { messages, n: 2, tags: { role: 'generator' } });
+        return outputs.map((content) => ({ content }));
+      },
+    };
+    const evaluator: ThoughtEvaluator = {
+      async evaluate({ candidates }, options = {}) {
+        await callModel(options.runModel!(model), { messages: [{ role: 'user', content: `value ${candidates.map((c) => c.id).join(' ')}` }], tags: { role: 'evaluator' } });
+        return { evaluations: candidates.map((c, i) => ({ nodeId: c.id, score: 5 + i, confidence: 1, reasoning: 'r' })), ranking: [], pruningSuggestions: [] };
+      },
+    };
+    const store = new InMemoryEventStore();
+    await new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 2 }), maxDepth: 3, branchingFactor: 2, pruningThreshold: 0, concurrency: 4 }).run('p', { store, runId: 'samples' });
+    const view = viewRun(await readAll(store, 'samples'));
+    const byId = new Map(view.nodes.map((n) => [n.id, n]));
+    let samples = 0;
+    let repaired = 0;
+    for (const n of view.nodes.slice(1)) {
+      const parent = n.parents[0]!;
+      if (parent.endsWith('_2')) {
+        // Both calls of the repaired request: the first and its repair turn.
+        expect(n.madeBy, n.id).toHaveLength(2);
+        expect(messagesOf(view, n.madeBy![1]!).slice(0, 2)).toEqual([...messagesOf(view, n.madeBy![0]!), { role: 'assistant', content: outputsOf(view, n.madeBy![0]!)[0] }]);
+        expect(outputsOf(view, n.madeBy![1]!)).toEqual([n.content]);
+        repaired += 1;
+      } else {
+        // Its own sample's call, whose one output is the node.
+        expect(n.madeBy, n.id).toHaveLength(1);
+        expect(outputsOf(view, n.madeBy![0]!)).toEqual([n.content]);
+        expect(promptOf(view, n.madeBy![0]!)).toBe(`extend ${parent}`);
+        samples += 1;
+      }
+      // One evaluator call per step, shared by the step's nodes, naming them.
+      expect(n.judgedBy, n.id).toHaveLength(1);
+      expect(promptOf(view, n.judgedBy![0]!).split(' ')).toContain(n.id);
+    }
+    expect(samples).toBeGreaterThan(4);
+    expect(repaired).toBeGreaterThan(1);
+    expect(byId.size).toBe(view.nodes.length);
+    expectEveryNodeAccounted(view);
+  });
+
+  it('says so, rather than guess, when the log cannot tell which call made a node', async () => {
+    // The first parent of each step calls the model, the second does not: one call for two parents.
+    const model = mockModel('ok');
+    const generator: ThoughtGenerator = {
+      async generate({ parent }, options = {}) {
+        if (!parent.id.endsWith('_2')) await callModel(options.runModel!(model), { messages: [{ role: 'user', content: parent.id }], tags: { role: 'generator' } });
+        return [{ content: `a ${parent.id}` }, { content: `b ${parent.id}` }];
+      },
+    };
+    const evaluator: ThoughtEvaluator = {
+      async evaluate({ candidates }) {
+        return { evaluations: candidates.map((c) => ({ nodeId: c.id, score: 5, confidence: 1, reasoning: 'r' })), ranking: [], pruningSuggestions: [] };
+      },
+    };
+    const store = new InMemoryEventStore();
+    await new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 2 }), maxDepth: 2, branchingFactor: 2, pruningThreshold: 0 }).run('p', { store, runId: 'unclear' });
+    const view = viewRun(await readAll(store, 'unclear'));
+    const depth = (n: ViewNode) => Number(n.details!.depth);
+    // Depth 1: one parent, one call: tied. Depth 2: two parents, one call: not tied, and said.
+    for (const n of view.nodes.filter((x) => depth(x) === 1)) expect(promptOf(view, n.madeBy![0]!)).toBe('root');
+    const second = view.nodes.filter((x) => depth(x) === 2);
+    expect(second.length).toBe(4);
+    for (const n of second) {
+      expect(n.madeBy).toBeUndefined();
+      expect(n.noCall).toBe('The log does not say which of the 1 generator calls of its step made it.');
+    }
+    // No evaluator call at all: nothing scored by a call.
+    expect(view.nodes.some((n) => n.judgedBy)).toBe(false);
   });
 
   it('never puts two calls in flight at once in one lane, and uses no more lanes than calls were ever in flight at once (the search run)', () => {
@@ -114,6 +256,134 @@ describe('viewRun', () => {
     expect(view.calls.length).toBe(view.summary['model calls']);
   });
 
+  it('ties each graph thought to its operation\'s call and, when the call answered n times, to its own output; passed-on thoughts to the thought they carry', () => {
+    const view = viewRun(runs.graph.events);
+    const byId = new Map(view.nodes.map((n) => [n.id, n]));
+    const state = (n: ViewNode) => JSON.parse(n.content) as { input: number[]; current: number[] };
+    expect(byId.get('input.0')!.noCall).toMatch(/input/);
+    let picked = 0;
+    for (const n of view.nodes) {
+      if (n.madeBy) {
+        expect(n.madeBy, n.id).toHaveLength(1);
+        // The call is tagged with the thought's operation.
+        expect(view.calls[n.madeBy[0]!]!.tag, n.id).toBe(n.kind);
+        if (n.pick !== undefined) {
+          // Its list is the one its own output holds.
+          expect(parseList(outputsOf(view, n.madeBy[0]!)[n.pick]!), n.id).toEqual(state(n).current);
+          picked += 1;
+        }
+        // The prompt shows its parents' lists.
+        for (const p of n.parents) expect(promptOf(view, n.madeBy[0]!)).toContain(`[${state(byId.get(p)!).current.join(', ')}]`);
+      }
+      if (n.from) {
+        // A local operation passed its parent's state on: the viewer shows the call that made that state.
+        const origin = byId.get(n.from)!;
+        expect(n.madeBy).toBeUndefined();
+        expect(state(n)).toEqual(state(origin));
+        expect(Boolean(origin.madeBy || origin.noCall)).toBe(true);
+        expect(origin.from).toBeUndefined();
+      }
+    }
+    // Every sort, merge and improve thought is one output of its call (5 + 5 + 10 + 10).
+    expect(picked).toBe(30);
+    // The scores are on passed-on thoughts, whose calls are their origins'.
+    const scored = view.nodes.filter((n) => n.score !== undefined);
+    expect(scored.length).toBeGreaterThan(0);
+    expect(scored.every((n) => n.from && byId.get(n.from)!.madeBy)).toBe(true);
+    // The best path's last thought (the check) carries an improvement's state, made by the improve call.
+    const leaf = byId.get(view.bestPath.at(-1)!)!;
+    expect(byId.get(leaf.from!)!.kind).toBe('improve');
+    expectEveryNodeAccounted(view);
+  });
+
+  it('a fractal run: every frame, each with its own think and eval calls, and as the best path the frames the answer was built from', () => {
+    const run = runs.fractal as RecordedRun & { frames: number; llmCalls: number; result: string; failedFrame: string };
+    const view = viewRun(run.events);
+    expect(view.kind).toBe('fractal');
+    expect(view.stopReason).toBe('completed');
+    expect(view.nodes).toHaveLength(run.frames);
+    expect(view.nodes).toHaveLength(7);
+    const byId = new Map(view.nodes.map((n) => [n.id, n]));
+    const goal = (n: ViewNode) => /^Goal: (.*)$/m.exec(n.content)![1]!;
+
+    // The answer's frames: the root, its plan's parts and the first part's two sub-goals; not the
+    // frame that failed (its redo is on the path instead).
+    expect(view.bestPath).toEqual(['f0', 'f1', 'f2', 'f3', 'f5', 'f6']);
+    expect(view.bestPath).not.toContain(run.failedFrame);
+    expect(byId.get(run.failedFrame)!.status).toBe('failed');
+    expect(byId.get('f0')!.status).toBe('solution');
+    // Parents before children, each frame's parent on the path.
+    view.bestPath.forEach((id, i) => {
+      const n = byId.get(id)!;
+      if (i === 0) expect(n.parents).toEqual([]);
+      else expect(view.bestPath.slice(0, i)).toContain(n.parents[0]);
+    });
+    // The answer is exactly the path's leaves' results, in order: they made it.
+    const leaves = view.bestPath.filter((id) => !view.bestPath.some((other) => byId.get(other)!.parents.includes(id)));
+    expect(leaves.map((id) => ESSAY_PARAGRAPHS[goal(byId.get(id)!)]).join(' ')).toBe(run.result);
+    expect(byId.get('f0')!.content).toContain(`Result: ${run.result}`);
+
+    // Every call of the run is one frame's, and every one of a frame's calls is about its goal.
+    const all = view.nodes.flatMap((n) => n.madeBy ?? []);
+    expect(all.sort((a, b) => a - b)).toEqual(view.calls.map((_, i) => i));
+    expect(view.calls).toHaveLength(run.llmCalls);
+    for (const n of view.nodes) {
+      expect(n.madeBy!.length, n.id).toBeGreaterThan(0);
+      for (const c of n.madeBy!) expect(messagesOf(view, c)[0]!.content, n.id).toContain(`Your goal: ${goal(n)}\n`);
+      // Think first, then eval.
+      expect(view.calls[n.madeBy![0]!]!.tag).toBe('think');
+    }
+    // The root thought once and decided five times (four sub-goals, then the answer).
+    expect(byId.get('f0')!.madeBy!.map((c) => view.calls[c]!.tag)).toEqual(['think', 'eval', 'eval', 'eval', 'eval', 'eval']);
+    expect(outputsOf(view, byId.get('f0')!.madeBy!.at(-1)!)).toEqual([JSON.stringify({ type: 'RETURN', description: run.result })]);
+    // The failed frame: think's prose, and both repair turns, each resending the reply before it.
+    const failed = byId.get(run.failedFrame)!.madeBy!;
+    expect(failed).toHaveLength(3);
+    for (let i = 1; i < 3; i++) expect(messagesOf(view, failed[i]!)[messagesOf(view, failed[i - 1]!).length]).toEqual({ role: 'assistant', content: outputsOf(view, failed[i - 1]!)[0] });
+    expect(byId.get(run.failedFrame)!.content).toMatch(/Failed: INVALID_FORMAT/);
+    expectEveryNodeAccounted(view);
+  });
+
+  it('a chain of thought: the thoughts in a chain, each with its call (and the repair it needed), the plan after each thought, the solution', () => {
+    const run = runs['chain-of-thought'] as RecordedRun & { thoughts: number; llmCalls: number; solution: string };
+    const view = viewRun(run.events);
+    expect(view.kind).toBe('chain-of-thought');
+    expect(view.stopReason).toBe('completed');
+    expect(view.nodes).toHaveLength(run.thoughts);
+    expect(view.bestPath).toEqual(['thought-1', 'thought-2', 'thought-3']);
+    expectLinkedFromRoot(view);
+    expect(view.nodes.at(-1)!.status).toBe('solution');
+    expect(view.nodes.at(-1)!.content.trim()).toBe(run.solution);
+    // Thought 2's first reply was prose: repaired by a second call that resent it.
+    expect(view.nodes.map((n) => n.madeBy!.length)).toEqual([1, 2, 1]);
+    expect(view.calls).toHaveLength(run.llmCalls);
+    const [first, repair] = view.nodes[1]!.madeBy!;
+    expect(outputsOf(view, first!)).toEqual([COT_REPLIES[1]]);
+    expect(messagesOf(view, repair!)[1]).toEqual({ role: 'assistant', content: COT_REPLIES[1] });
+    expect(outputsOf(view, repair!)).toEqual([COT_REPLIES[2]]);
+    // Each thought's last call answered with it; each prompt names its thought's number.
+    view.nodes.forEach((n, i) => {
+      expect(outputsOf(view, n.madeBy!.at(-1)!)[0]).toContain(n.content.trim().split('\n')[0]!);
+      expect(messagesOf(view, n.madeBy![0]!)[0]!.content).toContain(`This is thought ${i + 1}.`);
+    });
+    const plan = view.panels.find((p) => p.kind === 'plan');
+    expect(plan?.kind === 'plan' && plan.versions.map((v) => v.thought)).toEqual([1, 2, 3]);
+    expect(plan?.kind === 'plan' && plan.versions[1]!.steps.find((s) => s.description === '17 * 20')).toEqual({ description: '17 * 20', status: 'Done', depth: 1 });
+    expect(view.panels.find((p) => p.kind === 'text')).toEqual({ kind: 'text', title: 'Solution', text: '17 * 23 = 391.' });
+    expectEveryNodeAccounted(view);
+  });
+
+  it('a chain of thought whose thought could not be had: shown failed, with the calls it made', async () => {
+    const store = new InMemoryEventStore();
+    const result = await new ChainOfThoughtNode({ model: mockModel(['I think it is 4.', 'Really, 4.']), maxRepairs: 1 }).run('2 + 2?', { store, runId: 'cot-fails' });
+    expect(result.stopReason).toBe('error');
+    const view = viewRun(await readAll(store, 'cot-fails'));
+    expect(view.nodes).toHaveLength(1);
+    expect(view.nodes[0]).toMatchObject({ id: 'thought-1', status: 'failed', madeBy: [0, 1] });
+    expect(view.nodes[0]!.content).toMatch(/^INVALID_FORMAT: /);
+    expect(view.bestPath).toEqual([]);
+  });
+
   it('a deliberation: each agent\'s output per round, the host\'s decisions and the report, the consensus trend and a heatmap per round', () => {
     const run = runs.deliberation as RecordedRun & { rounds: number; agentOutputs: number; consensusTrend: number[] };
     const view = viewRun(run.events);
@@ -132,6 +402,20 @@ describe('viewRun', () => {
       expect(h.labels).toEqual(['planner', 'critic']);
       expect(h.matrix.map((row) => row.length)).toEqual([2, 2]);
     }
+    // Each agent's output is tied to its calls (by the round and participant tags on them), the
+    // report to the reporter's; the similarity host made none, and says so.
+    for (const n of view.nodes) {
+      if (n.kind === 'host') {
+        expect(n.madeBy).toBeUndefined();
+        expect(n.noCall).toMatch(/similarity/);
+        continue;
+      }
+      expect(n.madeBy!.length, n.id).toBeGreaterThan(0);
+      for (const c of n.madeBy!) expect(view.calls[c]!.tag, n.id).toBe(n.kind === 'report' ? 'reporter' : n.kind);
+    }
+    // Every call is some node's.
+    expect(view.nodes.flatMap((n) => n.madeBy ?? []).sort((a, b) => a - b)).toEqual(view.calls.map((_, i) => i));
+    expectEveryNodeAccounted(view);
   });
 
   it('a GoT session: its thoughts, the validated branch\'s path as the best, the branches and the audit bar', () => {
@@ -152,10 +436,16 @@ describe('viewRun', () => {
     expect(panel.branches.find((b) => b.id === run.winner)!.state).toBe('validated');
     expect(panel.auditBar).toContain('Token Budget');
     expect(view.tokenBudget).toBe(5000);
+    // Its thoughts were written through the session: no model call, said plainly.
+    expect(view.calls).toEqual([]);
+    for (const n of view.nodes) {
+      expect(n.madeBy).toBeUndefined();
+      expect(n.noCall).toMatch(/^Written through the session by writer .+ records no model call\.$/);
+    }
   });
 
   it('a run that did not finish has no stop reason', () => {
-    for (const kind of ['search', 'graph', 'deliberation'] as const) {
+    for (const kind of ['search', 'graph', 'deliberation', 'fractal', 'chain-of-thought'] as const) {
       const events = runs[kind].events.filter((e) => e.type !== 'run.finished');
       const view = viewRun(events);
       expect(view.stopReason, kind).toBeUndefined();
@@ -227,6 +517,33 @@ describe('renderRunHtml', () => {
     expect(new Set(html.match(/https?:\/\/[^\s"'<>]*/g))).toEqual(new Set(['http://www.w3.org/2000/svg']));
     expect(html).not.toMatch(/\s(src|href)=/i);
     expect(html).not.toMatch(/url\(/i);
+  });
+
+  it('stores a prompt sent many times once: the page grows with the distinct texts, not with the calls', async () => {
+    const SYSTEM = `You are a careful solver. ${'Think step by step and check every step. '.repeat(500)}`;
+    const model = mockModel('ok');
+    const ask = (m: LanguageModel, content: string, role: string) => callModel(m, { messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content }], tags: { role } });
+    const generator: ThoughtGenerator = {
+      async generate({ parent }, options = {}) {
+        await ask(options.runModel!(model), `extend ${parent.id}`, 'generator');
+        return [0, 1, 2].map((i) => ({ content: `${parent.id}.${i}` }));
+      },
+    };
+    const evaluator: ThoughtEvaluator = {
+      async evaluate({ candidates }, options = {}) {
+        await ask(options.runModel!(model), `value ${candidates.length}`, 'evaluator');
+        return { evaluations: candidates.map((c) => ({ nodeId: c.id, score: 5, confidence: 1, reasoning: 'r' })), ranking: [], pruningSuggestions: [] };
+      },
+    };
+    const store = new InMemoryEventStore();
+    await new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 9 }), maxDepth: 3, branchingFactor: 3, pruningThreshold: 0 }).run('p', { store, runId: 'long-prompt' });
+    const view = viewRun(await readAll(store, 'long-prompt'));
+    expect(view.calls.length).toBeGreaterThan(15);
+    expect(view.texts.filter((t) => t === SYSTEM)).toHaveLength(1);
+    expect(view.calls.every((c) => view.texts[c.messages![0]!.text] === SYSTEM)).toBe(true);
+    const html = renderRunHtml(await readAll(store, 'long-prompt'));
+    expect(html.split(SYSTEM).length - 1).toBe(1);
+    expect(html.length).toBeLessThan(SYSTEM.length + 60_000);
   });
 
   it('titles the page after the run by default, and refuses an unknown option', () => {
