@@ -52,6 +52,12 @@ const MAX_BODY = 4 * 2 ** 20;
 /** What is read (and dropped) of a body over MAX_BODY, so that its client gets the 413, before the connection is cut. */
 const MAX_DISCARD = 64 * 2 ** 20;
 
+/** A JSON-RPC error answer outside any session (as the SDK's transport writes its own); `close` ends the connection after it. */
+function refuse(res: ServerResponse, status: number, code: number, message: string, close = false): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) }).end(body);
+}
+
 /**
  * A request's JSON body, at most MAX_BODY bytes. Over it, the error (status 413) comes at once and
  * the rest of the body is read and dropped: a client still sending would otherwise see its
@@ -165,9 +171,21 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     // Bound to loopback, the server answers only requests addressed to it: a web page cannot
     // reach it through DNS rebinding (the MCP specification asks servers to check this).
     const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+    // The Host names of this server, once it listens (its port may be the one the system gave it).
+    const ownHosts = () => {
+      const port = (http.address() as { port: number }).port;
+      return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    };
     const http = createServer((req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
         try {
+          // The Host is checked before anything of the request is read: a request a web page sent
+          // through DNS rebinding gets its 403 and the connection is closed, its body neither parsed
+          // nor drained. (The SDK's transport checks it again.)
+          if (loopback && !ownHosts().includes(req.headers.host ?? '')) {
+            refuse(res, 403, -32000, `Invalid Host header: ${req.headers.host}`, true);
+            return;
+          }
           const url = new URL(req.url ?? '/', 'http://localhost');
           if (url.pathname !== '/mcp') {
             res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'the MCP endpoint is /mcp' }));
@@ -178,14 +196,23 @@ export async function mcpCommand(argv: string[]): Promise<number> {
           const existing = sessionId ? transports.get(sessionId) : undefined;
           if (existing && sessionId) touch(sessionId);
           if (req.method === 'POST') {
+            // A body declared over the limit is refused before a byte of it is read. The client may
+            // go on sending it: within MAX_DISCARD, the server reads it off the connection and drops
+            // it (so that the client reads its 413, and the connection serves on); past that, the
+            // connection is closed after the answer.
+            const declared = Number(req.headers['content-length'] ?? Number.NaN);
+            if (Number.isFinite(declared) && declared > MAX_BODY) {
+              log(`request refused: a body of ${declared} bytes, over 4 MiB`);
+              refuse(res, 413, -32700, 'request body over 4 MiB', declared > MAX_BODY + MAX_DISCARD);
+              return;
+            }
             const message = await body(req);
             if (existing) return void (await existing.handleRequest(req, res, message));
             if (sessionId || !isInitializeRequest(message)) {
-              res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: sessionId ? 'unknown MCP session: initialize a new one' : 'send an initialize request first' }, id: null }));
+              refuse(res, sessionId ? 404 : 400, -32000, sessionId ? 'unknown MCP session: initialize a new one' : 'send an initialize request first');
               return;
             }
             // One transport, and one server, per MCP session; resumable through its event store.
-            const port = (http.address() as { port: number }).port;
             const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
               sessionIdGenerator: () => randomUUID(),
               eventStore: new BoundedEventStore(),
@@ -193,7 +220,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
                 transports.set(sid, transport);
                 touch(sid);
               },
-              ...(loopback ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
+              ...(loopback ? { enableDnsRebindingProtection: true, allowedHosts: ownHosts() } : {}),
             });
             transport.onclose = () => {
               if (transport.sessionId) {
@@ -213,7 +240,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         } catch (error) {
           log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
           const tooLarge = (error as { status?: number }).status === 413;
-          if (!res.headersSent) res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: tooLarge ? 'request body over 4 MiB' : 'bad request' }, id: null }));
+          if (!res.headersSent) refuse(res, tooLarge ? 413 : 400, -32700, tooLarge ? 'request body over 4 MiB' : 'bad request');
         }
       })();
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { estimateTokens } from '../budget/estimate-tokens.js';
+import { clipText as clip } from '../internal/clip-text.js';
 import { callModel } from '../model/call-model.js';
 import type { LanguageModel } from '../model/types.js';
 import { parseStructured } from '../structured/index.js';
@@ -15,7 +16,10 @@ import type { GotBranch } from './session-model.js';
  * model hops are true: a thought with `modelCalls: n` is paid the next `n` calls of the round (in
  * the order they returned) on top of its own `tokens`; the calls and `tokens` no thought claims go
  * on the first thought that states neither its `tokens` nor its `modelCalls` (else the last one;
- * with no thought at all, the scheduler records one for the round).
+ * with no thought at all, the scheduler records one for the round). A round whose worker throws
+ * after model calls is recorded too: the scheduler writes a thought `Round <n> of <branch> failed:
+ * <error>` that holds the calls (after {@link llmBranchWorker}'s critique, when the critic spoke and
+ * the planner then failed), so that the session's budget and TPST count every call.
  *
  * @example
  * ```ts
@@ -122,13 +126,16 @@ export const DEFAULT_CRITIC_PROMPT = [
   'Reply with plain text only, at most {{maxChars}} characters.',
 ].join('\n');
 
-/** `text` in at most `max` characters (UTF-16 units, as the session counts them), an ellipsis marking a cut. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = Math.max(0, max - 1);
-  // Never half a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1;
-  return `${text.slice(0, end)}…`;
+/** The thoughts a worker's round made before it threw, by the error it threw (see {@link thoughtsBeforeFailure}). */
+const partial = new WeakMap<object, NonNullable<BranchRoundOutcome['thoughts']>>();
+
+/**
+ * @internal The thoughts {@link llmBranchWorker} made in a round before it failed with `error` (the
+ * critique of a round whose planner's reply did not parse), for the scheduler to record with the
+ * calls that made them; none for any other error.
+ */
+export function thoughtsBeforeFailure(error: unknown): NonNullable<BranchRoundOutcome['thoughts']> {
+  return (typeof error === 'object' && error !== null && partial.get(error)) || [];
 }
 
 // One pass: a goal or a critique that happens to contain `{{plan}}` is not filled in again.
@@ -171,11 +178,17 @@ export function llmBranchWorker(options: { prompt?: string; criticPrompt?: strin
       thoughts.push({ role: 'critic', content: critique, modelCalls: 1 });
       history = `Your last plan was rejected. Validation: ${issues}. Critic: ${critique} Revise it.`;
     }
-    const prompt = fill(template, { ...values, history });
-    const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, outputLeft), responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id } }, { signal: ctx.signal });
-    const parsed = parseStructured(result.outputs[0] ?? '', { schema: replySchema });
-    if (!parsed.success) throw new TotError('INVALID_FORMAT', `Branch ${branch.id}: the planner's reply is not a plan: ${parsed.error}`, { details: { rawOutputs: [...result.outputs] } });
-    thoughts.push({ role: 'planner', content: clip(parsed.value.summary, ctx.maxThoughtChars), modelCalls: 1 });
-    return { thoughts, plan: parsed.value.plan };
+    try {
+      const prompt = fill(template, { ...values, history });
+      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, outputLeft), responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id } }, { signal: ctx.signal });
+      const parsed = parseStructured(result.outputs[0] ?? '', { schema: replySchema });
+      if (!parsed.success) throw new TotError('INVALID_FORMAT', `Branch ${branch.id}: the planner's reply is not a plan: ${parsed.error}`, { details: { rawOutputs: [...result.outputs] } });
+      thoughts.push({ role: 'planner', content: clip(parsed.value.summary, ctx.maxThoughtChars), modelCalls: 1 });
+      return { thoughts, plan: parsed.value.plan };
+    } catch (error) {
+      // The critique was made and paid for: the scheduler records it, with its call, though the planner failed.
+      if (thoughts.length > 0 && typeof error === 'object' && error !== null) partial.set(error, [...thoughts]);
+      throw error;
+    }
   };
 }

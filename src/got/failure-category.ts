@@ -64,13 +64,19 @@ export interface FailureRule {
  *   `AssertionError` with no runner around it (a script's own `assert`, Node's `assert`) is
  *   `assertion_error`, a broken invariant rather than a failing test, which the healing table has
  *   no row for (the user is asked, with the stderr).
- * - **`FAILED` is case-sensitive** (the seed matches it ignoring case): the uppercase word is how
- *   runners write a verdict (`tests/x.py::test_a FAILED`, `FAILED (failures=1)`), while a
- *   lowercase "failed" is in ordinary messages ("request failed with status code 503", a line
- *   that starts "Failed to fetch …: connect ETIMEDOUT", which is a timeout).
- * - **`test.*failed` stays within one line** and needs `test` to start a word: "the test suite
- *   failed" is a failed test, "Latest upload failed" and a "test" line followed by an unrelated
- *   "failed" lines later are not; nor is a name that only starts with it ("test-db", "test.py").
+ * - **`FAILED` is a runner's verdict only where a runner writes one** (the seed matches the word
+ *   anywhere, ignoring case): case-sensitive, at the start of a line (`FAILED tests/x.py::test_a`,
+ *   `FAILED (failures=1)`) or after a test's id (`tests/x.py::test_a FAILED`,
+ *   `test_a (module.Class) ... FAILED`). Anywhere else the word is a tool's own verdict on
+ *   something else ("BUILD FAILED" over a compiler error, "rsync FAILED" after "Connection timed
+ *   out"), and the rules after this one say what went wrong; a lowercase "failed" is in ordinary
+ *   messages ("request failed with status code 503", "Failed to fetch …: connect ETIMEDOUT").
+ * - **`test.*failed` is "test" next to "failed"**: the word `test`, `tests`, `testing` or a test's
+ *   name (`test_total`), then at most a noun of a test run (suite, run, case, script, step, job,
+ *   target, stage) and a verb ("has", "were", …), then `failed` or `failing`, on one line. "The test
+ *   suite failed" and "3 tests failed" are failed tests; "test connection failed: connect
+ *   ETIMEDOUT" is a timeout, "Latest upload failed" and "running test" followed by an unrelated
+ *   "failed" are not tests; nor is a name that only starts with it ("test-db", "test.py").
  * - **`cannot find`** is `missing_dependency` (a symbol, a package, a module, a library) except
  *   "cannot find the file/path", which is `file_not_found` (Windows' "The system cannot find the
  *   file specified").
@@ -95,9 +101,14 @@ export const FAILURE_RULES: readonly FailureRule[] = Object.freeze([
   { category: 'missing_dependency', pattern: /ModuleNotFoundError|No module named|Cannot find module|ERR_MODULE_NOT_FOUND|command not found|not installed|Could not find a version that satisfies|\bE404\b|404 Not Found - GET|\bcannot find (?!(the )?(file|path|director))/i },
   { category: 'import_error', pattern: /ImportError|does not provide an export named|is not exported by|cannot import name|ERR_PACKAGE_PATH_NOT_EXPORTED/i },
   { category: 'syntax_error', pattern: /SyntaxError|IndentationError|TabError|syntax error|Unexpected token|ParseError|unterminated string/i },
-  { category: 'test_failed', pattern: /\b\d+ failed\b|Tests?:\s+\d+ failed|\btest(s|ing|_\w+)?\b(?![-./])[^\n]*?\bfailed\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+|Failed at the \S+ test script/i },
-  // Case-sensitive: a runner's verdict (pytest's `FAILED tests/x.py::t` and `tests/x.py::t FAILED`, unittest's `FAILED (failures=1)`).
-  { category: 'test_failed', pattern: /\bFAILED\b/ },
+  // A runner's summary, or the words "test(s)" (a test's name, "testing", "the test suite/run/…") with
+  // "failed"/"failing" next to them: not "test connection failed", whose test is not a test run.
+  { category: 'test_failed', pattern: /\b\d+ failed\b|Tests?:\s+\d+ failed|\b(?:tests?|testing|test_\w+)(?![-./\w])(?: (?:suites?|runs?|cases?|scripts?|steps?|jobs?|targets?|stages?))?(?: (?:has|have|was|were|is|are))? (?:failed|failing)\b|\bFAIL\s+\S+\.(test|spec)\.|not ok \d+|Failed at the \S+ test script/i },
+  // Case-sensitive, and only where a runner writes its verdict: a line that starts with it (pytest's
+  // `FAILED tests/x.py::t - …`, unittest's `FAILED (failures=1)`), or after a test's id (pytest -v's
+  // `tests/x.py::t FAILED`, unittest -v's `test_a (module.Class) ... FAILED`, cargo's
+  // `test a::b ... FAILED`). Not "BUILD FAILED", nor "rsync FAILED" after a timeout.
+  { category: 'test_failed', pattern: /^FAILED(?= \S+::| \((?:failures|errors)=)|^\S+::\S[^\n]*? FAILED\b|^test\w*\b[^\n]*? \.\.\. FAIL(?:ED)?\b/m },
   { category: 'assertion_error', pattern: /AssertionError|ERR_ASSERTION|assert(ion)? failed|expect\(received\)/i },
   // After the test rules: a test that timed out is a failed test, and "timeout" in a plugin's or a
   // test's name is not a timeout.

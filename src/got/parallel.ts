@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { raceAbort, whenAborted } from '../internal/abort.js';
+import { clipText as clip } from '../internal/clip-text.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { languageModelSchema } from '../model/schemas.js';
@@ -14,7 +15,7 @@ import { startRun, type Run, type RunEnd, type RunProgram } from '../run/run.js'
 import type { SharedStopReason } from '../run/stop-detail.js';
 import { UCBScheduler } from '../scheduler/index.js';
 import type { BranchState, BranchTrigger } from './branch-state.js';
-import { llmBranchWorker, type BranchWorker } from './branch-worker.js';
+import { llmBranchWorker, thoughtsBeforeFailure, type BranchRoundOutcome, type BranchWorker } from './branch-worker.js';
 import type { GotSession } from './got-session.js';
 import type { ParallelEvent } from './parallel-events.js';
 import type { AssessPlanOptions } from './plans.js';
@@ -177,9 +178,6 @@ function branchModel(model: LanguageModel, signal: AbortSignal, count: (tokens: 
   };
 }
 
-/** `text` in at most `max` characters. */
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`);
-
 /** The way out of a state towards `early_stopped` (the seed's table has it from planning and scoring only). */
 function stopPath(state: BranchState, trigger: 'race_lost' | 'budget_exceeded'): BranchTrigger[] | undefined {
   if (state === 'planning') return [trigger];
@@ -251,44 +249,14 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
     let spent = 0;
     // The tokens of each of the round's model calls, in the order they returned.
     const calls: number[] = [];
-    try {
-      const current = session.branch(t.id)!;
-      const snap = session.snapshot();
-      // Raced against the branch's own signal: a worker that ignores it cannot hold a race up.
-      const outcome = await raceAbort(
-        run.guard(
-          () =>
-            worker(current, {
-              goal: snap.goal,
-              successCriteria: [...snap.successCriteria],
-              round: t.rounds,
-              roundTokens: o.roundTokens,
-              maxThoughtChars: snap.maxThoughtChars,
-              issues: current.issues ?? [],
-              thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
-              model: runModel
-                ? branchModel(runModel, signal, (n) => {
-                    calls.push(n);
-                    spent += n;
-                  })
-                : undefined,
-              signal,
-            }),
-          'branch worker',
-        ),
-        signal,
-        'branch worker',
-      );
-      spent += outcome.tokens ?? 0;
-      // Each thought is paid the model calls it claims; what no thought claims goes on the first
-      // thought that says neither what it cost nor which calls made it (else the last), so that the
-      // session's tokens and model hops hold every call.
-      const thoughts = [...(outcome.thoughts ?? [])];
-      if (thoughts.length === 0 && (calls.length > 0 || spent > 0)) {
-        // Spent with nothing to show for it: the round still goes on record, or the session would miss what it cost.
-        const did = outcome.plan !== undefined ? 'a plan' : outcome.answer !== undefined ? 'an answer' : 'no plan';
-        thoughts.push({ role: 'planner', content: clip(`Round ${t.rounds} of ${t.name}: ${did}.`, snap.maxThoughtChars) });
-      }
+    const snap = session.snapshot();
+    const current = session.branch(t.id)!;
+    /**
+     * Records the round's thoughts, each paid the model calls it claims; what no thought claims goes
+     * on the first thought that says neither what it cost nor which calls made it (else the last),
+     * so that the session's tokens and model hops hold every call.
+     */
+    const recordThoughts = async (thoughts: NonNullable<BranchRoundOutcome['thoughts']>, writeSignal: AbortSignal | undefined) => {
       let next = 0;
       const shares = thoughts.map((x) => {
         const claims = Number.isFinite(x.modelCalls) ? Math.max(0, Math.floor(x.modelCalls!)) : 0;
@@ -304,12 +272,63 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
         shares[pays]!.calls += calls.length - next;
         shares[pays]!.tokens += spent - claimed;
       }
-      let parent = current.thoughtIds.at(-1) ?? current.from;
+      let parent = session.branch(t.id)!.thoughtIds.at(-1) ?? current.from;
       for (const [i, thought] of thoughts.entries()) {
         const { calls: modelCalls, tokens } = shares[i]!;
-        const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: (thought.tokens ?? 0) + tokens, ...(modelCalls > 0 ? { modelCalls } : {}), signal });
+        const added = await session.addThought({ role: thought.role ?? 'planner', content: thought.content, parentIds: [parent], edge: 'refines', branchId: t.id, tokens: (thought.tokens ?? 0) + tokens, ...(modelCalls > 0 ? { modelCalls } : {}), ...(writeSignal ? { signal: writeSignal } : {}) });
         parent = added.id;
       }
+    };
+    let outcome: BranchRoundOutcome;
+    try {
+      try {
+        // Raced against the branch's own signal: a worker that ignores it cannot hold a race up.
+        outcome = await raceAbort(
+          run.guard(
+            () =>
+              worker(current, {
+                goal: snap.goal,
+                successCriteria: [...snap.successCriteria],
+                round: t.rounds,
+                roundTokens: o.roundTokens,
+                maxThoughtChars: snap.maxThoughtChars,
+                issues: current.issues ?? [],
+                thoughts: current.thoughtIds.map((id) => session.thought(id)!).map((x) => ({ role: x.role, content: x.content })),
+                model: runModel
+                  ? branchModel(runModel, signal, (n) => {
+                      calls.push(n);
+                      spent += n;
+                    })
+                  : undefined,
+                signal,
+              }),
+            'branch worker',
+          ),
+          signal,
+          'branch worker',
+        );
+      } catch (error) {
+        // A round that failed still cost what its calls spent: the thoughts the worker made before it
+        // failed (the default worker's critique), and one for the rest of the calls, go on record,
+        // or the session's tokens and model hops would miss them. Written without the branch's
+        // signal, which a lost race or a stopping run has aborted (as the stop itself is recorded);
+        // a write that fails leaves the round's own error to report.
+        const made = thoughtsBeforeFailure(error);
+        if (made.length > 0 || calls.length > 0) {
+          const why = error instanceof Error ? error.message : String(error);
+          const thoughts = [...made, { role: 'planner' as const, content: clip(`Round ${t.rounds} of ${t.name} failed: ${why}`, snap.maxThoughtChars) }];
+          await recordThoughts(thoughts, undefined).catch(() => undefined);
+        }
+        throw error;
+      }
+      spent += outcome.tokens ?? 0;
+      const thoughts = [...(outcome.thoughts ?? [])];
+      if (thoughts.length === 0 && (calls.length > 0 || spent > 0)) {
+        // Spent with nothing to show for it: the round still goes on record, or the session would miss what it cost.
+        const did = outcome.plan !== undefined ? 'a plan' : outcome.answer !== undefined ? 'an answer' : 'no plan';
+        thoughts.push({ role: 'planner', content: clip(`Round ${t.rounds} of ${t.name}: ${did}.`, snap.maxThoughtChars) });
+      }
+      await recordThoughts(thoughts, signal);
       if (outcome.answer !== undefined) t.answer = outcome.answer;
       let state = session.branch(t.id)!.state;
       if (outcome.plan !== undefined) {
@@ -494,7 +513,10 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
         // No branch validated (rounds, budget or run spent): the seed's "then best reward".
         winner ??= byReward();
       }
-      emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: stopReason });
+      // The kernel's halt (the run's budget spent, its time limit passed) is the run's stop reason, as
+      // result() reports it: the event says the same. A caller's abort is known only once the run
+      // ends (and the run then rejects with ABORTED), so it is not said here.
+      emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: run.halted?.reason ?? stopReason });
     },
     result(end: RunEnd): ParallelResult {
       const reason: ParallelStopReason = end.halted?.reason ?? stopReason;

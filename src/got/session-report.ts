@@ -1,5 +1,6 @@
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { escapeMermaid } from '../internal/mermaid.js';
+import { clipText } from '../internal/clip-text.js';
 import type { BranchScore } from './reward.js';
 import type { GotBranch, SessionSnapshot } from './session-model.js';
 
@@ -181,7 +182,7 @@ export function digest(s: SessionSnapshot, options: { maxTokens: number; audienc
   const pub = options.audience === 'public';
   const text = (t: string, max = 120) => {
     const v = pub ? redact(t) : t;
-    return v.length > max ? `${v.slice(0, max - 1)}…` : v;
+    return clipText(v, max);
   };
   const budget = s.budget.maxTokens ? `${s.tokensUsed}/${s.budget.maxTokens} tokens` : `${s.tokensUsed} tokens`;
   const lines = [`Goal: ${text(s.goal)}`, `State: ${s.state}; ${s.thoughts.length} thoughts, ${s.branches.length} branches, ${budget}.`];
@@ -202,7 +203,7 @@ export function digest(s: SessionSnapshot, options: { maxTokens: number; audienc
 /** The session's thought DAG and branches as a Mermaid flowchart. */
 export function sessionMermaid(s: SessionSnapshot): string {
   const label = (t: string) => escapeMermaid(t).replace(/\n/g, ' ');
-  const short = (t: string) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
+  const short = (t: string) => clipText(t, 48);
   const lines = ['flowchart TD'];
   const onBranch = new Set(s.branches.flatMap((b) => b.thoughtIds));
   for (const t of s.thoughts) if (!onBranch.has(t.id)) lines.push(`  ${t.id}["${label(`${t.id} ${t.role}: ${short(t.content)}`)}"]`);

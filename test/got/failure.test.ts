@@ -71,6 +71,16 @@ const SAMPLES: [string, string, number, FailureCategory][] = [
   ['docs: a non-compliant path', 'doc-lint: non-compliant path docs/Guide.MD: expected docs/<area>/<kebab-name>.md (Epic-002)', 1, 'path_non_compliant'],
   ['docs: a naming rule', 'error: docs/howto/Setup Notes.md violates the naming convention: kebab-case file names only', 1, 'path_non_compliant'],
   ['docs: a placement policy', 'Epic-002: docs/adr-7.md violates the placement policy: ADRs live under docs/decisions/', 1, 'path_non_compliant'],
+  // FAILED is a runner's verdict only where a runner writes one; elsewhere the rules after it decide.
+  ['rsync: FAILED after a connection timeout is a timeout', 'ssh: connect to host backup.acme.io port 22: Connection timed out\nrsync: connection unexpectedly closed (0 bytes received so far) [sender]\nrsync error: unexplained error (code 255) at io.c(232) [sender=3.2.7]\nbackup: rsync FAILED', 255, 'timeout'],
+  ['ant: BUILD FAILED on a compilation failure is no test', 'BUILD FAILED\n/home/dev/app/build.xml:42: Compilation failed; see the compiler error output for details.\n\nTotal time: 2 seconds', 1, 'unknown'],
+  ['ant: BUILD FAILED over javac\'s missing symbol', 'compile:\n    [javac] Compiling 12 source files to /home/dev/app/build/classes\n    [javac] /home/dev/app/src/App.java:14: error: cannot find symbol\n    [javac]     Gson gson = new Gson();\n    [javac] 1 error\n\nBUILD FAILED\n/home/dev/app/build.xml:42: Compilation failed; see the compiler error output for details.', 1, 'missing_dependency'],
+  ['db: "test connection failed" is a timeout, not a test', 'test connection failed: connect ETIMEDOUT 10.0.0.5:5432', 1, 'timeout'],
+  ['pytest: a summary line alone', 'FAILED tests/test_api.py::test_delete - AssertionError: 404 != 204', 1, 'test_failed'],
+  ['unittest -v: a test id, then FAILED', 'test_empty (test_cart.CartTest.test_empty) ... ok\ntest_total (test_cart.CartTest.test_total) ... FAILED', 1, 'test_failed'],
+  ['cargo: a test id, then FAILED', 'running 2 tests\ntest cart::adds ... ok\ntest cart::totals ... FAILED', 101, 'test_failed'],
+  ['ctest: tests failed', 'The following tests FAILED:\n\t  3 - cart_totals (Failed)\nErrors while running CTest', 8, 'test_failed'],
+  ['ci: a test name, then failed', 'test_checkout_flow failed after 3 retries', 1, 'test_failed'],
 ];
 
 describe('classifyFailure (seed 004)', () => {

@@ -208,10 +208,13 @@ describe('runParallel: best, vote, bandit', () => {
       await callModel(ctx.model!, { messages: [{ role: 'user', content: 'x' }] }, { signal: ctx.signal });
       return { thoughts: [{ content: `${b.name} thinks` }], plan: b.name === 'a' ? rejected.C : rejected.A };
     };
-    const out = await s.runParallel({ branchIds: ids, strategy: 'bandit', worker, model, budget: { maxCalls: 2 } });
+    const decided: ParallelEvent[] = [];
+    const out = await s.runParallel({ branchIds: ids, strategy: 'bandit', worker, model, budget: { maxCalls: 2 }, onEvent: (e) => e.type === 'parallel.decided' && decided.push(e) });
     expect(out.stopReason).toBe('budget_exceeded');
     expect(out.branches.map((b) => [b.name, b.rounds, b.state])).toEqual([['a', 1, 'rejected'], ['b', 2, 'planning']]);
     expect(out.winner?.name).toBe('b');
+    // The decision says why the run stopped, as the result does.
+    expect(decided).toMatchObject([{ type: 'parallel.decided', strategy: 'bandit', winner: ids[1], reason: 'budget_exceeded' }]);
   });
 
   it('stops early, under best, at a validated branch complete with risk under 0.2 (the quality rule)', async () => {
@@ -353,6 +356,51 @@ describe('runParallel: workers and models', () => {
     const [thought] = s.branch(ids[0]!)!.thoughtIds.map((id) => s.thought(id)!);
     expect(thought).toMatchObject({ role: 'planner', content: 'Round 1 of quiet: a plan.', tokens: 150, modelCalls: 1 });
     expect(s.snapshot().tokensUsed - before).toBe(150);
+  });
+
+  it('records a round whose planner\'s reply does not parse: the critique and both calls reach the session\'s tokens and model hops', async () => {
+    const replies = [JSON.stringify({ summary: 'LRU cache', plan: badPlan }), 'Use git_revert.', 'Sure! Here is the plan: roll back with git.'];
+    const model = mockModel(replies, { usage: { inputTokens: 100, outputTokens: 20 } });
+    const { s, ids } = await session(['lru'], { model });
+    const before = s.snapshot().tokensUsed;
+    const out = await s.runParallel({ branchIds: ids, strategy: 'race', maxRounds: 2 });
+    expect(out.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'branch', branchId: ids[0] } }]);
+    expect(out.stats.inputTokens + out.stats.outputTokens).toBe(360);
+    const thoughts = s.branch(ids[0]!)!.thoughtIds.map((id) => s.thought(id)!);
+    expect(thoughts.map((t) => [t.role, t.tokens, t.modelCalls])).toEqual([['planner', 120, 1], ['critic', 120, 1], ['planner', 120, 1]]);
+    expect(thoughts[1]!.content).toBe('Use git_revert.');
+    expect(thoughts[2]!.content).toMatch(/^Round 2 of lru failed: Branch \S+: the planner's reply is not a plan/);
+    // The session holds what the run spent: its budget and TPST see every call.
+    expect(s.snapshot().tokensUsed - before).toBe(360);
+    expect(s.metrics().modelHops).toBe(3);
+  });
+
+  it('records the calls of a custom worker\'s round that threw', async () => {
+    const { s, ids } = await session(['flaky']);
+    const model: LanguageModel = { modelId: 'm', generate: async () => ({ outputs: ['ok'], usage: { inputTokens: 30, outputTokens: 10 } }) };
+    const worker: BranchWorker = async (_b, ctx) => {
+      for (let i = 0; i < 2; i++) await callModel(ctx.model!, { messages: [{ role: 'user', content: 'x' }] }, { signal: ctx.signal });
+      throw new Error('the tool crashed');
+    };
+    const before = s.snapshot().tokensUsed;
+    const out = await s.runParallel({ branchIds: ids, strategy: 'race', worker, model, maxRounds: 1 });
+    expect(out.errors).toMatchObject([{ message: 'the tool crashed' }]);
+    const thoughts = s.branch(ids[0]!)!.thoughtIds.map((id) => s.thought(id)!);
+    expect(thoughts.map((t) => [t.role, t.content, t.tokens, t.modelCalls])).toEqual([['planner', 'Round 1 of flaky failed: the tool crashed', 80, 2]]);
+    expect(s.snapshot().tokensUsed - before).toBe(80);
+  });
+
+  it('clips the thought it writes for a round without cutting a character in half', async () => {
+    const engine = new GotEngine({ store: new InMemoryEventStore(), writerId: 'w', limits: { maxThoughtChars: 13 } });
+    const s = await engine.startSession({ goal: 'g' });
+    const root = await s.addThought({ role: 'planner', content: 'root' });
+    // 'Round 1 of ' is 11 units: at 13, the old cut kept 12, the first half of the emoji.
+    const [b] = await s.fork({ from: root.id, branches: [{ name: '😀😀' }] });
+    const model: LanguageModel = { modelId: 'm', generate: async () => ({ outputs: ['ok'], usage: { inputTokens: 1, outputTokens: 1 } }) };
+    const worker: BranchWorker = async (_b, ctx) => (await callModel(ctx.model!, { messages: [{ role: 'user', content: 'x' }] }, { signal: ctx.signal }), { plan: plan() });
+    await s.runParallel({ branchIds: [b!.id], strategy: 'race', worker, model });
+    const [thought] = s.branch(b!.id)!.thoughtIds.map((id) => s.thought(id)!);
+    expect(thought!.content).toBe('Round 1 of …');
   });
 
   it('pays each thought the model calls it claims, and the rest to the first thought that states neither', async () => {

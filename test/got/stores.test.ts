@@ -76,14 +76,18 @@ describe('a GoT session shared by several writers', () => {
     expectWhole(events, acknowledged);
     expect(restored.snapshot().thoughts).toHaveLength(200);
     expect(Object.keys(restored.snapshot().clock).sort()).toEqual(ids);
-    // They wrote at once, not one after the other: all 8 read the session at version 0 before the
-    // start, so every one but the first to append was refused at least once (the seed's 409) and
-    // retried; and the stream switches writer more than twice as often as the 7 times of 8 writers
-    // taking turns (about 60 to 80 times here).
+    // They wrote at once, not one after the other: all 8 restored the session at version 0 before
+    // the barrier let them go, and each one's first append expects that version, so exactly one of
+    // those appends can succeed and every other writer is refused at least once (the seed's 409),
+    // re-reads what the others wrote and retries. That holds however the machine schedules the
+    // processes, so it is what this test asserts. How finely the stream interleaves does depend on
+    // the scheduling (about 60 to 80 writer switches on an idle machine, but a loaded CI runner
+    // may let one writer run ahead), so only what the counts guarantee is asserted of it: 8 writers
+    // in one stream switch at least 7 times.
     const conflicts = writers.map((w) => w.stats.conflicts);
     expect(conflicts.every((n) => n >= 0)).toBe(true);
     expect(conflicts.filter((n) => n > 0).length).toBeGreaterThanOrEqual(7);
-    expect(writerSwitches(events)).toBeGreaterThan(2 * 7);
+    expect(writerSwitches(events)).toBeGreaterThanOrEqual(7);
   }, 120_000);
 
   it('restores a session whose writer was killed with kill -9 from SQLite, and goes on from it', async () => {

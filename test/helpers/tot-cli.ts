@@ -157,20 +157,31 @@ export interface RawStdioServer {
   child: ChildProcess;
   /** Writes a line to the server's stdin (an object is sent as JSON). */
   send(message: string | Record<string, unknown>): void;
-  /** The next JSON-RPC message the server writes to stdout (each line is one). */
+  /** The next JSON-RPC message the server writes to stdout (each line is one); rejects after `ms` without taking a later one. */
   next(ms?: number): Promise<Record<string, unknown>>;
+  /** Every non-empty line the server wrote to stdout so far, in order. */
+  lines(): string[];
+  /** The lines of stdout that are no JSON-RPC message (not JSON, or JSON that is no `jsonrpc: "2.0"` object): none, from a server that keeps stdout to the protocol. */
+  strayLines(): string[];
   stderr(): string;
 }
 
+const isJsonRpc = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+
 /**
  * `tot mcp …args` over stdio without the SDK's client: the test writes the lines itself (a line that
- * is no JSON, say) and reads the server's JSON-RPC messages one by one.
+ * is no JSON, say) and reads the server's JSON-RPC messages one by one. Lines of stdout that are no
+ * JSON-RPC message are kept aside (`strayLines`), not thrown on. `command` runs another program
+ * instead of `tot mcp` (to test this helper).
  */
-export function startRawStdio(args: string[]): RawStdioServer {
-  const child = spawn(process.execPath, [cli, 'mcp', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startRawStdio(args: string[], options: { command?: string[] } = {}): RawStdioServer {
+  const [program, ...programArgs] = options.command ?? [process.execPath, cli, 'mcp', ...args];
+  const child = spawn(program!, programArgs, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let err = '';
   let buffer = '';
+  const all: string[] = [];
+  const stray: string[] = [];
   const messages: Record<string, unknown>[] = [];
   const waiting: ((m: Record<string, unknown>) => void)[] = [];
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
@@ -180,7 +191,17 @@ export function startRawStdio(args: string[]): RawStdioServer {
       const line = buffer.slice(0, nl).trim();
       buffer = buffer.slice(nl + 1);
       if (line === '') continue;
-      const message = JSON.parse(line) as Record<string, unknown>;
+      all.push(line);
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        message = undefined;
+      }
+      if (!isJsonRpc(message)) {
+        stray.push(line);
+        continue;
+      }
       const waiter = waiting.shift();
       if (waiter) waiter(message);
       else messages.push(message);
@@ -203,13 +224,21 @@ export function startRawStdio(args: string[]): RawStdioServer {
       const ready = messages.shift();
       if (ready) return Promise.resolve(ready);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`tot mcp wrote no message in ${ms} ms; stderr: ${err}`)), ms);
-        waiting.push((m) => {
+        const waiter = (m: Record<string, unknown>) => {
           clearTimeout(timer);
           resolve(m);
-        });
+        };
+        const timer = setTimeout(() => {
+          // A waiter that gave up leaves the queue: the next message goes to the next call of next().
+          const at = waiting.indexOf(waiter);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(new Error(`tot mcp wrote no message in ${ms} ms; stderr: ${err}`));
+        }, ms);
+        waiting.push(waiter);
       });
     },
+    lines: () => [...all],
+    strayLines: () => [...stray],
     stderr: () => err,
   };
 }

@@ -293,6 +293,36 @@ function raw(url: URL, options: { method?: string; host?: string; headers?: Reco
   });
 }
 
+/**
+ * Sends a request's head and the start of its body on a raw connection, and never the rest: what
+ * the server answers before the body is complete (a server that reads the body first answers
+ * nothing), and whether it closed the connection. Settles at the answer (or, with `untilClosed`, at
+ * the connection's end), or after `ms`.
+ */
+function headOnly(url: URL, head: Record<string, string>, bodyStart: string, options: { untilClosed?: boolean; ms?: number } = {}): Promise<{ status: number | undefined; text: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect(Number(url.port), url.hostname);
+    let text = '';
+    let closed = false;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
+      resolve({ status: status === undefined ? undefined : Number(status), text, closed });
+    };
+    const timer = setTimeout(done, options.ms ?? 3_000);
+    socket.on('connect', () => socket.write(`POST ${url.pathname} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${bodyStart}`));
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const [headers, body] = text.split('\r\n\r\n', 2) as [string, string | undefined];
+      const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? Number.NaN);
+      if (!options.untilClosed && body !== undefined && Buffer.byteLength(body) >= length) done();
+    });
+    socket.on('end', () => ((closed = true), done()));
+    socket.on('error', () => done());
+  });
+}
+
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -317,6 +347,39 @@ describe('tot mcp over Streamable HTTP: what it refuses', () => {
     const rebound = await raw(server.url, { host: `attacker.example:${port}`, headers: { ...mcpHeaders, 'mcp-session-id': sid, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'think_session_status', arguments: { session_id: id } } }) });
     expect(rebound.status).toBe(403);
     expect(rebound.body).not.toContain(id);
+  });
+
+  it('checks the Host before it reads the body: a foreign Host gets its 403 with the body unsent, and the connection is closed (the body neither parsed nor drained)', async () => {
+    const server = await startHttp(['--db', db]);
+    const port = server.url.port;
+    const head = { host: `attacker.example:${port}`, ...mcpHeaders, 'content-length': String(4 * 2 ** 20) };
+    const evil = await headOnly(server.url, head, '{"jsonrpc": "2.0", ', { untilClosed: true });
+    expect(evil.status, evil.text).toBe(403);
+    expect(evil.text).toContain('Invalid Host header: attacker.example');
+    expect(evil.closed).toBe(true);
+    // Without a body at all, just the same.
+    const bare = await headOnly(server.url, { host: `attacker.example:${port}`, ...mcpHeaders, 'content-length': '100' }, '');
+    expect(bare.status).toBe(403);
+    // Its own Host with the same head gets no answer until the body is complete.
+    const own = await headOnly(server.url, { ...head, host: `127.0.0.1:${port}`, 'content-length': '100' }, '{"jsonrpc": "2.0", ', { ms: 300 });
+    expect(own.status).toBeUndefined();
+  });
+
+  it('refuses a declared Content-Length over 4 MiB with 413 before it reads the body, and goes on serving', async () => {
+    const server = await startHttp(['--db', db]);
+    const port = server.url.port;
+    const head = { host: `127.0.0.1:${port}`, ...mcpHeaders };
+    const over = await headOnly(server.url, { ...head, 'content-length': String(4 * 2 ** 20 + 1) }, '{"jsonrpc": "2.0", ');
+    expect(over.status, over.text).toBe(413);
+    expect(JSON.parse(over.text.split('\r\n\r\n')[1]!)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, message: 'request body over 4 MiB' } });
+    // A body the server would not even drop is answered and cut off.
+    const huge = await headOnly(server.url, { ...head, 'content-length': String(2 ** 30) }, '', { untilClosed: true });
+    expect([huge.status, huge.closed]).toEqual([413, true]);
+    // Exactly at the limit is read.
+    const at = await headOnly(server.url, { ...head, 'content-length': String(4 * 2 ** 20) }, '{', { ms: 300 });
+    expect(at.status).toBeUndefined();
+    const client = await server.connect();
+    expect((await call<{ session_state: string }>(client, 'think_session_start', { goal: 'Still serving' })).session_state).toBe('active');
   });
 
   it('refuses a body over 4 MiB with 413, and goes on serving', async () => {

@@ -106,12 +106,36 @@ describe('tot mcp over stdio: bad input', () => {
     await stillAnswers(0);
   });
 
+});
+
+describe('tot mcp over stdio: stdout holds the protocol only', () => {
   it('writes nothing but the protocol to stdout, and no stack trace to stderr, after all of them', async () => {
-    await call('think_plan_step', { session_id: session, content: 5 });
-    await call('think_plan_step', { session_id: 'sess_x', content: 'lost' });
-    await call('think_plan_step', { session_id: session, content: 'x'.repeat(401) });
-    await stillAnswers(0);
-    expect(server.stderr()).not.toMatch(/\n\s+at /);
+    // The raw client sees every line of stdout (the SDK's client would hide a stray one in an error).
+    const raw = startRawStdio(['--db', db]);
+    let id = 0;
+    const request = async (method: string, params?: Record<string, unknown>) => {
+      id += 1;
+      raw.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+      const reply = await raw.next();
+      expect(reply).toMatchObject({ jsonrpc: '2.0', id });
+      return reply as { result?: { structuredContent?: Record<string, unknown>; isError?: boolean } };
+    };
+    const tool = (name: string, args: Record<string, unknown>) => request('tools/call', { name, arguments: args });
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const session = (await tool('think_session_start', { goal: 'Make the importer resumable' })).result!.structuredContent!.session_id;
+    expect((await tool('think_plan_step', { session_id: session, content: 5 })).result!.isError).toBe(true);
+    expect((await tool('think_plan_step', { session_id: 'sess_x', content: 'lost' })).result!.isError).toBe(true);
+    expect((await tool('think_plan_step', { session_id: session, content: 'x'.repeat(401) })).result!.isError).toBe(true);
+    expect((await tool('think_harder', { session_id: session })).result!.isError).toBe(true);
+    expect((await tool('think_session_status', { session_id: session })).result!.structuredContent).toMatchObject({ session_state: 'active', thoughts: 0 });
+    // Answered last: anything the server wrote to stdout before it is in the lines read.
+    await request('ping');
+    expect(raw.strayLines()).toEqual([]);
+    const lines = raw.lines();
+    expect(lines).toHaveLength(id);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0', id: expect.any(Number) });
+    expect(raw.stderr()).not.toMatch(/\n\s+at /);
   });
 });
 
