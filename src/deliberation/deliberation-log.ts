@@ -16,8 +16,11 @@ export interface DeliberationLog {
   runId: string;
   /** The configuration its `run.started` event recorded (agents, host, reporter, maxRounds, …). */
   config: Record<string, unknown>;
-  /** The round under way (started, no host decision yet): who speaks, and what was said so far. */
-  open?: { round: DeliberationRound; agents: string[]; parallel: boolean };
+  /**
+   * The round under way (started, no host decision yet): who speaks, what was said so far, and
+   * who was skipped (their turn is over, whether or not an earlier output was reused for it).
+   */
+  open?: { round: DeliberationRound; agents: string[]; parallel: boolean; skipped: string[] };
   /** How the run ended, when the log has its `run.finished` event. */
   finished?: { stopReason: string };
   /** When the last event happened. */
@@ -42,7 +45,7 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
   let config: Record<string, unknown> = {};
   const rounds: DeliberationRound[] = [];
   let open: DeliberationRound | undefined;
-  let speaking: { agents: string[]; parallel: boolean } = { agents: [], parallel: false };
+  let speaking: { agents: string[]; parallel: boolean; skipped: string[] } = { agents: [], parallel: false, skipped: [] };
   let report: DeliberationLog['report'];
   let finished: DeliberationLog['finished'];
   let position = 0;
@@ -64,11 +67,14 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
       if (e.round !== rounds.length + 1) throw corrupt(position, `round ${e.round} started after round ${rounds.length} finished`);
       // A resumed run starts its unfinished round again: what the log had of it is replaced.
       open = { round: e.round, outputs: [] };
-      speaking = { agents: [...e.agents], parallel: e.parallel };
+      speaking = { agents: [...e.agents], parallel: e.parallel, skipped: [] };
     } else if (e.type === 'agent.output' || e.type === 'agent.skipped') {
       if (open === undefined || e.round !== open.round) throw corrupt(position, `an output of round ${e.round}, which is not under way`);
       if (e.type === 'agent.output') open.outputs.push(e.output);
-      else if (e.reused) open.outputs.push(e.reused);
+      else {
+        speaking.skipped.push(e.agentId);
+        if (e.reused) open.outputs.push(e.reused);
+      }
     } else if (e.type === 'host.decision') {
       if (open === undefined || e.round !== open.round) throw corrupt(position, `a decision for round ${e.round}, which is not under way`);
       open.hostDecision = e.decision;

@@ -7,12 +7,14 @@ import type { Run, RunEnd, RunProgram } from '../run/run.js';
 import type { RunResult, RunStats } from '../run/run-result.js';
 import type { DeliberationEvent } from './deliberation-events.js';
 import type { DeliberationLog } from './deliberation-log.js';
-import { capOutput } from './output-cap.js';
+import { isTokenCount } from '../budget/estimate-tokens.js';
+import { PARTICIPANT_TAG, PHASE_TAG, ROUND_TAG } from './call-tags.js';
+import { capOutput, type OutputMeasure } from './output-cap.js';
 import type { AgentContext, AgentReply, DeliberationAgent, DeliberationContext, DeliberationHost, DeliberationReporter } from './participant.js';
 import { positionChanges } from './position-changes.js';
 import { decisionToProtocol } from './protocol.js';
 import type { AgentTool } from './tools/index.js';
-import type { AgentOutput, DeliberationRound, Exchange, HostDecision, SkipReason } from './types.js';
+import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDecision, SkipReason } from './types.js';
 
 /**
  * Why a deliberation stopped: the host converged (`converged`, or `plateau` when consensus stopped
@@ -81,7 +83,10 @@ export interface DeliberationResult extends RunResult<DeliberationStopReason, De
  * What a content filter answers about an output (seed 001 §10): `false` or `{ allowed: false }`
  * withholds it. Every output is checked: each agent's, the report, and each host decision, given
  * as the host's output (`outputType: 'control'`, `content` its reason, `metadata` the decision
- * and its analysis in the seed's wire form, as `decisionToProtocol` writes them).
+ * and its analysis in the seed's wire form, as `decisionToProtocol` writes them). A withheld
+ * decision's text (its reason, answer, constraints, metadata, and its orders' requirements and
+ * reasons) is not shown or passed on. A filter that throws or runs past `agentTimeoutMs` allows
+ * nothing: the agent is skipped, the report dropped, the decision withheld.
  *
  * @example
  * ```ts
@@ -135,12 +140,35 @@ function checked<T>(schema: z.ZodType, value: unknown, what: string): T {
   return value as T;
 }
 
-/** The tags the engine puts on every call of a deliberation: which part made it, in which round, for whom. */
-export const PHASE_TAG = 'deliberation.phase';
-export const ROUND_TAG = 'deliberation.round';
-export const PARTICIPANT_TAG = 'deliberation.participant';
-
 const WITHHELD = 'withheld by the content filter';
+
+/** A model call a participant made through `ctx.generate` in its current turn, as it answered. */
+interface MadeCall {
+  outputs: readonly string[];
+  outputTokens?: number;
+  finishReason?: GenerateResult['finishReason'];
+  maxOutputTokens: number;
+}
+
+/**
+ * What the call that wrote `text` said of it: the last call of the turn whose output is `text`,
+ * or contains it (a reply parsed out of the model's output). None when the text is not from a
+ * call (a participant that wrote or reworded it): the cap then goes by the estimate.
+ */
+function measureOf(text: string, calls: readonly MadeCall[]): OutputMeasure | undefined {
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i]!;
+    const whole = c.outputs.some((o) => o === text || o.trim() === text.trim());
+    if (!whole && !c.outputs.some((o) => o.includes(text))) continue;
+    return {
+      chars: c.outputs.reduce((n, o) => n + o.length, 0),
+      ...(c.outputTokens === undefined ? {} : { outputTokens: c.outputTokens }),
+      ...(whole && c.finishReason ? { finishReason: c.finishReason } : {}),
+      maxOutputTokens: c.maxOutputTokens,
+    };
+  }
+  return undefined;
+}
 
 const timeoutError = (agentId: string, ms: number) => new TotError('TIMEOUT', `Agent "${agentId}" took longer than ${ms} ms.`);
 
@@ -173,8 +201,8 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
 
   const wrapped = new Map<LanguageModel, LanguageModel>();
   const generateFor =
-    (signal: AbortSignal, phase: 'round' | 'report', round: number, participant: string) =>
-    (model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> => {
+    (signal: AbortSignal, phase: 'round' | 'report', round: number, participant: string, made: MadeCall[]) =>
+    async (model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> => {
       let m = wrapped.get(model);
       if (!m) {
         m = run.runModel(model);
@@ -182,17 +210,22 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
       }
       // The per-output cap (seed 001 §10) on every call, whatever the participant asked for.
       const maxOutputTokens = request.maxOutputTokens === undefined ? spec.maxOutputTokens : Math.min(request.maxOutputTokens, spec.maxOutputTokens);
-      return callModel(m, { ...request, maxOutputTokens, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
+      const result = await callModel(m, { ...request, maxOutputTokens, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
+      // What the provider said of its output: the cap is judged by its own count (makeOutput).
+      const outputTokens = result.usage?.outputTokens;
+      made.push({ outputs: [...result.outputs], ...(isTokenCount(outputTokens) ? { outputTokens } : {}), ...(result.finishReason ? { finishReason: result.finishReason } : {}), maxOutputTokens });
+      return result;
     };
 
-  const base = (round: number, signal: AbortSignal, participant: string, phase: 'round' | 'report' = 'round'): DeliberationContext => ({
+  /** The context of one participant's turn; `made` collects the calls it makes through `generate`. */
+  const base = (round: number, signal: AbortSignal, participant: string, made: MadeCall[], phase: 'round' | 'report' = 'round'): DeliberationContext => ({
     query,
     round,
     maxRounds: spec.maxRounds,
     history: rounds,
     tools: spec.tools,
     maxOutputTokens: spec.maxOutputTokens,
-    generate: generateFor(signal, phase, round, participant),
+    generate: generateFor(signal, phase, round, participant, made),
   });
 
   const exchangesOf = (id: string): Exchange[] => {
@@ -211,18 +244,30 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     return undefined;
   };
 
+  /** A participant's timer: `agentTimeoutMs` from now, then its signal aborts (with the run's stop too). */
+  const startTimer = (id: string): { own: AbortController; signal: AbortSignal; clear(): void } => {
+    const own = new AbortController();
+    const timer = setTimeout(() => own.abort(timeoutError(id, spec.agentTimeoutMs)), spec.agentTimeoutMs);
+    return { own, signal: AbortSignal.any([run.signal, own.signal]), clear: () => clearTimeout(timer) };
+  };
+
+  /** Runs `work` under `timer` (started before: several steps may share it); its timeout aborts what the work started. */
+  const within = async <T>(timer: ReturnType<typeof startTimer>, id: string, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> => {
+    try {
+      return await raceAbort(Promise.resolve().then(() => work(timer.signal)), timer.signal, `agent ${id}`);
+    } catch (error) {
+      if (timer.own.signal.aborted && !run.stopping) throw timer.own.signal.reason;
+      throw error;
+    }
+  };
+
   /** Runs `work` under the run's stop and a timer of its own; a timeout aborts what the work started. */
   const timed = async <T>(id: string, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> => {
-    const own = new AbortController();
-    const signal = AbortSignal.any([run.signal, own.signal]);
-    const timer = setTimeout(() => own.abort(timeoutError(id, spec.agentTimeoutMs)), spec.agentTimeoutMs);
+    const timer = startTimer(id);
     try {
-      return await raceAbort(Promise.resolve().then(() => work(signal)), signal, `agent ${id}`);
-    } catch (error) {
-      if (own.signal.aborted && !run.stopping) throw own.signal.reason;
-      throw error;
+      return await within(timer, id, work);
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   };
 
@@ -235,14 +280,15 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     return verdict.allowed ? undefined : (verdict.reason ?? WITHHELD);
   };
 
-  const makeOutput = (id: string, round: number, reply: AgentReply, defaultType: AgentOutput['outputType']): AgentOutput => {
+  const makeOutput = (id: string, round: number, reply: AgentReply, defaultType: AgentOutput['outputType'], made: readonly MadeCall[]): AgentOutput => {
     const previous = lastOutputOf(id);
     const position = reply.position
       ? { ...reply.position, ...(previous?.position ? { changesFromLastRound: positionChanges(previous.position, reply.position) } : {}) }
       : undefined;
     // A model may ignore maxOutputTokens, and a participant may write any length: the output is
-    // cut to the cap (seed 001 §10), and says so.
-    const { text, truncation } = capOutput(reply.content, spec.maxOutputTokens);
+    // cut to the cap (seed 001 §10), and says so. Judged by the provider's count of the call that
+    // wrote it when it reported one; by the estimate otherwise.
+    const { text, truncation } = capOutput(reply.content, spec.maxOutputTokens, measureOf(reply.content, made));
     return {
       agentId: id,
       round,
@@ -263,8 +309,9 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     const previous = lastOutputOf(agent.id);
     try {
       const output = await timed(agent.id, async (signal) => {
+        const made: MadeCall[] = [];
         const ctx: AgentContext = {
-          ...base(round, signal, agent.id),
+          ...base(round, signal, agent.id, made),
           agentId: agent.id,
           current,
           ...(decision ? { decision } : {}),
@@ -273,10 +320,10 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
           exchanges: exchangesOf(agent.id),
         };
         const reply = checked<AgentReply>(replySchema, await agent.respond(ctx, { signal }), `Agent "${agent.id}" replied with something that is not an AgentReply`);
-        const made = makeOutput(agent.id, round, reply, 'position');
-        const withheld = await filtered(made, signal);
+        const out = makeOutput(agent.id, round, reply, 'position', made);
+        const withheld = await filtered(out, signal);
         if (withheld !== undefined) throw Object.assign(new TotError('INVALID_FORMAT', `Agent "${agent.id}": ${withheld}.`), { filtered: true });
-        return made;
+        return out;
       });
       return { output };
     } catch (error) {
@@ -326,33 +373,70 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
 
   const decide = async (record: DeliberationRound): Promise<HostDecision> => {
     const round = record.round;
-    const decision = await timed(hostId, (signal) =>
-      spec.host.decide({ ...base(round, signal, hostId), outputs: record.outputs, agents: spec.agents.map((a) => a.id), consensusTrend: [...trend], exchanges: exchangesOf(hostId) }, { signal }),
-    );
-    checked(decisionSchema, decision, `Host "${hostId}" decided something that is not a HostDecision`);
-    for (const id of decision.nextAgents) {
-      if (!byId.has(id)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named "${id}" among the next agents; the agents are ${[...byId.keys()].join(', ')}.`);
+    // One timer for the decision and its check by the content filter, as an agent's turn has.
+    const timer = startTimer(hostId);
+    try {
+      const made: MadeCall[] = [];
+      const decision = await within(timer, hostId, (signal) =>
+        spec.host.decide({ ...base(round, signal, hostId, made), outputs: record.outputs, agents: spec.agents.map((a) => a.id), consensusTrend: [...trend], exchanges: exchangesOf(hostId) }, { signal }),
+      );
+      checked(decisionSchema, decision, `Host "${hostId}" decided something that is not a HostDecision`);
+      for (const id of decision.nextAgents) {
+        if (!byId.has(id)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named "${id}" among the next agents; the agents are ${[...byId.keys()].join(', ')}.`);
+      }
+      if (new Set(decision.nextAgents).size !== decision.nextAgents.length) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named an agent twice among the next agents (${decision.nextAgents.join(', ')}).`);
+      for (const d of decision.directives) {
+        if (!byId.has(d.agentId)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" gave an order to "${d.agentId}", which is no agent; the agents are ${[...byId.keys()].join(', ')}.`);
+      }
+      if (decision.action !== 'converge' && decision.action !== 'terminate' && decision.nextAgents.length === 0) {
+        throw new TotError('INVALID_FORMAT', `Host "${hostId}" chose ${decision.action} with no next agents.`);
+      }
+      // The host's output is an output too (seed 001 §2.4, §10): its reason within the token cap,
+      // and its text through the content filter.
+      const { text, truncation } = capOutput(decision.reason, spec.maxOutputTokens, measureOf(decision.reason, made));
+      const capped: HostDecision = truncation ? { ...decision, reason: text, truncated: truncation } : decision;
+      let withheld: string | undefined;
+      try {
+        withheld = await within(timer, hostId, (signal) =>
+          filtered({ agentId: hostId, round, outputType: 'control', content: capped.reason, metadata: decisionToProtocol(capped, round, hostId).metadata, timestamp: new Date(run.now()).toISOString() }, signal),
+        );
+      } catch (error) {
+        if (run.stopping) throw error;
+        // A filter that fails or runs out of time has not allowed the text: the decision is
+        // withheld (as an agent's output would be), and the rounds go on.
+        const timedOut = TotError.hasCode(error, 'TIMEOUT');
+        run.recordError(error, where(hostId, round), timedOut ? 'TIMEOUT' : 'GENERATION_FAILED');
+        return withhold(capped, timedOut ? 'the content filter took too long' : 'the content filter failed');
+      }
+      if (withheld === undefined) return capped;
+      const decisionWithheld = withhold(capped, withheld);
+      run.recordError(new TotError('INVALID_FORMAT', `Host "${hostId}": its decision's text was ${decisionWithheld.reason}.`), where(hostId, round), 'INVALID_FORMAT');
+      return decisionWithheld;
+    } finally {
+      timer.clear();
     }
-    if (new Set(decision.nextAgents).size !== decision.nextAgents.length) throw new TotError('INVALID_FORMAT', `Host "${hostId}" named an agent twice among the next agents (${decision.nextAgents.join(', ')}).`);
-    for (const d of decision.directives) {
-      if (!byId.has(d.agentId)) throw new TotError('INVALID_FORMAT', `Host "${hostId}" gave an order to "${d.agentId}", which is no agent; the agents are ${[...byId.keys()].join(', ')}.`);
-    }
-    if (decision.action !== 'converge' && decision.action !== 'terminate' && decision.nextAgents.length === 0) {
-      throw new TotError('INVALID_FORMAT', `Host "${hostId}" chose ${decision.action} with no next agents.`);
-    }
-    // The host's output is an output too (seed 001 §2.4, §10): its reason within the token cap,
-    // and its text through the content filter.
-    const { text, truncation } = capOutput(decision.reason, spec.maxOutputTokens);
-    const capped: HostDecision = truncation ? { ...decision, reason: text, truncated: truncation } : decision;
-    const withheld = await timed(hostId, (signal) =>
-      filtered({ agentId: hostId, round, outputType: 'control', content: capped.reason, metadata: decisionToProtocol(capped, round, hostId).metadata, timestamp: new Date(run.now()).toISOString() }, signal),
-    );
-    if (withheld === undefined) return capped;
-    // The decision still steers the rounds; none of its text is shown or passed on.
-    const said = withheld === WITHHELD ? WITHHELD : `${WITHHELD} (${withheld})`;
-    run.recordError(new TotError('INVALID_FORMAT', `Host "${hostId}": its decision's text was ${said}.`), where(hostId, round), 'INVALID_FORMAT');
-    const { answer: _answer, metadata: _metadata, transcript: _transcript, ...rest } = capped;
-    return { ...rest, reason: said, constraints: { mustAddress: [], avoid: [] }, withheld: { reason: withheld } };
+  };
+
+  /**
+   * A decision whose text is withheld: it still steers the rounds (its action, next agents, who
+   * gets an order and in what role), but none of its text is shown or passed on: the reason and
+   * each order's requirement say it was withheld; the orders' reasons, the answer, the
+   * constraints, the metadata, the host's exchange of the round and anything else it carried are
+   * dropped.
+   */
+  const withhold = (decision: HostDecision, why: string): HostDecision => {
+    const said = why === WITHHELD ? WITHHELD : `${WITHHELD} (${why})`;
+    const directives = decision.directives.map((d): AgentDirective => ({ agentId: d.agentId, ...(d.role === undefined ? {} : { role: d.role }), requirement: said }));
+    return {
+      action: decision.action,
+      reason: said,
+      nextAgents: [...decision.nextAgents],
+      constraints: { mustAddress: [], avoid: [] },
+      directives,
+      ...(decision.analysis ? { analysis: decision.analysis } : {}),
+      ...(decision.plateau ? { plateau: decision.plateau } : {}),
+      withheld: { reason: why },
+    };
   };
 
   const writeReport = async (stopReason: DeliberationStopReason): Promise<void> => {
@@ -362,15 +446,16 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     const round = rounds.length;
     const decision = rounds.at(-1)?.hostDecision;
     const output = await timed(reporterId, async (signal) => {
+      const made: MadeCall[] = [];
       const reply = checked<AgentReply>(
         replySchema,
-        await reporter.report({ ...base(round, signal, reporterId, 'report'), stopReason, divergent, ...(decision ? { decision } : {}) }, { signal }),
+        await reporter.report({ ...base(round, signal, reporterId, made, 'report'), stopReason, divergent, ...(decision ? { decision } : {}) }, { signal }),
         `Reporter "${reporterId}" replied with something that is not an AgentReply`,
       );
-      const made = makeOutput(reporterId, round, reply, 'report');
-      const withheld = await filtered(made, signal);
+      const out = makeOutput(reporterId, round, reply, 'report', made);
+      const withheld = await filtered(out, signal);
       if (withheld !== undefined) throw new TotError('INVALID_FORMAT', `Reporter "${reporterId}": ${withheld}.`);
-      return made;
+      return out;
     });
     report = { output, divergent };
     run.emit({ type: 'report', round, output, divergent });

@@ -44,15 +44,19 @@ export interface DeliberationOptions {
   /**
    * The per-output token cap (seed 001 §10: a single agent's output is at most 2,000 tokens).
    * Every model call of a participant gets `maxOutputTokens` = the smaller of what it asked for and
-   * the cap (the cap when it asked for none); every output longer than the cap by
-   * `estimateTokens` (an agent's or the reporter's `content`, a host decision's `reason`) is cut
-   * to it, ended with `…`, and marked `truncated` (a model may ignore the limit). Default 2,000.
+   * the cap (the cap when it asked for none); every output over the cap (an agent's or the
+   * reporter's `content`, a host decision's `reason`) is cut to it, ended with `…`, and marked
+   * `truncated` (a model may ignore the limit). Over the cap by the provider's own count when the
+   * call that wrote it reported `usage.outputTokens`; by `estimateTokens` (characters / 3, which
+   * errs high on English and still undercounts CJK) when it did not. An output the provider
+   * stopped itself (`finishReason: 'length'`) is not cut again, only marked. Default 2,000.
    */
   maxOutputTokens?: number;
   /**
    * Checks every output (seed 001 §10): an agent's withheld output is treated as a skipped turn; a
    * withheld report is no report; a withheld host decision still steers the rounds, but its text
-   * is replaced (see `HostDecision.withheld`).
+   * is replaced (see `HostDecision.withheld`), and so it is when the filter throws or runs out of
+   * time on it.
    */
   contentFilter?: ContentFilter;
   /** Tools agents may call (`agentTools()` gives `get_now` and `calculate_date`). Default none. */

@@ -47,8 +47,8 @@ export function outputToProtocol(output: AgentOutput): Record<string, unknown> {
   };
 }
 
-function truncationToProtocol(t: OutputTruncation): Record<string, number> {
-  return { estimated_tokens: t.estimatedTokens, max_output_tokens: t.maxOutputTokens };
+function truncationToProtocol(t: OutputTruncation): Record<string, number | string> {
+  return { estimated_tokens: t.estimatedTokens, ...(t.outputTokens === undefined ? {} : { output_tokens: t.outputTokens }), max_output_tokens: t.maxOutputTokens, ...(t.by ? { by: t.by } : {}) };
 }
 
 /**
@@ -143,15 +143,16 @@ function sessionOfEvents(events: Iterable<DeliberationEvent | StoredEvent>): Ses
   const rounds = log.open ? [...log.rounds, log.open.round] : log.rounds;
   const statuses: Record<string, string> = {};
   if (log.finished === undefined) {
-    // Under way: who has spoken, who is speaking, who waits for whom.
+    // Under way: who has spoken (or was skipped: no output, or a reused one), who is speaking, who waits for whom.
     const open = log.open;
-    const spoke = new Set(open?.round.outputs.map((o) => o.agentId) ?? []);
+    const skipped = new Set(open?.skipped ?? []);
+    const spoke = new Set([...(open?.round.outputs.map((o) => o.agentId) ?? []), ...skipped]);
     const pending = open ? open.agents.filter((id) => !spoke.has(id)) : [];
     for (const id of strings(config.agents)) {
       const last = [...rounds].reverse().flatMap((r) => r.outputs).find((o) => o.agentId === id);
       // Speaking now: every pending agent of a parallel round, the next one of a round in turn.
       const speaking = open !== undefined && pending.includes(id) && (open.parallel || pending[0] === id);
-      statuses[id] = speaking ? 'running' : pending.includes(id) ? 'waiting' : last ? (last.stale ? 'skipped' : 'completed') : 'idle';
+      statuses[id] = speaking ? 'running' : pending.includes(id) ? 'waiting' : skipped.has(id) ? 'skipped' : last ? (last.stale ? 'skipped' : 'completed') : 'idle';
     }
     const reporting = open === undefined && log.rounds.length > 0 && log.report === undefined && reporterId !== undefined;
     statuses[HOST] = open !== undefined && pending.length === 0 ? 'running' : reporting || (open === undefined && log.rounds.length > 0) ? 'completed' : 'waiting';

@@ -220,9 +220,10 @@ export interface HostDecision {
   /** Set when `reason` was longer than the per-output token cap and was cut to it (seed 001 §10). */
   truncated?: OutputTruncation;
   /**
-   * Set when the content filter withheld the decision's text (seed 001 §10): the action, the next
-   * agents and the directives still apply; the reason says it was withheld, and the answer, the
-   * constraints, the metadata and the host's exchange of this round are dropped.
+   * Set when the content filter withheld the decision's text (seed 001 §10), or failed or ran out
+   * of time checking it: the action, the next agents and who gets an order (in what role) still
+   * apply; the reason and each order's `requirement` say it was withheld, and the orders' reasons,
+   * the answer, the constraints, the metadata and the host's exchange of this round are dropped.
    */
   withheld?: { reason: string };
 }

@@ -1,20 +1,18 @@
 // A deliberation as the viewer shows it: each agent's output per round, the host's decisions and
 // the report, each tied to its calls by the tags the engine puts on every call (phase, round,
 // participant); the consensus trend and a similarity heatmap per round.
+import { PARTICIPANT_TAG as PARTICIPANT, PHASE_TAG as PHASE, ROUND_TAG as ROUND } from '../deliberation/call-tags.js';
 import { foldDeliberationLog } from '../deliberation/deliberation-log.js';
 import type { RunEventBase } from '../run/run-event.js';
 import type { CallLog } from './view-calls.js';
 import type { RunView, ViewNode, ViewPanel } from './view-model.js';
 import { label, type AnyEvent } from './view-util.js';
 
-// The engine's tags (deliberation-program.ts).
-const PHASE = 'deliberation.phase';
-const ROUND = 'deliberation.round';
-const PARTICIPANT = 'deliberation.participant';
-
 /** A deliberation's rounds, decisions, report, panels, and calls per node. */
 export function deliberationView(events: AnyEvent[], log: CallLog): Pick<RunView, 'nodes' | 'bestPath' | 'panels'> {
   const deliberation = foldDeliberationLog(events as unknown as RunEventBase[]);
+  // The host's id, as the run recorded it (the engine tags the host's calls with it).
+  const hostId = typeof deliberation.config.host === 'string' ? deliberation.config.host : 'host';
   const byKey = new Map<string, number[]>();
   log.meta.forEach((m, i) => {
     const phase = m.tags[PHASE];
@@ -31,7 +29,6 @@ export function deliberationView(events: AnyEvent[], log: CallLog): Pick<RunView
   let before: string[] = [];
   for (const r of deliberation.rounds) {
     const ids: string[] = [];
-    const agents = new Set(r.outputs.map((o) => o.agentId));
     for (const o of r.outputs) {
       const id = `r${r.round}.${o.agentId}`;
       const calls = byKey.get(`${r.round}\u0000${o.agentId}`);
@@ -54,8 +51,9 @@ export function deliberationView(events: AnyEvent[], log: CallLog): Pick<RunView
     const d = r.hostDecision;
     if (d) {
       const id = `r${r.round}.host`;
-      // The host's calls: the round's calls of a participant that is not one of its agents.
-      const calls = [...byKey].filter(([key]) => key.startsWith(`${r.round}\u0000`) && !agents.has(key.slice(key.indexOf('\u0000') + 1))).flatMap(([, list]) => list);
+      // The host's calls: the round's calls tagged with the host's id (never an agent's: one that
+      // called its model and then failed has no output, but its calls are still its own).
+      const calls = [...(byKey.get(`${r.round}\u0000${hostId}`) ?? [])];
       nodes.push({
         id,
         label: label(`host: ${d.action}`),

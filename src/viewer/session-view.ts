@@ -1,5 +1,6 @@
-// A GoT session as the viewer shows it: its thoughts (written through the session, not by a
-// recorded model call), the winning branch's path, the branches and the audit bar.
+// A GoT session as the viewer shows it: its thoughts (written through the session; those
+// `runParallel` made say how many model calls made them and what they cost, though the session
+// records no call's text), the winning branch's path, the branches and the audit bar.
 import type { StoredEvent } from '../events/store/types.js';
 import { SessionModel } from '../got/session-model.js';
 import { auditBar } from '../got/session-report.js';
@@ -26,8 +27,10 @@ export function sessionView(events: readonly StoredEvent[]): Pick<RunView, 'node
       status,
       content: t.content,
       kind: t.role,
-      noCall: `Written through the session by writer ${t.writer} (addThought): a GoT session's thoughts come from its clients, and the session records no model call.`,
-      details: { tokens: String(t.tokens), writer: t.writer, ...(b ? { branch: `${b.id} (${b.name}, ${b.state})` } : {}) },
+      noCall: t.modelCalls
+        ? `Made by ${t.modelCalls} model call${t.modelCalls === 1 ? '' : 's'} in runParallel (${t.tokens} tokens), written through the session by writer ${t.writer}: the session records how many calls made a thought and what they cost, not their prompts or replies.`
+        : `Written through the session by writer ${t.writer} (addThought): a thought from the session's clients, and the session records no model call for it.`,
+      details: { tokens: String(t.tokens), ...(t.modelCalls ? { 'model calls': String(t.modelCalls) } : {}), writer: t.writer, ...(b ? { branch: `${b.id} (${b.name}, ${b.state})` } : {}) },
     };
   });
   const winner = [...s.branches].filter((b) => b.reward !== undefined && !['early_stopped', 'rejected'].includes(b.state)).sort((a, b) => b.reward! - a.reward!)[0];

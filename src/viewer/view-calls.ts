@@ -1,6 +1,8 @@
 // The model calls of a run as the viewer shows them: in lanes on the timeline, with what each sent
 // and got back, every distinct text stored once. And the one helper every kind of run uses to tie
 // calls to nodes: grouping the calls of one request (its samples and its repairs) together.
+import { PARTICIPANT_TAG } from '../deliberation/call-tags.js';
+import { SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import type { ViewCall } from './view-model.js';
 import { str, type AnyEvent } from './view-util.js';
 
@@ -56,7 +58,7 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
     if (e.type === 'llm.requested') {
       const request = (e.request ?? {}) as { tags?: Record<string, string>; messages?: readonly Message[] };
       const tags = request.tags ?? {};
-      const tag = tags.role ?? tags.operation ?? tags['deliberation.participant'] ?? tags.agent ?? tags.kind;
+      const tag = tags.role ?? tags.operation ?? tags[PARTICIPANT_TAG] ?? tags.agent ?? tags.kind;
       const messages = (Array.isArray(request.messages) ? request.messages : []).map((m) => ({ role: str(m?.role), content: str(m?.content) }));
       const c: ViewCall = {
         id: str(e.callId),
@@ -105,8 +107,6 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
   }
   return { calls, texts: texts.list, tokens, meta, index };
 }
-
-const SAMPLE_INDEX_TAG = 'sampleIndex';
 
 /** Whether `c` repeats `p`'s messages, then `p`'s reply as the assistant, then more: a repair turn of `p`. */
 function repairs(c: CallMeta, p: CallMeta): boolean {

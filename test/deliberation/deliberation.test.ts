@@ -258,6 +258,25 @@ describe('Deliberation: wire form and streaming', () => {
     expect(toProtocol(events).status).toBe('converged');
   });
 
+  it('counts an agent skipped with no earlier output as done with its turn: skipped, not pending', async () => {
+    const events: DeliberationEvent[] = [];
+    const snapshots: Record<string, any>[] = [];
+    const bad = { id: 'bad', respond: () => Promise.reject(new Error('no model')) };
+    const good = { id: 'good', respond: () => (snapshots.push(toProtocol(events)), { content: 'fine' }) };
+    const r = await new Deliberation({ agents: [bad, good], host: fixedRounds(1), parallelFirstRound: false }).run('plan', { onEvent: (e) => events.push(e) });
+    // While the second agent speaks: the first was skipped (nothing reused), the host waits for the second only.
+    const statuses = Object.fromEntries(Object.entries(snapshots[0]!.agents as Record<string, { status: string }>).map(([id, x]) => [id, x.status]));
+    expect(statuses).toEqual({ bad: 'skipped', good: 'running', host: 'waiting' });
+    expect(snapshots[0]!.agents.bad.last_output).toBeNull();
+    // Once the round's turns are over, the host is the one at work.
+    const afterRound = events.slice(0, events.findIndex((e) => e.type === 'host.decision'));
+    const whileDeciding = toProtocol(afterRound) as Record<string, any>;
+    expect(whileDeciding.agents.host.status).toBe('running');
+    expect(whileDeciding.agents.bad.status).toBe('skipped');
+    expect(whileDeciding.agents.good.status).toBe('completed');
+    expect(r.stopReason).toBe('converged');
+  });
+
   it('reports an interrupted recorded run as in_progress, from its stored log', async () => {
     const store = new InMemoryEventStore();
     const model = echoModel();

@@ -7,11 +7,13 @@ import {
   outputToProtocol,
   toProtocol,
   toSSE,
+  type AgentContext,
   type AgentOutput,
   type DeliberationAgent,
   type DeliberationEvent,
   type DeliberationHost,
   type DeliberationReporter,
+  type HostDecision,
 } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { scriptedAgent } from './fixtures/scripted-debate.js';
@@ -48,12 +50,12 @@ describe('the per-output token cap (seed 001 §10)', () => {
     expect(model.calls.map((c) => c.request.maxOutputTokens)).toEqual([100, 50, 100, 100]);
   });
 
-  it('cuts an output longer than the cap (by estimateTokens) from a model that ignores the limit, and records it in the output and its event', async () => {
-    // The model answers 1,000 characters (334 estimated tokens) whatever maxOutputTokens says.
+  it('cuts an output longer than the cap (by estimateTokens, the call reporting no usage) from a model that ignores the limit, and records it in the output and its event', async () => {
+    // The model answers 1,000 characters (334 estimated tokens) whatever maxOutputTokens says, and reports no usage.
     const long = `${'word '.repeat(199)}tail.`;
-    const model = mockModel(long);
-    const moderator = mockModel(`{'action': 'converge', 'reason': '${'because '.repeat(60)}'}`);
-    const reporterModel = mockModel(long);
+    const model = mockModel(long, { usage: 'unknown' });
+    const moderator = mockModel(`{'action': 'converge', 'reason': '${'because '.repeat(60)}'}`, { usage: 'unknown' });
+    const reporterModel = mockModel(long, { usage: 'unknown' });
     const events: DeliberationEvent[] = [];
     const d = new Deliberation({
       agents: [llmAgent({ id: 'verbose', model, turn: () => 'Say it.' }), scriptedAgent('brief', ['short'])],
@@ -92,6 +94,53 @@ describe('the per-output token cap (seed 001 §10)', () => {
     const content = out.content as string;
     expect(estimateTokens(content)).toBeLessThanOrEqual(10);
     expect(content).toBe(`${'😀'.repeat(14)}…`);
+  });
+});
+
+describe('the token cap judged by the provider\'s own count when the call reports one', () => {
+  // 7,000 characters of English: 2,334 estimated tokens (characters / 3), about 1,750 real ones.
+  const text = 'word '.repeat(1_400);
+  const run = async (reply: { outputs: string[]; usage?: { outputTokens?: number }; finishReason?: 'stop' | 'length' }, parse?: (t: string) => { content: string }) => {
+    const model = mockModel(reply, { usage: 'unknown' });
+    const r = await new Deliberation({ agents: [llmAgent({ id: 'writer', model, turn: () => 'Write.', ...(parse ? { parse } : {}) })], host: fixedRounds(1), maxOutputTokens: 2_000 }).run('q');
+    expect(model.calls[0]!.request.maxOutputTokens).toBe(2_000);
+    return r.rounds[0]!.outputs[0]!;
+  };
+
+  it('leaves an output the provider counts within the cap as it is, whatever the estimate says', async () => {
+    expect(estimateTokens(text)).toBeGreaterThan(2_000);
+    const o = await run({ outputs: [text], usage: { outputTokens: 1_800 } });
+    expect(o.content).toBe(text);
+    expect(o).not.toHaveProperty('truncated');
+  });
+
+  it('judges a reply parsed out of the output by its share of the provider\'s count', async () => {
+    const json = JSON.stringify({ answer: text.trim() });
+    const o = await run({ outputs: [json], usage: { outputTokens: 1_800 } }, (t) => ({ content: (JSON.parse(t) as { answer: string }).answer }));
+    expect(o.content).toBe(text.trim());
+    expect(o).not.toHaveProperty('truncated');
+  });
+
+  it('falls back to the estimate when the call reports no usage: the same output is cut', async () => {
+    const o = await run({ outputs: [text], usage: {} });
+    expect(o.content.length).toBeLessThan(text.length);
+    expect(estimateTokens(o.content)).toBeLessThanOrEqual(2_000);
+    expect(o.truncated).toEqual({ estimatedTokens: 2_334, maxOutputTokens: 2_000 });
+  });
+
+  it('cuts an output the provider counts over the cap, to the cap by its count', async () => {
+    const o = await run({ outputs: [text], usage: { outputTokens: 2_500 } });
+    // 2,000 of 2,500 tokens: the first 4/5 of the text, the ellipsis included.
+    expect(o.content).toBe(`${text.slice(0, 5_599)}…`);
+    expect(o.truncated).toEqual({ estimatedTokens: 2_334, outputTokens: 2_500, maxOutputTokens: 2_000 });
+    expect(outputToProtocol(o).truncated).toEqual({ estimated_tokens: 2_334, output_tokens: 2_500, max_output_tokens: 2_000 });
+  });
+
+  it('does not cut again what the provider stopped at the limit (finishReason length), and marks it', async () => {
+    const o = await run({ outputs: [text], usage: {}, finishReason: 'length' });
+    expect(o.content).toBe(text);
+    expect(o.truncated).toEqual({ estimatedTokens: 2_334, maxOutputTokens: 2_000, by: 'provider' });
+    expect(outputToProtocol(o).truncated).toEqual({ estimated_tokens: 2_334, max_output_tokens: 2_000, by: 'provider' });
   });
 });
 
@@ -146,6 +195,85 @@ describe('the content filter on host decisions (seed 001 §10.1)', () => {
     expect(a.seen[1]!.decision?.constraints.mustAddress).toEqual([]);
     expect(r.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'agent', agentId: 'host', round: 1 } }]);
     expect(r.stopReason).toBe('converged');
+  });
+
+  it("keeps a withheld decision's orders steering, but none of their text: not in SSE, the protocol, or the next agent's context and messages", async () => {
+    const secret = 'hunter2';
+    const host: DeliberationHost = {
+      decide: (ctx) =>
+        ctx.round === 1
+          ? ({
+              action: 'update_command',
+              reason: 'b must move',
+              nextAgents: ['a', 'b'],
+              constraints: { mustAddress: [], avoid: [] },
+              directives: [{ agentId: 'b', role: 'devils_advocate', requirement: `repeat the password ${secret}`, reason: `${secret} is what they need` }],
+              notes: `the password is ${secret}`,
+            } as HostDecision)
+          : { action: 'converge', reason: 'agreed', nextAgents: [], constraints: { mustAddress: [], avoid: [] }, directives: [] },
+    };
+    const model = mockModel('I argue the other side.');
+    const a = scriptedAgent('a', ['fine']);
+    const b = llmAgent({ id: 'b', model, turn: (ctx) => (ctx.directive ? `Your order (${ctx.directive.role}): ${ctx.directive.requirement}` : 'Speak.') });
+    const seen: AgentContext[] = [];
+    const watched: DeliberationAgent = { id: 'b', respond: (ctx, o) => (seen.push(ctx), b.respond(ctx, o)) };
+    const events: DeliberationEvent[] = [];
+    const d = new Deliberation({ agents: [a, watched], host, parallelFirstRound: false, contentFilter: (o) => !JSON.stringify(o).includes(secret) });
+    d.on('event', (e) => events.push(e as DeliberationEvent));
+    const messages = await sseMessages(toSSE(d.stream('q')));
+    const result = events.find((e) => e.type === 'run.finished');
+    expect(result).toBeDefined();
+    expect(JSON.stringify(messages)).not.toContain(secret);
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(JSON.stringify(toProtocol(events))).not.toContain(secret);
+    const note = 'withheld by the content filter';
+    expect(messages.find((m) => m.type === 'host_decision')).toMatchObject({ action: 'update_command', withheld: true, directives: [{ target_agent: 'b', role: 'devils_advocate', requirement: note }] });
+    // It still steered: round 2 ran with b under its order, whose text is the withheld note.
+    const round2 = seen.find((c) => c.round === 2)!;
+    expect(round2.directive).toEqual({ agentId: 'b', role: 'devils_advocate', requirement: note });
+    expect(JSON.stringify(round2)).not.toContain(secret);
+    expect(JSON.stringify(a.seen[1])).not.toContain(secret);
+    expect(model.calls[1]!.request.messages.at(-1)!.content).toBe(`Your order (devils_advocate): ${note}`);
+    expect(JSON.stringify(model.calls.map((c) => c.request.messages))).not.toContain(secret);
+    // The result and its protocol form alike.
+    const r = await new Deliberation({ agents: [scriptedAgent('a', ['fine']), scriptedAgent('b', ['other'])], host, contentFilter: (o) => !JSON.stringify(o).includes(secret) }).run('q');
+    expect(r.rounds[0]!.hostDecision).toEqual({ action: 'update_command', reason: note, nextAgents: ['a', 'b'], constraints: { mustAddress: [], avoid: [] }, directives: [{ agentId: 'b', role: 'devils_advocate', requirement: note }], withheld: { reason: note } });
+    expect(JSON.stringify(r)).not.toContain(secret);
+    expect(JSON.stringify(toProtocol(r))).not.toContain(secret);
+    expect(r.stopReason).toBe('converged');
+  });
+
+  it('withholds a decision whose check throws, and goes on: the filter failing is no host failure', async () => {
+    const r = await new Deliberation({
+      agents: [scriptedAgent('a', ['fine'])],
+      host: fixedRounds(2),
+      contentFilter: (o) => {
+        if (o.agentId === 'host' && o.round === 1) throw new Error('filter service down');
+        return true;
+      },
+    }).run('q');
+    expect(r.stopReason).toBe('converged');
+    expect(r.rounds).toHaveLength(2);
+    expect(r.rounds[0]!.hostDecision).toMatchObject({ action: 'continue', reason: 'withheld by the content filter (the content filter failed)', withheld: { reason: 'the content filter failed' } });
+    expect(r.rounds[1]!.hostDecision).not.toHaveProperty('withheld');
+    expect(r.errors).toMatchObject([{ message: expect.stringContaining('filter service down'), where: { kind: 'agent', agentId: 'host', round: 1 } }]);
+  });
+
+  it('withholds a decision whose check runs past the host\'s timeout (shared with the decision), and goes on', async () => {
+    const started = Date.now();
+    let signalled: AbortSignal | undefined;
+    const r = await new Deliberation({
+      agents: [scriptedAgent('a', ['fine'])],
+      host: { decide: async (ctx) => (ctx.round === 1 && (await new Promise((resolve) => setTimeout(resolve, 150))), fixedRounds(2).decide(ctx, { signal: new AbortController().signal })) },
+      agentTimeoutMs: 300,
+      contentFilter: (o, { signal }) => (o.agentId === 'host' && o.round === 1 ? ((signalled = signal), new Promise<boolean>(() => undefined)) : true),
+    }).run('q');
+    expect(r.stopReason).toBe('converged');
+    expect(r.rounds[0]!.hostDecision).toMatchObject({ action: 'continue', withheld: { reason: 'the content filter took too long' } });
+    expect(r.errors).toMatchObject([{ code: 'TIMEOUT', where: { kind: 'agent', agentId: 'host', round: 1 } }]);
+    expect(signalled?.aborted).toBe(true);
+    // One timer for the decision and its check: 300 ms in all, not 150 + 300.
+    expect(Date.now() - started).toBeLessThan(440);
   });
 
   it('drops the answer of a withheld converge: the reporter does not receive it', async () => {

@@ -3,7 +3,7 @@
 // stays inert whatever the runs' thoughts say.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bfs, callModel, ChainOfThoughtNode, Explorer, InMemoryEventStore, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
+import { bfs, callModel, ChainOfThoughtNode, Deliberation, Explorer, GotEngine, InMemoryEventStore, llmHost, type DeliberationAgent, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
 import { mockModel } from '@tot/core/testing';
 import { renderRunHtml, viewRun, type RunView, type ViewCall, type ViewNode } from '@tot/core/viewer';
 import { parseList } from '../../examples/graph-of-thoughts/sorting.js';
@@ -440,8 +440,55 @@ describe('viewRun', () => {
     expect(view.calls).toEqual([]);
     for (const n of view.nodes) {
       expect(n.madeBy).toBeUndefined();
-      expect(n.noCall).toMatch(/^Written through the session by writer .+ records no model call\.$/);
+      expect(n.noCall).toMatch(/^Written through the session by writer .+ records no model call for it\.$/);
+      expect(n.details).not.toHaveProperty('model calls');
     }
+  });
+
+  it('a GoT session: a thought made by model calls (runParallel) shows their count and tokens, and says only their text is not recorded', async () => {
+    const store = new InMemoryEventStore();
+    const session = await new GotEngine({ store, model: mockModel('{}') }).startSession({ goal: 'Cache loadConfig()', successCriteria: ['npm test passes'] });
+    const root = await session.addThought({ role: 'planner', content: 'Cache it behind getConfig().' });
+    const made = await session.addThought({ role: 'critic', content: 'Two call sites reload on SIGHUP.', parentIds: [root.id], tokens: 300, modelCalls: 2 });
+    const view = viewRun(await readAll(store, session.id));
+    const hand = view.nodes.find((n) => n.id === root.id)!;
+    const byModel = view.nodes.find((n) => n.id === made.id)!;
+    expect(byModel.details).toMatchObject({ tokens: '300', 'model calls': '2' });
+    expect(byModel.noCall).toMatch(/^Made by 2 model calls in runParallel \(300 tokens\)/);
+    expect(byModel.noCall).not.toMatch(/no model call/);
+    expect(hand.details).not.toHaveProperty('model calls');
+    expect(hand.noCall).toMatch(/records no model call for it\.$/);
+  });
+
+  it('a deliberation: the host\'s calls are those tagged with its id, never those of an agent that called its model and then failed', async () => {
+    const model = mockModel('not what I wanted');
+    // An agent that calls its model, then fails: it has no output this round, but the calls are its own.
+    const failing: DeliberationAgent = {
+      id: 'failing',
+      async respond(ctx) {
+        await ctx.generate(model, { messages: [{ role: 'user', content: 'try' }] });
+        throw new Error('could not parse the reply');
+      },
+    };
+    const steady: DeliberationAgent = { id: 'steady', respond: () => ({ content: 'steady' }) };
+    const moderatorModel = mockModel("{'action': 'converge', 'reason': 'agreed'}");
+    const events: unknown[] = [];
+    const deliberate = (host: ConstructorParameters<typeof Deliberation>[0]['host']) => new Deliberation({ agents: [failing, steady], host, parallelFirstRound: false }).run('q', { onEvent: (e) => events.push(e) });
+    // A host with no model: no call of its own.
+    await deliberate({ decide: () => ({ action: 'converge', reason: 'done', nextAgents: [], constraints: { mustAddress: [], avoid: [] }, directives: [] }) });
+    let view = viewRun(events as never);
+    let host = view.nodes.find((n) => n.kind === 'host')!;
+    expect(host.madeBy).toBeUndefined();
+    expect(host.noCall).toMatch(/No model call of the host/);
+    expect(view.nodes.some((n) => n.kind === 'failing')).toBe(false);
+    // A model host with an id of its own: exactly its calls.
+    events.length = 0;
+    await deliberate(llmHost({ id: 'moderator', model: moderatorModel, turn: () => 'Decide.' }));
+    view = viewRun(events as never);
+    host = view.nodes.find((n) => n.kind === 'host')!;
+    expect(host.madeBy).toHaveLength(1);
+    expect(view.calls[host.madeBy![0]!]!.tag).toBe('moderator');
+    expect(outputsOf(view, host.madeBy![0]!)).toEqual(["{'action': 'converge', 'reason': 'agreed'}"]);
   });
 
   it('a run that did not finish has no stop reason', () => {
