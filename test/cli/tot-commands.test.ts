@@ -112,10 +112,9 @@ describe('tot demo, tot runs, tot view on the file the demo wrote', () => {
 });
 
 describe('a file that is not a store', () => {
-  it('tot runs and tot view refuse it with a clear message and exit code 1, and leave it byte for byte as it was', () => {
-    const file = join(dir, 'notes.txt');
-    const text = 'These are my notes, not a database.\nSQLite format 3 is what a store starts with.\n';
-    writeFileSync(file, text);
+  /** `tot runs` and `tot view` on `file`: both refuse it saying `message`, and it stays byte for byte as it was. */
+  const expectRefusedUntouched = (file: string, message: string) => {
+    const before = readFileSync(file);
     // An mtime in the past, so that any write would show.
     const past = new Date(Date.now() - 3_600_000);
     utimesSync(file, past, past);
@@ -125,14 +124,21 @@ describe('a file that is not a store', () => {
       const r = tot(...args);
       expect(r.code, args[0]).toBe(1);
       expect(r.stdout, args[0]).toBe('');
-      expect(r.stderr, args[0]).toContain(`${file} is not a SQLite database`);
+      expect(r.stderr, args[0]).toContain(`${file} ${message}`);
       expect(r.stderr, args[0]).toContain('left untouched');
       expect(r.stderr, args[0]).not.toMatch(/\n\s+at /);
     }
-    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(readFileSync(file).equals(before)).toBe(true);
     expect(statSync(file).mtimeMs).toBe(mtime);
     // No SQLite journal left beside it either.
-    expect(readdirSync(dir).filter((f) => f.startsWith('notes.txt'))).toEqual(['notes.txt']);
+    const name = file.split('/').pop()!;
+    expect(readdirSync(dir).filter((f) => f.startsWith(name))).toEqual([name]);
+  };
+
+  it('tot runs and tot view refuse it with a clear message and exit code 1, and leave it byte for byte as it was', () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'These are my notes, not a database.\nSQLite format 3 is what a store starts with.\n');
+    expectRefusedUntouched(file, 'is not a SQLite database');
   });
 
   it('a SQLite database of another program is refused with a clear message and exit code 1, and left byte for byte as it was', () => {
@@ -140,22 +146,7 @@ describe('a file that is not a store', () => {
     const other = new Database(file);
     other.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('not a run')");
     other.close();
-    const before = readFileSync(file);
-    const past = new Date(Date.now() - 3_600_000);
-    utimesSync(file, past, past);
-    const mtime = statSync(file).mtimeMs;
-
-    for (const args of [['runs', file], ['view', file, '--run', 'x']]) {
-      const r = tot(...args);
-      expect(r.code, args[0]).toBe(1);
-      expect(r.stdout, args[0]).toBe('');
-      expect(r.stderr, args[0]).toContain(`${file} is a SQLite database without recorded runs`);
-      expect(r.stderr, args[0]).toContain('left untouched');
-      expect(r.stderr, args[0]).not.toMatch(/\n\s+at /);
-    }
-    expect(readFileSync(file).equals(before)).toBe(true);
-    expect(statSync(file).mtimeMs).toBe(mtime);
-    expect(readdirSync(dir).filter((f) => f.startsWith('other.db'))).toEqual(['other.db']);
+    expectRefusedUntouched(file, 'is a SQLite database without recorded runs');
   });
 
   it('a missing file is a clear message too, and is not created', () => {

@@ -2,12 +2,14 @@
 // when dist is older than they are) for the command's tests and the MCP integration tests, which it
 // also starts as servers, stopping every process it started.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { ensureDist } from './ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -78,6 +80,27 @@ export async function stopAll(): Promise<void> {
   const all = [...started];
   started.clear();
   await Promise.all(all.map((s) => s.stop().catch(() => undefined)));
+}
+
+/**
+ * The lifecycle every test file of the spawned server shares: the command built once, a fresh
+ * folder with a database path in it before each test, and after each test every server stopped
+ * and the folder removed. Read `dir` and `db` inside tests (they change per test).
+ */
+export function useCliTempDb(prefix: string, file: string): { readonly dir: string; readonly db: string } {
+  const paths = { dir: '', db: '' };
+  beforeAll(async () => {
+    await ensureCli();
+  }, 180_000);
+  beforeEach(() => {
+    paths.dir = mkdtempSync(join(tmpdir(), prefix));
+    paths.db = join(paths.dir, file);
+  });
+  afterEach(async () => {
+    await stopAll();
+    rmSync(paths.dir, { recursive: true, force: true });
+  });
+  return paths;
 }
 
 const alive = (pid: number | null | undefined) => {

@@ -2,31 +2,13 @@
 // an unknown session, an illegal branch transition, a 401-character thought, a tool it does not
 // have, a line that is no JSON at all. Each is answered (an isError result that says what to send,
 // or a JSON-RPC error), and the same process is alive and answers the next call.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { structured, text } from '../helpers/mcp-sampling.js';
-import { ensureCli, startRawStdio, startStdio, stopAll, type StdioServer } from '../helpers/tot-cli.js';
+import { startRawStdio, startStdio, type StdioServer, useCliTempDb } from '../helpers/tot-cli.js';
 
-let dir: string;
-let db: string;
-
-beforeAll(async () => {
-  await ensureCli();
-}, 180_000);
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tot-mcp-bad-'));
-  db = join(dir, 'b.db');
-});
-
-afterEach(async () => {
-  await stopAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = useCliTempDb('tot-mcp-bad-', 'b.db');
 
 const alive = (pid: number) => {
   try {
@@ -57,7 +39,7 @@ describe('tot mcp over stdio: bad input', () => {
   };
 
   beforeEach(async () => {
-    server = await startStdio(['--db', db]);
+    server = await startStdio(['--db', temp.db]);
     client = server.client;
     session = structured<{ session_id: string }>(await call('think_session_start', { goal: 'Make the importer resumable', budget: { max_branches: '3' } })).session_id;
   });
@@ -111,7 +93,7 @@ describe('tot mcp over stdio: bad input', () => {
 describe('tot mcp over stdio: stdout holds the protocol only', () => {
   it('writes nothing but the protocol to stdout, and no stack trace to stderr, after all of them', async () => {
     // The raw client sees every line of stdout (the SDK's client would hide a stray one in an error).
-    const raw = startRawStdio(['--db', db]);
+    const raw = startRawStdio(['--db', temp.db]);
     let id = 0;
     const request = async (method: string, params?: Record<string, unknown>) => {
       id += 1;
@@ -141,7 +123,7 @@ describe('tot mcp over stdio: stdout holds the protocol only', () => {
 
 describe('tot mcp over stdio: lines that are not JSON-RPC', () => {
   it('skips a line that is no JSON and answers the requests after it', async () => {
-    const raw = startRawStdio(['--db', db]);
+    const raw = startRawStdio(['--db', temp.db]);
     raw.send('this is not json');
     raw.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     const init = await raw.next();

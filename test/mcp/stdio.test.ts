@@ -1,11 +1,8 @@
 // `tot mcp` over stdio, driven by the SDK's own client: the built command (dist/cli/tot.js), a
 // SQLite file in a temporary directory, a client whose model answers the server's sampling requests.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureCli, startStdio, stopAll } from '../helpers/tot-cli.js';
+import { describe, expect, it } from 'vitest';
+import { startStdio, useCliTempDb } from '../helpers/tot-cli.js';
 import { raceWithRejection, structured } from '../helpers/mcp-sampling.js';
 import { TOOL_HINTS } from './tool-hints.js';
 
@@ -26,22 +23,7 @@ const MORE_TOOLS = ['think_session_status', 'think_graph_export', 'think_checkpo
 
 type Branch = { branch_id: string; name: string; state: string; reward?: number; early_stop_reason?: string };
 
-let dir: string;
-let db: string;
-
-beforeAll(async () => {
-  await ensureCli();
-}, 180_000);
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tot-mcp-stdio-'));
-  db = join(dir, 's.db');
-});
-
-afterEach(async () => {
-  await stopAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = useCliTempDb('tot-mcp-stdio-', 's.db');
 
 const call = async <T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>) => structured<T>(await client.callTool({ name, arguments: args }));
 
@@ -58,13 +40,13 @@ async function sessionWithBranches(client: Client) {
 
 describe('tot mcp over stdio: the tool list', () => {
   it('lists the eleven think_* tools of DESIGN §3.15, and session status, graph export, checkpoint, restore and sequentialthinking', async () => {
-    const { client } = await startStdio(['--db', db]);
+    const { client } = await startStdio(['--db', temp.db]);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining([...DESIGN_TOOLS, ...MORE_TOOLS]));
   });
 
   it('gives every tool an object input schema, an object output schema and annotations', async () => {
-    const { client } = await startStdio(['--db', db]);
+    const { client } = await startStdio(['--db', temp.db]);
     const { tools } = await client.listTools();
     for (const t of tools) {
       expect(t.inputSchema.type, `${t.name} inputSchema`).toBe('object');
@@ -76,7 +58,7 @@ describe('tot mcp over stdio: the tool list', () => {
   });
 
   it('annotates every tool as the table of tool-hints.ts says (its reasons are checked in tool-contract.test.ts)', async () => {
-    const { client } = await startStdio(['--db', db]);
+    const { client } = await startStdio(['--db', temp.db]);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(TOOL_HINTS).sort());
     for (const t of tools) {
@@ -94,7 +76,7 @@ describe('tot mcp over stdio: the tool list', () => {
 describe('tot mcp over stdio: a whole session', () => {
   it('starts, plans, forks, races two branches through sampling, validates, exports, takes evidence and digests', async () => {
     let seen!: ReturnType<typeof raceWithRejection>['seen'];
-    const { client } = await startStdio(['--db', db], { sampling: true, setup: (c) => ({ seen } = raceWithRejection(c, { good: 'good', bad: 'bad' })) });
+    const { client } = await startStdio(['--db', temp.db], { sampling: true, setup: (c) => ({ seen } = raceWithRejection(c, { good: 'good', bad: 'bad' })) });
     const s = await sessionWithBranches(client);
     expect(s.started).toMatchObject({ session_state: 'active' });
     expect(s.started.session_id).toMatch(/^sess_/);
@@ -150,14 +132,14 @@ describe('tot mcp over stdio: a whole session', () => {
 
 describe('tot mcp over stdio: a restart', () => {
   it('continues a session after the server is killed (SIGKILL) and started again on the same file', async () => {
-    const first = await startStdio(['--db', db], { sampling: true, setup: (c) => void raceWithRejection(c, { good: 'good', bad: 'bad' }) });
+    const first = await startStdio(['--db', temp.db], { sampling: true, setup: (c) => void raceWithRejection(c, { good: 'good', bad: 'bad' }) });
     const s = await sessionWithBranches(first.client);
     await call(first.client, 'think_parallel_run', { session_id: s.id, branch_ids: ['br0', 'br1'], strategy: 'race' });
     const before = await call<{ thoughts: number; branches: Branch[]; session_state: string; goal: string }>(first.client, 'think_session_status', { session_id: s.id });
     expect(before.thoughts).toBeGreaterThan(3);
     await first.kill();
 
-    const second = await startStdio(['--db', db]);
+    const second = await startStdio(['--db', temp.db]);
     expect(second.pid).not.toBe(first.pid);
     const after = await call<{ thoughts: number; branches: Branch[]; session_state: string; goal: string }>(second.client, 'think_session_status', { session_id: s.id });
     expect(after).toMatchObject({ session_id: s.id, goal: 'Speed up config loading', session_state: before.session_state, thoughts: before.thoughts });
