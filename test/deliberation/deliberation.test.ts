@@ -18,12 +18,7 @@ import {
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
-import { recordingReporter, scriptedAgent } from './fixtures/scripted-debate.js';
-
-/** A host that continues with every agent until `rounds`, then converges. */
-const fixedRounds = (rounds: number): DeliberationHost => ({
-  decide: (ctx) => ({ action: ctx.round >= rounds ? 'converge' : 'continue', reason: `round ${ctx.round}`, nextAgents: ctx.round >= rounds ? [] : [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
-});
+import { recordingReporter, scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 
 /** A model that answers `<last user message> -> <agent>@<round>` and counts its calls. */
 function echoModel(): LanguageModel & { requests: GenerateRequest[] } {

@@ -10,15 +10,9 @@ import {
   REPORTER_SYSTEM,
   toSSE,
   type DeliberationEvent,
-  type DeliberationHost,
 } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { scriptedAgent } from './fixtures/scripted-debate.js';
-
-/** A host that continues with every agent until `rounds`, then converges. */
-const fixedRounds = (rounds: number): DeliberationHost => ({
-  decide: (ctx) => ({ action: ctx.round >= rounds ? 'converge' : 'continue', reason: `round ${ctx.round}`, nextAgents: ctx.round >= rounds ? [] : [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
-});
+import { scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 
 /** What every repair turn starts with (llmAgent's, llmHost's and the reporter's). */
 const REPAIR = 'Your reply could not be used:';

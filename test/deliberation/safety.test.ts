@@ -16,12 +16,7 @@ import {
   type HostDecision,
 } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
-import { scriptedAgent } from './fixtures/scripted-debate.js';
-
-/** A host that continues with every agent until `rounds`, then converges. */
-const fixedRounds = (rounds: number): DeliberationHost => ({
-  decide: (ctx) => ({ action: ctx.round >= rounds ? 'converge' : 'continue', reason: `round ${ctx.round}`, nextAgents: ctx.round >= rounds ? [] : [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
-});
+import { scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 
 /** The SSE messages of a stream, without the final [DONE]. */
 async function sseMessages(stream: ReadableStream<Uint8Array>): Promise<Record<string, unknown>[]> {

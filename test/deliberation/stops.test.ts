@@ -3,11 +3,7 @@ import { Deliberation, fromFunction, InMemoryEventStore, llmAgent, similarityHos
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
-import { angleEmbedder, recordingReporter, scriptedAgent, similar } from './fixtures/scripted-debate.js';
-
-const fixedRounds = (rounds: number): DeliberationHost => ({
-  decide: (ctx) => ({ action: ctx.round >= rounds ? 'converge' : 'continue', reason: `round ${ctx.round}`, nextAgents: ctx.round >= rounds ? [] : [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
-});
+import { angleEmbedder, recordingReporter, scriptedAgent, similar, fixedRounds } from './fixtures/scripted-debate.js';
 
 /** An agent that answers at once, or never (until its signal aborts) when `hangs`. */
 const agent = (id: string, hangs = false): DeliberationAgent => ({
