@@ -4,6 +4,7 @@ import { parseOptions } from '../internal/validate.js';
 import type { RunEventBase } from '../run/run-event.js';
 import type { RunView } from './view-model.js';
 import { viewRun } from './view-run.js';
+import { cspHash, html, jsonScript, trustedAsset } from './html.js';
 import { VIEWER_CSS, VIEWER_SCRIPT } from './viewer-assets.js';
 
 /**
@@ -22,10 +23,6 @@ export interface RenderRunHtmlOptions {
 }
 
 const optionsSchema = z.strictObject({ title: z.string().max(500).optional() });
-
-const html = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-// Inside <script>: no "</script>", and the two line separators JSON allows but older parsers did not.
-const inScript = (json: string) => json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 /**
  * One self-contained HTML page for a recorded run — a search tree, an operation graph, fractal
@@ -52,17 +49,28 @@ export function renderRunHtml(events: readonly (RunEventBase | StoredEvent)[], o
   const o = parseOptions(optionsSchema, options, 'renderRunHtml');
   const view: RunView = viewRun(events);
   const title = o.title ?? `${view.kind} run: ${view.problem.slice(0, 120)}`;
-  return `<!doctype html>
+  return renderViewHtml(view, title);
+}
+
+/**
+ * The page for a run's view. Every value is escaped by the `html` template; the run's data goes
+ * in only as JSON, which the page's script reads and writes as text. The Content-Security-Policy
+ * allows exactly the page's own inline script and style (their SHA-256 hashes, so no injected
+ * script, inline handler or style runs) and no request at all.
+ */
+export function renderViewHtml(view: RunView, title: string): string {
+  const csp = ["default-src 'none'", `script-src ${cspHash(VIEWER_SCRIPT)}`, `style-src ${cspHash(VIEWER_CSS)}`, "base-uri 'none'", "form-action 'none'"].join('; ');
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>${html(title)}</title>
-<style>${VIEWER_CSS}</style>
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<title>${title}</title>
+<style>${trustedAsset(VIEWER_CSS, 'style')}</style>
 </head>
 <body>
-<header><h1>${html(title)}</h1><div id="summary"></div></header>
+<header><h1>${title}</h1><div id="summary"></div></header>
 <main>
 <section id="graph-pane" aria-label="The run's nodes">
 <svg id="graph" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="Nodes: Tab to move between them, Enter to show one, drag to pan, wheel or + and - to zoom"></svg>
@@ -75,9 +83,9 @@ export function renderRunHtml(events: readonly (RunEventBase | StoredEvent)[], o
 <section><h2>Tokens</h2><svg id="tokens" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Tokens over time"></svg></section>
 </div>
 <section id="panels"></section>
-<script type="application/json" id="run-data">${inScript(JSON.stringify(view))}</script>
-<script>${VIEWER_SCRIPT}</script>
+<script type="application/json" id="run-data">${jsonScript(view)}</script>
+<script>${trustedAsset(VIEWER_SCRIPT, 'script')}</script>
 </body>
 </html>
-`;
+`.toString();
 }

@@ -1,5 +1,6 @@
 // The page's own CSS and script, inlined into every rendered run: the page needs nothing else
-// (its Content-Security-Policy forbids any request). Plain ES2019 for any browser.
+// (its Content-Security-Policy forbids any request, and runs no script and applies no style but
+// these two, by their hashes). Plain ES2019 for any browser.
 
 export const VIEWER_CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --line: #8c959f; --bg: #ffffff; --panel: #f6f8fa; --accent: #0550ae; --best: #bf3989; --ok: #1a7f37; --bad: #cf222e; --stale: #9a6700; }
@@ -60,34 +61,66 @@ export const VIEWER_SCRIPT = `
   'use strict';
   var data = JSON.parse(document.getElementById('run-data').textContent);
   var NS = 'http://www.w3.org/2000/svg';
-  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; }); }
+
+  // The one way this page writes the run's data: elements it makes itself, every value a text node
+  // or an attribute value, never markup. A value of the run is only ever text, whatever it holds.
+  // No attribute that loads or runs anything is set at all; styles go through the CSSOM.
+  var FORBIDDEN = /^(on|src|href$|xlink:href$|action$|formaction$|style$)/i;
+  function build(node, attrs, children) {
+    if (attrs) Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k === 'css') { Object.keys(v).forEach(function (prop) { node.style.setProperty(prop, String(v[prop])); }); return; }
+      if (FORBIDDEN.test(k)) throw new Error('the viewer sets no ' + k + ' attribute');
+      node.setAttribute(k, String(v));
+    });
+    add(node, children);
+    return node;
+  }
+  function add(node, children) {
+    if (children === undefined || children === null || children === false) return;
+    if (Array.isArray(children)) { children.forEach(function (c) { add(node, c); }); return; }
+    node.appendChild(children instanceof Node ? children : document.createTextNode(String(children)));
+  }
+  function elem(tag, attrs, children) { return build(document.createElement(tag), attrs, children); }
+  function svgElem(tag, attrs, children) { return build(document.createElementNS(NS, tag), attrs, children); }
+  function fill(node, children) { node.textContent = ''; add(node, children); }
+  // Values the layout computes with: a number, or 0 for anything else the data holds.
+  function num(x) { return typeof x === 'number' && isFinite(x) ? x : 0; }
+  function list(x) { return Array.isArray(x) ? x : []; }
+  function oneOf(x, allowed) { return allowed.indexOf(x) >= 0 ? x : ''; }
+  var STATUSES = ['active', 'pruned', 'solution', 'failed', 'stale', 'done'];
+  var OUTCOMES = ['completed', 'failed', 'open'];
   // One formatter for the whole page: toLocaleString builds one per call, a quarter of the drawing time at 10,000 nodes.
   var numbers = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
   function fmt(x) { return typeof x === 'number' ? numbers.format(x) : String(x); }
 
+  var nodesOfRun = list(data.nodes);
+  var bestPath = list(data.bestPath);
+
   // Summary.
-  var summary = document.getElementById('summary');
-  var items = ['<span>' + esc(data.kind) + ' run <b>' + esc(data.runId) + '</b></span>'];
-  Object.keys(data.summary).forEach(function (k) { items.push('<span>' + esc(k) + ': <b>' + esc(fmt(data.summary[k])) + '</b></span>'); });
-  items.push('<span>nodes: <b>' + data.nodes.length + '</b></span>');
-  summary.innerHTML = items.join('');
+  var items = [elem('span', null, [data.kind + ' run ', elem('b', null, data.runId)])];
+  Object.keys(data.summary || {}).forEach(function (k) { items.push(elem('span', null, [k + ': ', elem('b', null, fmt(data.summary[k]))])); });
+  items.push(elem('span', null, ['nodes: ', elem('b', null, nodesOfRun.length)]));
+  fill(document.getElementById('summary'), items);
 
   // Layout: a node's depth is one more than its deepest parent; within a depth, nodes sit in the
   // order of their parents' places (one barycentric pass), so children stay under their parents.
+  // Maps keyed by a node's id have no prototype: an id is the run's text, "__proto__" included.
   var W = 170, H = 46, GX = 24, GY = 54;
-  var byId = {}, depth = {}, rows = [];
-  data.nodes.forEach(function (n) {
+  var byId = Object.create(null), depth = Object.create(null), rows = [];
+  nodesOfRun.forEach(function (n) {
     byId[n.id] = n;
     var d = 0;
-    n.parents.forEach(function (p) { if (depth[p] !== undefined && depth[p] + 1 > d) d = depth[p] + 1; });
+    list(n.parents).forEach(function (p) { if (depth[p] !== undefined && depth[p] + 1 > d) d = depth[p] + 1; });
     depth[n.id] = d;
     (rows[d] = rows[d] || []).push(n);
   });
-  var place = {};
+  var place = Object.create(null);
   rows.forEach(function (row, d) {
     if (d > 0) {
       row.forEach(function (n, i) {
-        var known = n.parents.filter(function (p) { return place[p] !== undefined; });
+        var known = list(n.parents).filter(function (p) { return place[p] !== undefined; });
         n._k = known.length ? known.reduce(function (s, p) { return s + place[p]; }, 0) / known.length : i;
       });
       row.sort(function (a, b) { return a._k - b._k; });
@@ -95,45 +128,53 @@ export const VIEWER_SCRIPT = `
     row.forEach(function (n, i) { place[n.id] = i; });
   });
   var widest = rows.reduce(function (m, r) { return Math.max(m, r.length); }, 1);
-  var pos = {};
+  var pos = Object.create(null);
   rows.forEach(function (row, d) {
     var offset = (widest - row.length) * (W + GX) / 2;
     row.forEach(function (n, i) { pos[n.id] = { x: offset + i * (W + GX), y: d * (H + GY) }; });
   });
-  var best = {};
-  data.bestPath.forEach(function (id) { best[id] = true; });
+  var best = Object.create(null);
+  bestPath.forEach(function (id) { best[id] = true; });
 
   var svg = document.getElementById('graph');
   // A large run draws only what is near the view, again after each pan or zoom: laying out and
   // painting 10,000 nodes at once took seconds, and every click relaid them all. A smaller run is
   // drawn whole, so every node can be reached with Tab.
-  var CULL = data.nodes.length > 1500;
+  var CULL = nodesOfRun.length > 1500;
   var selectedId = null;
+  // The drawn node elements by id: found without a selector built from an id.
+  var drawn = Object.create(null);
   function edgeOf(n, p) {
     var from = pos[p], to = pos[n.id];
     var x1 = from.x + W / 2, y1 = from.y + H, x2 = to.x + W / 2, y2 = to.y, my = (y1 + y2) / 2;
     var cls = 'edge' + (n.status === 'pruned' ? ' pruned' : '') + (best[n.id] && best[p] ? ' best' : '');
-    return '<path class="' + cls + '" d="M' + x1 + ' ' + y1 + 'C' + x1 + ' ' + my + ' ' + x2 + ' ' + my + ' ' + x2 + ' ' + y2 + '"/>';
+    return svgElem('path', { class: cls, d: 'M' + x1 + ' ' + y1 + 'C' + x1 + ' ' + my + ' ' + x2 + ' ' + my + ' ' + x2 + ' ' + y2 });
   }
   function nodeOf(n) {
     var p = pos[n.id];
-    var cls = 'node ' + n.status + (best[n.id] ? ' best' : '') + (n.id === selectedId ? ' selected' : '');
-    var name = n.label + (n.score !== undefined ? ', score ' + fmt(n.score) : '') + ', ' + n.status + (best[n.id] ? ', on the best path' : '');
-    return '<g class="' + cls + '" data-id="' + esc(n.id) + '" tabindex="0" role="button" aria-label="' + esc(name) + '" transform="translate(' + p.x + ',' + p.y + ')">' +
-      '<rect width="' + W + '" height="' + H + '"></rect>' +
-      '<text x="8" y="18">' + esc(n.label.length > 26 ? n.label.slice(0, 25) + '…' : n.label) + '</text>' +
-      '<text class="score" x="8" y="36">' + esc((n.kind ? n.kind + ' ' : '') + (n.score !== undefined ? '· ' + fmt(n.score) : '')) + '</text></g>';
+    var label = String(n.label);
+    var cls = 'node ' + oneOf(n.status, STATUSES) + (best[n.id] ? ' best' : '') + (n.id === selectedId ? ' selected' : '');
+    var name = label + (n.score !== undefined ? ', score ' + fmt(n.score) : '') + ', ' + n.status + (best[n.id] ? ', on the best path' : '');
+    var g = svgElem('g', { class: cls, 'data-id': n.id, tabindex: '0', role: 'button', 'aria-label': name, transform: 'translate(' + p.x + ',' + p.y + ')' }, [
+      svgElem('rect', { width: W, height: H }),
+      svgElem('text', { x: 8, y: 18 }, label.length > 26 ? label.slice(0, 25) + '…' : label),
+      svgElem('text', { class: 'score', x: 8, y: 36 }, (n.kind ? n.kind + ' ' : '') + (n.score !== undefined ? '· ' + fmt(n.score) : '')),
+    ]);
+    drawn[n.id] = g;
+    return g;
   }
   function near(p, margin) { return p.x + W >= view.x - margin && p.x <= view.x + view.w + margin && p.y + H >= view.y - margin && p.y <= view.y + view.h + margin; }
   function draw() {
     var margin = view.w / 2;
     var edges = [], nodes = [];
-    data.nodes.forEach(function (n) {
+    drawn = Object.create(null);
+    nodesOfRun.forEach(function (n) {
       var shown = !CULL || near(pos[n.id], margin);
-      n.parents.forEach(function (p) { if (pos[p] && (shown || (CULL && near(pos[p], margin)))) edges.push(edgeOf(n, p)); });
+      list(n.parents).forEach(function (p) { if (pos[p] && (shown || (CULL && near(pos[p], margin)))) edges.push(edgeOf(n, p)); });
       if (shown) nodes.push(nodeOf(n));
     });
-    svg.innerHTML = edges.join('') + nodes.join('');
+    fill(svg, [edges, nodes]);
+    selected = selectedId === null ? null : drawn[selectedId] || null;
   }
   var pending = false;
   function redraw() { if (!CULL || pending) return; pending = true; requestAnimationFrame(function () { pending = false; draw(); }); }
@@ -146,7 +187,7 @@ export const VIEWER_SCRIPT = `
     var r = svg.getBoundingClientRect();
     view.w = Math.max(r.width, Math.min(totalW + 2 * GX, Math.max(900, r.width * 1.25)));
     view.h = view.w * (r.height / Math.max(r.width, 1));
-    var focus = data.bestPath.length ? data.bestPath : rows[0] ? [rows[0][0].id] : [];
+    var focus = bestPath.length ? bestPath : rows[0] ? [rows[0][0].id] : [];
     var xs = focus.map(function (id) { return pos[id] ? pos[id].x + W / 2 : 0; });
     var cx = xs.length ? xs.reduce(function (a, b) { return a + b; }, 0) / xs.length : totalW / 2;
     view.x = totalW + 2 * GX <= view.w ? (totalW - view.w) / 2 : Math.min(Math.max(cx - view.w / 2, -GX), Math.max(-GX, totalW + GX - view.w));
@@ -176,53 +217,56 @@ export const VIEWER_SCRIPT = `
     if (!n) return;
     selectedId = id;
     if (selected) selected.classList.remove('selected');
-    selected = svg.querySelector('[data-id="' + (window.CSS && CSS.escape ? CSS.escape(id) : id) + '"]');
+    selected = drawn[id] || null;
     if (selected) selected.classList.add('selected');
-    var rows = '<dt>id</dt><dd>' + esc(n.id) + '</dd><dt>status</dt><dd>' + esc(n.status) + (best[n.id] ? ' (best path)' : '') + '</dd>';
-    if (n.kind) rows += '<dt>kind</dt><dd>' + esc(n.kind) + '</dd>';
-    if (n.score !== undefined) rows += '<dt>score</dt><dd id="details-score">' + esc(fmt(n.score)) + '</dd>';
-    Object.keys(n.details || {}).forEach(function (k) { rows += '<dt>' + esc(k) + '</dt><dd>' + esc(n.details[k]) + '</dd>'; });
-    var html = '<h2 id="details-title">' + esc(n.label) + '</h2><dl>' + rows + '</dl><h2>Content</h2><pre id="details-content">\\n' + esc(n.content) + '</pre>';
-    html += '<div id="details-calls">' + callsOfNode(n) + '</div>';
-    if (n.prompt) html += '<h2>Prompt</h2><pre class="prompt">\\n' + esc(n.prompt) + '</pre>';
-    if (n.output) html += '<h2>Model output</h2><pre class="output">\\n' + esc(n.output) + '</pre>';
-    details.innerHTML = html;
+    var facts = [elem('dt', null, 'id'), elem('dd', null, n.id), elem('dt', null, 'status'), elem('dd', null, n.status + (best[n.id] ? ' (best path)' : ''))];
+    if (n.kind) facts.push(elem('dt', null, 'kind'), elem('dd', null, n.kind));
+    if (n.score !== undefined) facts.push(elem('dt', null, 'score'), elem('dd', { id: 'details-score' }, fmt(n.score)));
+    var more = n.details && typeof n.details === 'object' ? n.details : {};
+    Object.keys(more).forEach(function (k) { facts.push(elem('dt', null, k), elem('dd', null, more[k])); });
+    var parts = [elem('h2', { id: 'details-title' }, n.label), elem('dl', null, facts), elem('h2', null, 'Content'), elem('pre', { id: 'details-content' }, n.content)];
+    parts.push(elem('div', { id: 'details-calls' }, callsOfNode(n)));
+    if (n.prompt) parts.push(elem('h2', null, 'Prompt'), elem('pre', { class: 'prompt' }, n.prompt));
+    if (n.output) parts.push(elem('h2', null, 'Model output'), elem('pre', { class: 'output' }, n.output));
+    fill(details, parts);
   }
   // A node's model calls: those that made it (or, for a node that carries another's content, that
   // node's), those that scored it, or why it has none. Calls hold indices into data.texts.
-  function text(i) { return data.texts[i] === undefined ? '' : data.texts[i]; }
+  var texts = list(data.texts), calls = list(data.calls);
+  function text(i) { return typeof i === 'number' && texts[i] !== undefined ? texts[i] : ''; }
   function callOf(ci, pick) {
-    var c = data.calls[ci];
-    if (!c) return '';
-    var msgs = c.messages || [], outs = c.outputs || [];
-    var head = 'call ' + c.id + (c.tag ? ' · ' + c.tag : '') + ' · ' + Math.round(c.end - c.start) + ' ms · ' + c.inputTokens + ' in / ' + c.outputTokens + ' out tokens' + (c.outcome === 'completed' ? '' : ' · ' + c.outcome);
+    var c = typeof ci === 'number' ? calls[ci] : undefined;
+    if (!c || typeof c !== 'object') return null;
+    var msgs = list(c.messages), outs = list(c.outputs);
+    var head = 'call ' + c.id + (c.tag ? ' · ' + c.tag : '') + ' · ' + Math.round(num(c.end) - num(c.start)) + ' ms · ' + c.inputTokens + ' in / ' + c.outputTokens + ' out tokens' + (c.outcome === 'completed' ? '' : ' · ' + c.outcome);
     var prompt = msgs.map(function (m) { return msgs.length > 1 ? '[' + m.role + ']\\n' + text(m.text) : text(m.text); }).join('\\n\\n');
-    var one = pick !== undefined && outs[pick] !== undefined;
+    var one = typeof pick === 'number' && outs[pick] !== undefined;
     var output = one ? text(outs[pick]) : outs.length === 1 ? text(outs[0]) : outs.map(function (o, k) { return '[output ' + (k + 1) + ' of ' + outs.length + ']\\n' + text(o); }).join('\\n\\n');
-    var s = '<div class="call-detail" data-call="' + esc(c.id) + '"><p class="call-head">' + esc(head) + '</p><h3>Prompt</h3><pre class="prompt">\\n' + esc(prompt) + '</pre>';
-    if (outs.length) s += '<h3>Model output' + (one ? ' (output ' + (pick + 1) + ' of ' + outs.length + ')' : '') + '</h3><pre class="output">\\n' + esc(output) + '</pre>';
-    if (c.error) s += '<p class="call-error">' + esc(c.error) + '</p>';
-    return s + '</div>';
+    var parts = [elem('p', { class: 'call-head' }, head), elem('h3', null, 'Prompt'), elem('pre', { class: 'prompt' }, prompt)];
+    if (outs.length) parts.push(elem('h3', null, 'Model output' + (one ? ' (output ' + (pick + 1) + ' of ' + outs.length + ')' : '')), elem('pre', { class: 'output' }, output));
+    if (c.error) parts.push(elem('p', { class: 'call-error' }, c.error));
+    return elem('div', { class: 'call-detail', 'data-call': c.id }, parts);
   }
-  function callList(list, pick) { return list.map(function (ci) { return callOf(ci, list.length === 1 ? pick : undefined); }).join(''); }
+  function callList(ids, pick) { return ids.map(function (ci) { return callOf(ci, ids.length === 1 ? pick : undefined); }); }
+  function madeCount(k) { return k === 1 ? 'a model call' : k + ' model calls'; }
   function callsOfNode(n) {
-    var s = '';
-    if (n.madeBy && n.madeBy.length) s += '<h2>Made by ' + (n.madeBy.length === 1 ? 'a model call' : n.madeBy.length + ' model calls') + '</h2>' + callList(n.madeBy, n.pick);
-    else if (n.from && byId[n.from]) {
-      var o = byId[n.from];
-      s += '<h2>Made by</h2><p class="no-call">No model call of its own: it carries the content of <button type="button" class="goto" data-goto="' + esc(o.id) + '">' + esc(o.id) + '</button> over unchanged' + (o.madeBy && o.madeBy.length ? ', which ' + (o.madeBy.length === 1 ? 'this call' : 'these calls') + ' made:' : '.') + '</p>';
-      s += o.madeBy && o.madeBy.length ? callList(o.madeBy, o.pick) : '<p class="no-call">' + esc(o.noCall || 'No model call is linked to it.') + '</p>';
-    } else s += '<h2>Made by</h2><p class="no-call">' + esc(n.noCall || 'No model call is linked to this node.') + '</p>';
-    if (n.judgedBy && n.judgedBy.length) s += '<h2>Scored by ' + (n.judgedBy.length === 1 ? 'a model call' : n.judgedBy.length + ' model calls') + '</h2>' + callList(n.judgedBy);
-    return s;
+    var out = [];
+    var made = list(n.madeBy), judged = list(n.judgedBy);
+    if (made.length) out.push(elem('h2', null, 'Made by ' + madeCount(made.length)), callList(made, n.pick));
+    else if (n.from !== undefined && byId[n.from]) {
+      var o = byId[n.from], theirs = list(o.madeBy);
+      out.push(elem('h2', null, 'Made by'), elem('p', { class: 'no-call' }, ['No model call of its own: it carries the content of ', elem('button', { type: 'button', class: 'goto', 'data-goto': o.id }, o.id), ' over unchanged' + (theirs.length ? ', which ' + (theirs.length === 1 ? 'this call' : 'these calls') + ' made:' : '.')]));
+      out.push(theirs.length ? callList(theirs, o.pick) : elem('p', { class: 'no-call' }, o.noCall || 'No model call is linked to it.'));
+    } else out.push(elem('h2', null, 'Made by'), elem('p', { class: 'no-call' }, n.noCall || 'No model call is linked to this node.'));
+    if (judged.length) out.push(elem('h2', null, 'Scored by ' + madeCount(judged.length)), callList(judged));
+    return out;
   }
   details.addEventListener('click', function (ev) {
     var b = ev.target.closest && ev.target.closest('button.goto');
     if (!b) return;
     var id = b.getAttribute('data-goto');
     show(id);
-    var g = svg.querySelector('[data-id="' + (window.CSS && CSS.escape ? CSS.escape(id) : id) + '"]');
-    if (g) g.focus();
+    if (drawn[id]) drawn[id].focus();
   });
   svg.addEventListener('click', function (ev) { var g = ev.target.closest && ev.target.closest('.node'); if (g) { g.focus(); show(g.getAttribute('data-id')); } });
   svg.addEventListener('keydown', function (ev) {
@@ -250,68 +294,86 @@ export const VIEWER_SCRIPT = `
   // The model calls, in lanes: concurrency is the number of lanes in use at a moment.
   function timeline() {
     var t = document.getElementById('timeline');
-    var calls = data.calls;
-    if (!calls.length) { t.outerHTML = '<p>No model calls were recorded.</p>'; return; }
-    var lanes = calls.reduce(function (m, c) { return Math.max(m, c.lane + 1); }, 1);
-    var end = calls.reduce(function (m, c) { return Math.max(m, c.end); }, 1);
+    if (!calls.length) { t.replaceWith(elem('p', null, 'No model calls were recorded.')); return; }
+    var lanes = calls.reduce(function (m, c) { return Math.max(m, num(c.lane) + 1); }, 1);
+    var end = calls.reduce(function (m, c) { return Math.max(m, num(c.end)); }, 1);
     var width = 1000, laneH = Math.max(3, Math.min(14, 180 / lanes)), height = lanes * laneH + 24;
     t.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
     t.setAttribute('height', String(Math.min(height, 220)));
     t.setAttribute('preserveAspectRatio', 'none');
-    var out = [];
-    calls.forEach(function (c) {
-      var x = c.start / end * width, w = Math.max(1, (c.end - c.start) / end * width);
-      out.push('<rect class="call ' + c.outcome + '" x="' + x.toFixed(1) + '" y="' + (c.lane * laneH + 2) + '" width="' + w.toFixed(1) + '" height="' + (laneH - 2) + '"><title>' + esc((c.tag ? c.tag + ' ' : '') + c.id + ': ' + Math.round(c.end - c.start) + ' ms, ' + (c.inputTokens + c.outputTokens) + ' tokens, ' + c.outcome) + '</title></rect>');
+    var out = calls.map(function (c) {
+      var start = num(c.start), stop = num(c.end);
+      var x = start / end * width, w = Math.max(1, (stop - start) / end * width);
+      return svgElem('rect', { class: 'call ' + oneOf(c.outcome, OUTCOMES), x: x.toFixed(1), y: num(c.lane) * laneH + 2, width: w.toFixed(1), height: laneH - 2 },
+        svgElem('title', null, (c.tag ? c.tag + ' ' : '') + c.id + ': ' + Math.round(stop - start) + ' ms, ' + (num(c.inputTokens) + num(c.outputTokens)) + ' tokens, ' + c.outcome));
     });
-    out.push('<text class="axis" x="2" y="' + (height - 6) + '">0 ms</text><text class="axis" x="' + (width - 2) + '" y="' + (height - 6) + '" text-anchor="end">' + Math.round(end) + ' ms · ' + lanes + (lanes === 1 ? ' lane' : ' lanes') + '</text>');
-    t.innerHTML = out.join('');
+    out.push(svgElem('text', { class: 'axis', x: 2, y: height - 6 }, '0 ms'), svgElem('text', { class: 'axis', x: width - 2, y: height - 6, 'text-anchor': 'end' }, Math.round(end) + ' ms · ' + lanes + (lanes === 1 ? ' lane' : ' lanes')));
+    fill(t, out);
   }
   function tokens() {
     var t = document.getElementById('tokens');
-    var pts = data.tokens;
-    if (!pts.length) { t.outerHTML = '<p>No tokens were recorded.</p>'; return; }
+    var pts = list(data.tokens);
+    if (!pts.length) { t.replaceWith(elem('p', null, 'No tokens were recorded.')); return; }
     var width = 400, height = 160;
-    var endT = Math.max(pts[pts.length - 1].at, 1);
-    var top = Math.max(pts[pts.length - 1].total, data.tokenBudget || 0, 1);
+    var last = pts[pts.length - 1];
+    var endT = Math.max(num(last.at), 1);
+    var top = Math.max(num(last.total), num(data.tokenBudget), 1);
     t.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
     t.setAttribute('height', '160');
-    var line = pts.map(function (p) { return (p.at / endT * (width - 10) + 5).toFixed(1) + ',' + (height - 18 - p.total / top * (height - 30)).toFixed(1); }).join(' ');
-    var out = ['<polyline class="tokens-line" points="5,' + (height - 18) + ' ' + line + '"/>'];
-    if (data.tokenBudget) { var y = height - 18 - data.tokenBudget / top * (height - 30); out.push('<line class="budget-line" x1="5" x2="' + (width - 5) + '" y1="' + y + '" y2="' + y + '"/><text class="axis" x="' + (width - 6) + '" y="' + (y - 3) + '" text-anchor="end">budget ' + data.tokenBudget + '</text>'); }
-    out.push('<text class="axis" x="5" y="' + (height - 4) + '">' + pts[pts.length - 1].total + ' tokens in ' + Math.round(endT) + ' ms</text>');
-    t.innerHTML = out.join('');
+    var line = pts.map(function (p) { return (num(p.at) / endT * (width - 10) + 5).toFixed(1) + ',' + (height - 18 - num(p.total) / top * (height - 30)).toFixed(1); }).join(' ');
+    var out = [svgElem('polyline', { class: 'tokens-line', points: '5,' + (height - 18) + ' ' + line })];
+    if (data.tokenBudget) {
+      var y = height - 18 - num(data.tokenBudget) / top * (height - 30);
+      out.push(svgElem('line', { class: 'budget-line', x1: 5, x2: width - 5, y1: y, y2: y }), svgElem('text', { class: 'axis', x: width - 6, y: y - 3, 'text-anchor': 'end' }, 'budget ' + data.tokenBudget));
+    }
+    out.push(svgElem('text', { class: 'axis', x: 5, y: height - 4 }, last.total + ' tokens in ' + Math.round(endT) + ' ms'));
+    fill(t, out);
   }
   timeline();
   tokens();
 
   // Panels of the run's kind.
-  var panels = document.getElementById('panels');
-  var html = [];
-  data.panels.forEach(function (p) {
-    if (p.kind === 'consensus') {
-      var s = '<div class="panel"><h2>Consensus</h2>';
-      if (p.trend.length) {
-        var w = 300, h = 80;
-        var pts = p.trend.map(function (v, i) { return (10 + i * (w - 20) / Math.max(1, p.trend.length - 1)).toFixed(1) + ',' + (h - 10 - v * (h - 20)).toFixed(1); }).join(' ');
-        s += '<svg id="consensus-trend" width="' + w + '" height="' + h + '" role="img" aria-label="consensus by round: ' + p.trend.map(fmt).join(', ') + '"><polyline class="tokens-line" points="' + pts + '"/></svg><p>By round: ' + p.trend.map(fmt).join(' → ') + '</p>';
-      } else s += '<p>No consensus was measured.</p>';
-      p.heatmaps.forEach(function (m) {
-        s += '<h2>Similarity, round ' + m.round + '</h2><table class="heatmap"><tr><th></th>' + m.labels.map(function (l) { return '<th>' + esc(l) + '</th>'; }).join('') + '</tr>';
-        m.matrix.forEach(function (row, i) {
-          s += '<tr><th>' + esc(m.labels[i]) + '</th>' + row.map(function (v) { var c = Math.round(255 - v * 160); return '<td class="cell" style="background: rgb(' + c + ',' + c + ',255)">' + fmt(v) + '</td>'; }).join('') + '</tr>';
-        });
-        s += '</table>';
+  function consensus(p) {
+    var parts = [elem('h2', null, 'Consensus')];
+    var trend = list(p.trend);
+    if (trend.length) {
+      var w = 300, h = 80;
+      var pts = trend.map(function (v, i) { return (10 + i * (w - 20) / Math.max(1, trend.length - 1)).toFixed(1) + ',' + (h - 10 - num(v) * (h - 20)).toFixed(1); }).join(' ');
+      parts.push(svgElem('svg', { id: 'consensus-trend', width: w, height: h, role: 'img', 'aria-label': 'consensus by round: ' + trend.map(fmt).join(', ') }, svgElem('polyline', { class: 'tokens-line', points: pts })), elem('p', null, 'By round: ' + trend.map(fmt).join(' → ')));
+    } else parts.push(elem('p', null, 'No consensus was measured.'));
+    list(p.heatmaps).forEach(function (m) {
+      var labels = list(m.labels);
+      var table = [elem('tr', null, [elem('th')].concat(labels.map(function (l) { return elem('th', null, l); })))];
+      list(m.matrix).forEach(function (row, i) {
+        table.push(elem('tr', null, [elem('th', null, labels[i])].concat(list(row).map(function (v) {
+          var c = Math.min(255, Math.max(0, Math.round(255 - num(v) * 160)));
+          return elem('td', { class: 'cell', css: { background: 'rgb(' + c + ',' + c + ',255)' } }, fmt(v));
+        }))));
       });
-      html.push(s + '</div>');
-    } else if (p.kind === 'branches') {
-      html.push('<div class="panel"><h2>Branches</h2><table id="branches"><tr><th>branch</th><th>name</th><th>state</th><th>reward</th></tr>' + p.branches.map(function (b) { return '<tr><td>' + esc(b.id) + '</td><td>' + esc(b.name) + '</td><td>' + esc(b.state) + '</td><td>' + (b.reward === undefined ? '' : fmt(b.reward)) + '</td></tr>'; }).join('') + '</table><h2>Audit bar</h2><pre id="audit-bar">' + esc(p.auditBar) + '</pre></div>');
-    } else if (p.kind === 'plan') {
-      html.push('<div class="panel"><h2>The plan, thought by thought</h2>' + p.versions.map(function (v, i) { return '<details' + (i === p.versions.length - 1 ? ' open' : '') + '><summary>after thought ' + v.thought + ' (' + v.steps.length + ' steps)</summary><ul>' + v.steps.map(function (s) { return '<li style="margin-left:' + s.depth * 16 + 'px">[' + esc(s.status) + '] ' + esc(s.description) + '</li>'; }).join('') + '</ul></details>'; }).join('') + '</div>');
-    } else if (p.kind === 'text') {
-      html.push('<div class="panel"><h2>' + esc(p.title) + '</h2><pre>' + esc(p.text) + '</pre></div>');
-    }
-  });
-  panels.innerHTML = html.join('');
+      parts.push(elem('h2', null, 'Similarity, round ' + m.round), elem('table', { class: 'heatmap' }, table));
+    });
+    return parts;
+  }
+  function branches(p) {
+    var head = elem('tr', null, ['branch', 'name', 'state', 'reward'].map(function (k) { return elem('th', null, k); }));
+    var body = list(p.branches).map(function (b) { return elem('tr', null, [elem('td', null, b.id), elem('td', null, b.name), elem('td', null, b.state), elem('td', null, b.reward === undefined ? '' : fmt(b.reward))]); });
+    return [elem('h2', null, 'Branches'), elem('table', { id: 'branches' }, [head].concat(body)), elem('h2', null, 'Audit bar'), elem('pre', { id: 'audit-bar' }, p.auditBar)];
+  }
+  function plan(p) {
+    var versions = list(p.versions);
+    return [elem('h2', null, 'The plan, thought by thought')].concat(versions.map(function (v, i) {
+      var steps = list(v.steps);
+      return elem('details', { open: i === versions.length - 1 ? '' : null }, [
+        elem('summary', null, 'after thought ' + v.thought + ' (' + steps.length + ' steps)'),
+        elem('ul', null, steps.map(function (s) { return elem('li', { css: { 'margin-left': num(s.depth) * 16 + 'px' } }, '[' + s.status + '] ' + s.description); })),
+      ]);
+    }));
+  }
+  var PANELS = { consensus: consensus, branches: branches, plan: plan, text: function (p) { return [elem('h2', null, p.title), elem('pre', null, p.text)]; } };
+  fill(document.getElementById('panels'), list(data.panels).map(function (p) {
+    var make = Object.prototype.hasOwnProperty.call(PANELS, p.kind) ? PANELS[p.kind] : null;
+    return make ? elem('div', { class: 'panel' }, make(p)) : null;
+  }));
   document.body.setAttribute('data-ready', 'true');
 })();
 `;

@@ -1,6 +1,7 @@
 // viewRun and renderRunHtml without a browser: what the viewer takes from each kind of recorded
 // run (nodes, best path, calls in lanes, stop reason, the calls behind each node), and a page that
 // stays inert whatever the runs' thoughts say.
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bfs, callModel, ChainOfThoughtNode, Deliberation, Explorer, GotEngine, InMemoryEventStore, llmHost, type DeliberationAgent, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
@@ -553,17 +554,30 @@ describe('renderRunHtml', () => {
     const html = renderRunHtml(hostile.events);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
     expect(csp).not.toBeNull();
-    const directives = csp![1]!.split(';').map((d) => d.trim());
+    const directives = csp![1]!.replaceAll('&#39;', "'").split(';').map((d) => d.trim());
     expect(directives[0]).toBe("default-src 'none'");
-    // Inline style and script only; images only as data: URLs; nothing may connect anywhere.
-    expect(directives).toEqual(expect.arrayContaining(["style-src 'unsafe-inline'", "script-src 'unsafe-inline'", 'img-src data:']));
-    expect(directives.some((d) => /^(connect|frame|font|media|object|worker|child)-src/.test(d))).toBe(false);
+    // Nothing may load or connect anywhere, no <base> may move the page, no form may post.
+    expect(directives).toEqual(expect.arrayContaining(["base-uri 'none'", "form-action 'none'"]));
+    expect(directives.some((d) => /^(connect|frame|font|media|object|worker|child|img)-src/.test(d))).toBe(false);
     // The CSP comes before anything that could load.
     expect(html.indexOf('Content-Security-Policy')).toBeLessThan(html.indexOf('<style'));
     // The only URL is the SVG namespace; no src, href or url() at all.
     expect(new Set(html.match(/https?:\/\/[^\s"'<>]*/g))).toEqual(new Set(['http://www.w3.org/2000/svg']));
     expect(html).not.toMatch(/\s(src|href)=/i);
     expect(html).not.toMatch(/url\(/i);
+  });
+
+  it('runs only its own inline script and applies only its own inline style: each allowed by its SHA-256, nothing inline else', () => {
+    const html = renderRunHtml(hostile.events);
+    const directives = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1]!.replaceAll('&#39;', "'").split(';').map((d) => d.trim());
+    const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    expect(directives).toContain(`script-src ${sha256(script)}`);
+    expect(directives).toContain(`style-src ${sha256(style)}`);
+    expect(html).not.toMatch(/unsafe-/);
+    // No inline handler or style attribute in the page's markup: its script attaches its own listeners.
+    expect(html).not.toMatch(/<[^>]*\s(on\w+|style)=/i);
   });
 
   it('stores a prompt sent many times once: the page grows with the distinct texts, not with the calls', async () => {
