@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const ALL = ['tree', 'overhead', 'game24-replay', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'viewer'];
+const ALL = ['tree', 'overhead', 'game24-replay', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'sequential-thinking', 'viewer'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const out = `${root}.tmp/bench/`;

@@ -234,6 +234,58 @@ export class GotSession {
   }
 
   /**
+   * How many thoughts the session holds (their ids are `t0` to `t<count - 1>`), without copying
+   * anything: with {@link GotSession.thought}, what a reader that keeps its own index of a long
+   * session needs to read only the thoughts added since it last looked.
+   *
+   * @example
+   * ```ts
+   * for (let i = seen; i < session.thoughtCount; i++) index(session.thought(`t${i}`)!);
+   * ```
+   */
+  get thoughtCount(): number {
+    return this.model.snapshot.thoughts.length;
+  }
+
+  /**
+   * How many branches the session holds (their ids are `br0` to `br<count - 1>`), without copying anything.
+   *
+   * @example
+   * ```ts
+   * const newest = session.branch(`br${session.branchCount - 1}`);
+   * ```
+   */
+  get branchCount(): number {
+    return this.model.snapshot.branches.length;
+  }
+
+  /**
+   * The most characters a thought of this session may have (the engine's `limits.maxThoughtChars` when it started).
+   *
+   * @example
+   * ```ts
+   * if (text.length > session.maxThoughtChars) console.warn('split it into several thoughts');
+   * ```
+   */
+  get maxThoughtChars(): number {
+    return this.model.snapshot.maxThoughtChars;
+  }
+
+  /**
+   * The thought stored under an `idempotencyKey` a caller gave {@link GotSession.addThought} (a
+   * copy), or undefined: whether a write was stored, without reading the whole session.
+   *
+   * @example
+   * ```ts
+   * const done = session.thoughtByKey('import-plan:step-3') ?? (await session.addThought({ role: 'planner', content, idempotencyKey: 'import-plan:step-3' }));
+   * ```
+   */
+  thoughtByKey(idempotencyKey: string): GotThought | undefined {
+    const t = this.model.keyIndex.get(`${this.id}:key:${idempotencyKey}`);
+    return t ? copy(t) : undefined;
+  }
+
+  /**
    * Reads what other writers added to the session since this one last did.
    *
    * @example

@@ -231,7 +231,7 @@ describe('sequentialthinking', () => {
     const { thoughts } = await graphOf(session);
     expect(thoughts.length).toBe(3);
     expect(thoughts.every((t) => t.content.length <= 400)).toBe(true);
-    expect(thoughts.map((t) => t.content).join(' ')).toBe(thought);
+    expect(thoughts.map((t) => t.content).join('')).toBe(thought);
     expect(thoughts.map((t) => [t.id, t.parentIds, t.edge])).toEqual([
       ['t0', [], undefined],
       ['t1', ['t0'], 'refines'],

@@ -69,7 +69,7 @@ describe('tot mcp over stdio: the tool list', () => {
     const byName = new Map(tools.map((t) => [t.name, t.annotations!]));
     for (const name of ['think_plan_step', 'think_session_start', 'think_branch_fork', 'think_parallel_run', 'sequentialthinking']) expect(byName.get(name)?.readOnlyHint, name).toBe(false);
     expect(tools.filter((t) => t.annotations!.openWorldHint).map((t) => t.name)).toEqual(['think_parallel_run']);
-    expect(byName.get('sequentialthinking')?.idempotentHint).toBe(false);
+    expect(byName.get('sequentialthinking')?.idempotentHint).toBe(true);
   });
 });
 

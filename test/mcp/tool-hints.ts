@@ -31,5 +31,5 @@ export const TOOL_HINTS: Record<string, { hints: ToolHints; why: string }> = {
   think_receive_doc_validation: { hints: hints(false, true), why: 'records a validation_id once; again, the same evidence' },
   think_digest: { hints: hints(true, true), why: 'reads the session' },
   think_graph_export: { hints: hints(true, true), why: 'reads the session' },
-  sequentialthinking: { hints: hints(false, false), why: 'a thought 1 that names no session starts a new session each time' },
+  sequentialthinking: { hints: hints(false, true), why: 'the same call again (a retry) finds the thought the first stored: nothing written, the same answer' },
 };

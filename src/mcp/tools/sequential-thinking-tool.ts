@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { GotSession } from '../../got/got-session.js';
+import { clipText } from '../../internal/clip-text.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
+import { sha256Hex } from '../../internal/hex.js';
 import { bool, int } from '../input.js';
+import { splitThought } from '../split-thought.js';
 import { tool, type ToolSpec, type ToolContext } from '../tool-spec.js';
 
 /** Remembers a client's session, in the server's map (the last 10,000 clients). */
@@ -10,51 +14,87 @@ const remember = (map: Map<string, string>, client: string, session: string) => 
   if (map.size > 10_000) map.delete(map.keys().next().value as string);
 };
 
-const KEY = /:seq:([^:]*):(\d+):(\d+)$/;
+/** What the tool knows of a session's sequential thinking, brought up to date thought by thought. */
+interface SequenceIndex {
+  /** The session's thoughts read so far: `t0` to `t<seen - 1>`. */
+  seen: number;
+  /**
+   * By branch (`''` for the main line), then number: the index of the first part of the latest
+   * thought sent with that number. Numbers and indexes, not strings: an entry costs a server that
+   * holds 100,000 thoughts no string of its own.
+   */
+  latest: Map<string, Map<number, number>>;
+  /** Calls recorded, a retried call once: the reference server's `thoughtHistoryLength`. */
+  calls: number;
+  /** The branches of the sequence, by the names calls gave them, in the order they appeared. */
+  branches: Set<string>;
+  /** The session's branches by name (the first of each name), and how many of them were read. */
+  gotBranches: Map<string, string>;
+  branchesSeen: number;
+  /** The session's latest thought. */
+  last: string | undefined;
+}
 
-/** The thoughts of a session the sequential-thinking tool wrote: by branch and number, the id of each first part. */
-function sequence(thoughts: readonly { key: string; id: string }[]): { byNumber: Map<string, string>; numbers: Set<string>; branches: Set<string> } {
-  const byNumber = new Map<string, string>();
-  const numbers = new Set<string>();
-  const branches = new Set<string>();
-  for (const t of thoughts) {
+// Kept with the session object, as long as the server holds it: a call reads only the thoughts
+// added since the last call (its own parts, and any another writer added), never the whole
+// session. A session restored from the store is read once, as its restore folded it.
+const indexes = new WeakMap<GotSession, SequenceIndex>();
+
+/** The key of each part of a call: its branch, its number, the hash of what it said, the part. Sessions written before the hash have `seq:<branch>:<n>:<part>`. */
+const KEY = /:key:seq:([^:]*):(\d+):(?:[0-9a-f]+:)?(\d+)$/;
+
+function indexOf(s: GotSession): SequenceIndex {
+  let x = indexes.get(s);
+  if (!x) indexes.set(s, (x = { seen: 0, latest: new Map(), calls: 0, branches: new Set(), gotBranches: new Map(), branchesSeen: 0, last: undefined }));
+  for (; x.seen < s.thoughtCount; x.seen++) {
+    const t = s.thought(`t${x.seen}`)!;
+    x.last = t.id;
     const m = KEY.exec(t.key);
-    if (!m) continue;
-    const [, branch, n, part] = m;
-    if (branch !== '') branches.add(branch!);
-    numbers.add(`${branch}:${n}`);
-    if (part === '0') byNumber.set(`${branch}:${n}`, t.id);
+    if (!m || m[3] !== '0') continue;
+    const [, branch, n] = m;
+    let numbers = x.latest.get(branch!);
+    if (!numbers) x.latest.set(branch!, (numbers = new Map()));
+    numbers.set(Number(n), x.seen);
+    x.calls += 1;
+    if (branch !== '') x.branches.add(branch!);
   }
-  return { byNumber, numbers, branches };
+  for (; x.branchesSeen < s.branchCount; x.branchesSeen++) {
+    const b = s.branch(`br${x.branchesSeen}`)!;
+    if (!x.gotBranches.has(b.name)) x.gotBranches.set(b.name, b.id);
+  }
+  return x;
 }
 
-/** Splits a thought into parts the session accepts, at word boundaries when it can. */
-function parts(text: string, max: number): string[] {
-  const out: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    let cut = rest.lastIndexOf(' ', max);
-    if (cut < max / 2) cut = max;
-    out.push(rest.slice(0, cut));
-    rest = rest.slice(cut).trimStart();
-  }
-  if (rest !== '' || out.length === 0) out.push(rest);
-  return out;
+/** The id of the first part of the latest thought sent with a number on a branch. */
+function latest(x: SequenceIndex, branch: string, n: number): string | undefined {
+  const i = x.latest.get(branch)?.get(n);
+  return i === undefined ? undefined : `t${i}`;
 }
 
-async function sessionFor(a: { session_id?: string | undefined; thought: string; thoughtNumber: number; isRevision?: boolean | undefined; branchFromThought?: number | undefined }, ctx: ToolContext): Promise<GotSession> {
+/**
+ * What makes a call the same call: sent again with the same words (a retry after a lost reply),
+ * it finds what the first stored; another thought under a number already used is another call.
+ */
+const callKey = (a: SequentialArgs, branch: string) =>
+  `seq:${branch}:${a.thoughtNumber}:${sha256Hex(canonicalJson({ thought: a.thought, ...(a.isRevision ? { isRevision: true } : {}), ...(a.revisesThought === undefined ? {} : { revisesThought: a.revisesThought }), ...(a.branchFromThought === undefined ? {} : { branchFromThought: a.branchFromThought }) }), 12)}`;
+
+const branchOf = (a: SequentialArgs) => (a.branchFromThought !== undefined ? (a.branchId ?? `branch-${a.branchFromThought}`) : (a.branchId ?? ''));
+
+async function sessionFor(a: SequentialArgs, ctx: ToolContext): Promise<{ s: GotSession; x: SequenceIndex }> {
   const id = a.session_id ?? ctx.sequentialSessions.get(ctx.clientKey);
   if (id) {
     const s = await ctx.sessions.get(id, { signal: ctx.signal });
+    const x = indexOf(s);
     // A client that starts again at thought 1 without naming its session starts a new line of
     // thinking (the reference server simply appends): a new session, not a clash with the old one.
-    const restart = a.session_id === undefined && a.thoughtNumber === 1 && !a.isRevision && a.branchFromThought === undefined && sequence(s.snapshot().thoughts).numbers.has(':1');
-    if (!restart) return s;
+    // The same thought 1 sent again is a retry, though, and stays where the first went.
+    const restart = a.session_id === undefined && a.thoughtNumber === 1 && !a.isRevision && a.branchFromThought === undefined && latest(x, '', 1) !== undefined && !s.thoughtByKey(`${callKey(a, branchOf(a))}:0`);
+    if (!restart) return { s, x };
   }
-  const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${a.thought.slice(0, 200)}`, signal: ctx.signal });
+  const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${clipText(a.thought, 200, '')}`, signal: ctx.signal });
   ctx.sessions.add(s);
   remember(ctx.sequentialSessions, ctx.clientKey, s.id);
-  return s;
+  return { s, x: indexOf(s) };
 }
 
 export const sequentialThinkingTool: ToolSpec = tool({
@@ -75,9 +115,11 @@ export const sequentialThinkingTool: ToolSpec = tool({
     session_id: z.string().min(1).optional(),
   }),
   output: z.object({ thoughtNumber: z.number(), totalThoughts: z.number(), nextThoughtNeeded: z.boolean(), branches: z.array(z.string()), thoughtHistoryLength: z.number(), session_id: z.string() }),
-  // Not idempotent: a thought-1 call that names no session starts a new session each time it is
-  // sent (as a client starting a new line of thinking expects), and each call adds to a session.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // Idempotent: the very same call sent again (a retry after a lost reply) finds what the first
+  // stored, writes nothing and answers the same. A call with other words is another call: it adds
+  // a thought (under a number already used too, as the reference server appends it), and a
+  // thought 1 with other words that names no session starts a new session.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run(a, ctx) {
     // One call at a time per client: two first calls would start two sessions, two calls on a new
     // branch would fork it twice.
@@ -98,51 +140,58 @@ export const sequentialThinkingTool: ToolSpec = tool({
 type SequentialArgs = { thought: string; nextThoughtNeeded: boolean; thoughtNumber: number; totalThoughts: number; isRevision?: boolean | undefined; revisesThought?: number | undefined; branchFromThought?: number | undefined; branchId?: string | undefined; session_id?: string | undefined };
 
 async function think(a: SequentialArgs, ctx: ToolContext): Promise<{ structured: Record<string, unknown>; text: string }> {
-  {
-    const s = await sessionFor(a, ctx);
-    const totalThoughts = Math.max(a.totalThoughts, a.thoughtNumber);
-    const branch = a.branchFromThought !== undefined ? (a.branchId ?? `branch-${a.branchFromThought}`) : (a.branchId ?? '');
-    // One copy of the session per call: a snapshot copies every thought.
-    const snap = s.snapshot();
-    const before = sequence(snap.thoughts);
-    // The thought it follows: the one it revises, the one it branches from, or the one before it.
+  const { s, x } = await sessionFor(a, ctx);
+  const branch = branchOf(a);
+  const key = callKey(a, branch);
+  // A thought longer than the session's limit is stored whole, as parts that refine the first.
+  const texts = splitThought(a.thought, s.maxThoughtChars);
+  const stored = texts.map((_, i) => s.thoughtByKey(`${key}:${i}`)?.id);
+  if (stored.some((id) => id === undefined)) {
+    // The thought it follows: the one it revises, the one it branches from, or the one before it
+    // (the latest sent with that number).
     const parentOf = (): { id?: string; edge: 'refines' | 'causes' } => {
-      if (a.isRevision && a.revisesThought !== undefined) return { id: before.byNumber.get(`${branch}:${a.revisesThought}`) ?? before.byNumber.get(`:${a.revisesThought}`), edge: 'refines' };
-      if (a.branchFromThought !== undefined && !before.numbers.has(`${branch}:${a.thoughtNumber - 1}`)) return { id: before.byNumber.get(`:${a.branchFromThought}`), edge: 'causes' };
-      return { id: before.byNumber.get(`${branch}:${a.thoughtNumber - 1}`) ?? before.byNumber.get(`:${a.thoughtNumber - 1}`), edge: 'causes' };
+      if (a.isRevision && a.revisesThought !== undefined) return { id: latest(x, branch, a.revisesThought) ?? latest(x, '', a.revisesThought), edge: 'refines' };
+      if (a.branchFromThought !== undefined && latest(x, branch, a.thoughtNumber - 1) === undefined) return { id: latest(x, '', a.branchFromThought), edge: 'causes' };
+      return { id: latest(x, branch, a.thoughtNumber - 1) ?? latest(x, '', a.thoughtNumber - 1), edge: 'causes' };
     };
     let gotBranch: string | undefined;
     if (branch !== '') {
-      const existing = snap.branches.find((b) => b.name === branch);
-      if (existing) gotBranch = existing.id;
-      else {
-        const from = before.byNumber.get(`:${a.branchFromThought ?? a.thoughtNumber - 1}`) ?? snap.thoughts.at(-1)?.id;
-        if (from) gotBranch = (await s.fork({ from, branches: [{ name: branch }], signal: ctx.signal }))[0]!.id;
+      gotBranch = x.gotBranches.get(branch);
+      const from = latest(x, '', a.branchFromThought ?? a.thoughtNumber - 1) ?? x.last;
+      if (gotBranch === undefined && from) {
+        gotBranch = (await s.fork({ from, branches: [{ name: branch }], signal: ctx.signal }))[0]!.id;
+        x.gotBranches.set(branch, gotBranch);
       }
     }
     const parent = parentOf();
-    // A thought longer than the session's limit is stored whole, as parts that refine the first.
     let previous = parent.id;
-    for (const [i, text] of parts(a.thought, snap.maxThoughtChars).entries()) {
+    for (const [i, text] of texts.entries()) {
+      // Parts a retry finds stored (the first attempt stopped part way) are not written again.
+      const done = stored[i];
+      if (done !== undefined) {
+        previous = done;
+        continue;
+      }
       const t = await s.addThought({
         role: a.isRevision ? 'critic' : 'planner',
         content: text,
         ...(previous ? { parentIds: [previous], edge: i === 0 ? parent.edge : 'refines' } : {}),
         ...(gotBranch ? { branchId: gotBranch } : {}),
-        idempotencyKey: `seq:${branch}:${a.thoughtNumber}:${i}`,
+        idempotencyKey: `${key}:${i}`,
         signal: ctx.signal,
       });
       previous = t.id;
     }
-    const after = { numbers: new Set(before.numbers).add(`${branch}:${a.thoughtNumber}`), branches: branch === '' ? before.branches : new Set(before.branches).add(branch) };
-    const structured = {
-      thoughtNumber: a.thoughtNumber,
-      totalThoughts,
-      nextThoughtNeeded: a.nextThoughtNeeded,
-      branches: [...after.branches],
-      thoughtHistoryLength: after.numbers.size,
-      session_id: s.id,
-    };
-    return { structured, text: JSON.stringify(structured, null, 2) };
   }
+  // Reads the parts just written (and whatever another writer added meanwhile).
+  indexOf(s);
+  const structured = {
+    thoughtNumber: a.thoughtNumber,
+    totalThoughts: Math.max(a.totalThoughts, a.thoughtNumber),
+    nextThoughtNeeded: a.nextThoughtNeeded,
+    branches: [...x.branches],
+    thoughtHistoryLength: x.calls,
+    session_id: s.id,
+  };
+  return { structured, text: JSON.stringify(structured, null, 2) };
 }

@@ -1,0 +1,163 @@
+/**
+ * The `sequentialthinking` tool of `tot mcp` side by side with the reference server
+ * (@modelcontextprotocol/server-sequential-thinking), each spawned over stdio and called through
+ * the official SDK's `Client`, as an MCP client calls them. Three servers: the reference (its
+ * thought log to stderr off, `DISABLE_THOUGHT_LOGGING=true`, so that it does only the work ours
+ * does), `tot mcp --db memory` and `tot mcp --db <SQLite file>`. Calls alternate between them
+ * (whole rounds, in a rotating order), so that a slower stretch of the machine falls on all three.
+ *
+ * - Sessions of 10 thoughts: `--sessions` rounds (after 20 untimed), each a line of thinking 1 to 10
+ *   that names no session (a new session on ours, as a client starting over; the reference
+ *   appends). Median and p99 per call (target: median within 1.5× of the reference's).
+ * - One sequence of `--long` thoughts (10,000): numbers 1 to 10,000 in one session, 100 calls at a
+ *   time on each server in turn. Median, p99, and the median of the first and the last tenth: a
+ *   call's cost must not grow with the sequence (target: median within 1.5× of the reference's).
+ * - Memory per thought: each server's resident set (VmRSS) before and after the long sequence,
+ *   over its thoughts.
+ *
+ * npm run bench:sequential-thinking [-- --sessions 200 --long 10000 --cli path/to/another/tot.js]
+ *
+ * `--cli` runs another build of the command in place of dist/cli/tot.js (an older version, to compare).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { builtCli } from './built-cli.js';
+import { benchDir, median, report } from './harness.js';
+
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, long: { type: 'string', default: '10000' }, cli: { type: 'string' } } });
+const whole = (name: 'sessions' | 'long', min: number) => {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name}: send a whole number of at least ${min}`);
+  return n;
+};
+const SESSIONS = whole('sessions', 1);
+const LONG = whole('long', 10);
+const WARM_ROUNDS = 20;
+const CHUNK = 100;
+const TARGET_RATIO = 1.5;
+
+const root = resolve(benchDir, '..');
+const round = (x: number) => Math.round(x * 1000) / 1000;
+const progress = (line: string) => process.stderr.write(`[bench:sequential-thinking] ${line}\n`);
+
+interface Server {
+  name: string;
+  rssKB(): number;
+  think(args: Record<string, unknown>): Promise<{ session_id?: string; thoughtHistoryLength: number }>;
+  close(): Promise<void>;
+}
+
+async function spawnServer(name: string, args: string[], env: Record<string, string> = {}): Promise<Server> {
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: root, stderr: 'pipe', env: { ...(process.env as Record<string, string>), ...env } });
+  const logs: string[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    logs.push(chunk.toString('utf8'));
+    if (logs.length > 50) logs.shift();
+  });
+  const client = new Client({ name: 'tot-bench', version: '0.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error(`${name}: the server process has no pid`);
+  // Listing the tools caches their output schemas: the client then checks every result against its schema.
+  if (!(await client.listTools()).tools.some((t) => t.name === 'sequentialthinking')) throw new Error(`${name} lists no sequentialthinking tool`);
+  return {
+    name,
+    rssKB: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN),
+    async think(a) {
+      const result = await client.callTool({ name: 'sequentialthinking', arguments: a });
+      if (result.isError) throw new Error(`${name}: sequentialthinking returned an error: ${JSON.stringify(result.content)}\n${logs.join('')}`);
+      return result.structuredContent as { session_id?: string; thoughtHistoryLength: number };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** A thought of about 200 characters, distinct for every line and number. */
+const thought = (line: string, n: number) => `${line}, step ${n}: the import holds one transaction per batch; a crash loses the batch, so commit every 1,000 rows and record the last committed row to resume from.`;
+
+/** Milliseconds of one call. */
+async function timed(server: Server, args: Record<string, unknown>): Promise<number> {
+  const started = performance.now();
+  await server.think(args);
+  return performance.now() - started;
+}
+
+function stats(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { calls: samples.length, medianMs: round(median(samples)), meanMs: round(samples.reduce((s, x) => s + x, 0) / samples.length), p99Ms: round(sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!) };
+}
+
+const cli = values.cli ? resolve(values.cli) : await builtCli(root, progress);
+const reference = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-sequential-thinking/package.json')), 'dist', 'index.js');
+const dir = mkdtempSync(join(tmpdir(), 'tot-seq-bench-'));
+const servers = [
+  await spawnServer('reference', [reference], { DISABLE_THOUGHT_LOGGING: 'true' }),
+  await spawnServer('tot --db memory', [cli, 'mcp', '--db', 'memory']),
+  await spawnServer('tot --db sqlite', [cli, 'mcp', '--db', join(dir, 'seq.db')]),
+];
+try {
+  // Sessions of 10 thoughts, one round per server at a time, the order rotating.
+  const short = new Map<string, number[]>(servers.map((s) => [s.name, []]));
+  for (let r = 0; r < WARM_ROUNDS + SESSIONS; r++) {
+    for (let k = 0; k < servers.length; k++) {
+      const server = servers[(r + k) % servers.length]!;
+      for (let n = 1; n <= 10; n++) {
+        const ms = await timed(server, { thought: thought(`line ${r}`, n), thoughtNumber: n, totalThoughts: 10, nextThoughtNeeded: n < 10 });
+        if (r >= WARM_ROUNDS) short.get(server.name)!.push(ms);
+      }
+    }
+    if ((r + 1) % 50 === 0) progress(`sessions of 10: ${r + 1} / ${WARM_ROUNDS + SESSIONS} rounds`);
+  }
+
+  // One sequence of LONG thoughts on each, CHUNK calls at a time on each server in turn.
+  const long = new Map<string, number[]>(servers.map((s) => [s.name, []]));
+  const rssBefore = new Map(servers.map((s) => [s.name, s.rssKB()]));
+  const sessions = new Map<string, string | undefined>();
+  for (let from = 1; from <= LONG; from += CHUNK) {
+    for (let k = 0; k < servers.length; k++) {
+      const server = servers[(from / CHUNK + k) % servers.length | 0]!;
+      for (let n = from; n < from + CHUNK && n <= LONG; n++) {
+        const session_id = sessions.get(server.name);
+        const args = { thought: thought('the long line', n), thoughtNumber: n, totalThoughts: LONG, nextThoughtNeeded: n < LONG, ...(session_id ? { session_id } : {}) };
+        const started = performance.now();
+        const out = await server.think(args);
+        long.get(server.name)!.push(performance.now() - started);
+        if (n === 1 && out.session_id) sessions.set(server.name, out.session_id);
+      }
+    }
+    if ((from - 1 + CHUNK) % 1000 === 0) progress(`the long sequence: ${from - 1 + CHUNK} / ${LONG} thoughts`);
+  }
+  const rssAfter = new Map(servers.map((s) => [s.name, s.rssKB()]));
+
+  const tenth = Math.floor(LONG / 10);
+  const figures = servers.map((s) => {
+    const samples = long.get(s.name)!;
+    return {
+      server: s.name,
+      sessionsOf10: stats(short.get(s.name)!),
+      longSequence: { ...stats(samples), firstTenthMedianMs: round(median(samples.slice(0, tenth))), lastTenthMedianMs: round(median(samples.slice(-tenth))) },
+      rssGrowthKBPerThought: round((rssAfter.get(s.name)! - rssBefore.get(s.name)!) / LONG),
+      rssMB: round(rssAfter.get(s.name)! / 1024),
+    };
+  });
+  const ref = figures[0]!;
+  const ratios = Object.fromEntries(
+    figures.slice(1).map((f) => [
+      f.server,
+      {
+        sessionsOf10Median: round(f.sessionsOf10.medianMs / ref.sessionsOf10.medianMs),
+        longSequenceMedian: round(f.longSequence.medianMs / ref.longSequence.medianMs),
+        longSequenceLastTenthOverFirstTenth: round(f.longSequence.lastTenthMedianMs / f.longSequence.firstTenthMedianMs),
+      },
+    ]),
+  );
+  report('sequential-thinking', { ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
+} finally {
+  for (const s of servers) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+}
