@@ -11,34 +11,90 @@ export function throwIfAborted(signal: AbortSignal | undefined, what?: string): 
   if (signal?.aborted) throw abortedError(signal, what);
 }
 
-// One real listener per signal, however many calls wait on it: adding and removing an
-// EventTarget listener costs microseconds, and a long-lived signal shared by thousands of calls
-// would otherwise carry thousands of listeners.
-const waiters = new WeakMap<AbortSignal, Set<() => void>>();
+// One real listener per signal, however many calls wait on it, removed when the last waiter
+// leaves: a long-lived signal shared by thousands of calls carries one listener, not thousands,
+// and a short-lived one is not held. Node keeps a timeout or `AbortSignal.any` signal alive for
+// as long as an abort listener is on it, so a listener left behind would keep such a signal (and
+// all it references) until it aborts, which may be never.
+const waiters = new WeakMap<AbortSignal, { callbacks: Set<() => void>; listener: () => void }>();
 
 /** Calls `onAbort` once when `signal` aborts (now, if it has); returns the function that cancels that. */
 export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
   if (signal.aborted) {
     onAbort();
-    return () => false;
+    return () => undefined;
   }
-  let set = waiters.get(signal);
-  if (!set) {
+  let entry = waiters.get(signal);
+  if (!entry) {
     const callbacks = new Set<() => void>();
-    set = callbacks;
-    waiters.set(signal, callbacks);
-    signal.addEventListener(
-      'abort',
-      () => {
-        waiters.delete(signal);
-        for (const callback of callbacks) callback();
-      },
-      { once: true },
+    const listener = () => {
+      waiters.delete(signal);
+      for (const callback of callbacks) callback();
+    };
+    entry = { callbacks, listener };
+    waiters.set(signal, entry);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const own = entry;
+  own.callbacks.add(onAbort);
+  return () => {
+    if (!own.callbacks.delete(onAbort) || own.callbacks.size > 0 || waiters.get(signal) !== own) return;
+    waiters.delete(signal);
+    signal.removeEventListener('abort', own.listener);
+  };
+}
+
+/** A signal that aborts when any of several does, and the function that unlinks it from them. */
+export interface LinkedSignal<S extends AbortSignal | undefined = AbortSignal> {
+  signal: S;
+  /** Stops listening on the sources: call it when the work the signal was made for has ended. */
+  unlink: () => void;
+}
+
+const NOTHING_TO_UNLINK = (): void => undefined;
+
+/**
+ * A signal that aborts, with the source's reason, as soon as any of `signals` does, and the
+ * function that removes what it added to them. `AbortSignal.any` does the same, but Node keeps
+ * every signal it makes alive while a source is alive and a listener is on it: with one
+ * long-lived source (a server's shutdown signal) each call's linked signal stayed in memory,
+ * about 2 KB a call. Call `unlink` when the call ends (in a `finally`); after that the linked
+ * signal no longer follows its sources. One signal (or none) is returned as it is.
+ *
+ * @example
+ * ```ts
+ * const { signal, unlink } = linkSignals(callerSignal, timeout.signal);
+ * try {
+ *   return await work(signal);
+ * } finally {
+ *   unlink();
+ * }
+ * ```
+ */
+export function linkSignals(first: AbortSignal, ...rest: (AbortSignal | undefined)[]): LinkedSignal;
+export function linkSignals(...signals: (AbortSignal | undefined)[]): LinkedSignal<AbortSignal | undefined>;
+export function linkSignals(...signals: (AbortSignal | undefined)[]): LinkedSignal<AbortSignal | undefined> {
+  const sources = [...new Set(signals.filter((s): s is AbortSignal => s !== undefined))];
+  if (sources.length <= 1) return { signal: sources[0], unlink: NOTHING_TO_UNLINK };
+  const controller = new AbortController();
+  const aborted = sources.find((s) => s.aborted);
+  if (aborted) {
+    controller.abort(aborted.reason);
+    return { signal: controller.signal, unlink: NOTHING_TO_UNLINK };
+  }
+  const cancels: (() => void)[] = [];
+  const unlink = () => {
+    for (const cancel of cancels.splice(0)) cancel();
+  };
+  for (const source of sources) {
+    cancels.push(
+      whenAborted(source, () => {
+        unlink();
+        controller.abort(source.reason);
+      }),
     );
   }
-  const callbacks = set;
-  callbacks.add(onAbort);
-  return () => callbacks.delete(onAbort);
+  return { signal: controller.signal, unlink };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { TotError } from '../errors/index.js';
-import { raceAbort, throwIfAborted } from '../internal/abort.js';
+import { linkSignals, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { compileFastCheck } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
@@ -113,7 +113,8 @@ async function emulateN(model: LanguageModel, request: GenerateRequest, n: numbe
   const { signal } = options;
   // One failed sample fails the batch, so the others are cancelled rather than left running.
   const batch = new AbortController();
-  const samples = { ...options, signal: signal === undefined ? batch.signal : AbortSignal.any([signal, batch.signal]) };
+  const linked = linkSignals(batch.signal, signal);
+  const samples = { ...options, signal: linked.signal };
   try {
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) =>
@@ -129,6 +130,8 @@ async function emulateN(model: LanguageModel, request: GenerateRequest, n: numbe
   } catch (error) {
     if (signal?.aborted) throw TotError.isInstance(error) && error.code === 'ABORTED' ? error : new TotError('ABORTED', 'The model call was aborted.', { cause: error });
     throw error;
+  } finally {
+    linked.unlink();
   }
 }
 

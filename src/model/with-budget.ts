@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget } from '../budget/budget.js';
 import { chargedUsage, estimateRequestTokens } from '../budget/estimate-tokens.js';
 import { TotError } from '../errors/index.js';
-import { abortable, abortedError, throwIfAborted } from '../internal/abort.js';
+import { abortable, abortedError, linkSignals, throwIfAborted } from '../internal/abort.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
@@ -116,7 +116,7 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
     if ((callOptions as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY]?.has(budget)) return abortable(userSignal, () => model.generate(request, callOptions), 'model call');
     const admission = admitCall(budget, request, o);
     const deadline = budget.deadline === undefined ? undefined : budget.signal;
-    const signal = deadline === undefined ? userSignal : userSignal === undefined ? deadline : AbortSignal.any([userSignal, deadline]);
+    const { signal, unlink } = linkSignals(userSignal, deadline);
     let started = false;
     try {
       const result = await abortable(
@@ -136,6 +136,8 @@ export function withBudget(model: LanguageModel, options: BudgetModelOptions): L
       if (deadline?.aborted && !userSignal?.aborted) throw abortedError(deadline, 'model call');
       if (userSignal?.aborted && !TotError.isInstance(error)) throw abortedError(userSignal, 'model call');
       throw error;
+    } finally {
+      unlink();
     }
   });
   Object.defineProperty(wrapped, ADMITTING_BUDGETS, { value: new Set([...admittingBudgets(model), budget]), enumerable: false });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
-import { abortable, throwIfAborted } from '../internal/abort.js';
+import { abortable, linkSignals, throwIfAborted } from '../internal/abort.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
@@ -43,7 +43,7 @@ export function withTimeout(model: LanguageModel, options: TimeoutOptions): Lang
     throwIfAborted(outer, 'model call');
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new TotError('TIMEOUT', `Model "${model.modelId}" did not answer within ${ms} ms.`, { details: { ms } })), ms);
-    const signal = outer === undefined ? timeout.signal : AbortSignal.any([outer, timeout.signal]);
+    const { signal, unlink } = linkSignals(timeout.signal, outer);
     try {
       return await abortable(signal, () => model.generate(request, { ...callOptions, signal }), 'model call');
     } catch (error) {
@@ -51,6 +51,7 @@ export function withTimeout(model: LanguageModel, options: TimeoutOptions): Lang
       throw error;
     } finally {
       clearTimeout(timer);
+      unlink();
     }
   });
 }

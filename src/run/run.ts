@@ -2,7 +2,7 @@ import { Budget, type BudgetWarning } from '../budget/budget.js';
 import { chargedUsage } from '../budget/estimate-tokens.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
-import { abortedError, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
+import { abortedError, linkSignals, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { checkedResult } from '../model/call-model.js';
 import { requestKey } from '../model/request-key.js';
@@ -450,34 +450,50 @@ export class Run<E extends RunEventBase = RunEventBase> {
     // One admission per call: the run admits only through a model that does not already admit through its budget.
     const admits = budget !== undefined && !admittingBudgets(model).has(budget);
     const wrapped = wrapModel(model, (request, callOptions = NO_OPTIONS) => {
-      const signal = callOptions.signal === undefined || callOptions.signal === this.controller.signal ? this.controller.signal : AbortSignal.any([this.controller.signal, callOptions.signal]);
-      if (signal.aborted) return Promise.reject(abortedError(signal, 'model call'));
-      if (this.served) {
-        const key = requestKey(model.modelId, request);
-        const hit = this.served.get(key)?.shift();
-        if (hit) {
-          // A served call counts against the budget as it did when it was made, so that a resumed
-          // run stops where the uninterrupted run would have.
-          if (this.budget) {
-            try {
-              admitCall(this.budget, request).settle(hit.result);
-            } catch (error) {
-              if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
-              return Promise.reject(error);
-            }
-          }
-          return Promise.resolve(this.serve(hit));
-        }
+      const caller = callOptions.signal;
+      if (caller === undefined || caller === this.controller.signal) return this.modelCall(model, request, callOptions, this.controller.signal, admits);
+      // A signal of the caller's own may outlive the run (a server's): the call's link to it ends with the call.
+      const { signal, unlink } = linkSignals(this.controller.signal, caller);
+      let pending: Promise<GenerateResult>;
+      try {
+        pending = this.modelCall(model, request, callOptions, signal, admits);
+      } catch (error) {
+        unlink();
+        throw error;
       }
-      const gate = this.gate;
-      if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
-      const waiting = gate.acquire(signal, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
-      if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate);
-      // A queued call whose run stops never starts: the wait rejects with ABORTED.
-      return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate));
+      pending.then(unlink, unlink);
+      return pending;
     });
     Object.defineProperty(wrapped, SETTLES_ON_ABORT, { value: true });
     return wrapped;
+  }
+
+  /** One call of a model the run wrapped: served from the log on a resume, else made live (through the run's gate). */
+  private modelCall(model: LanguageModel, request: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean): Promise<GenerateResult> {
+    if (signal.aborted) return Promise.reject(abortedError(signal, 'model call'));
+    if (this.served) {
+      const key = requestKey(model.modelId, request);
+      const hit = this.served.get(key)?.shift();
+      if (hit) {
+        // A served call counts against the budget as it did when it was made, so that a resumed
+        // run stops where the uninterrupted run would have.
+        if (this.budget) {
+          try {
+            admitCall(this.budget, request).settle(hit.result);
+          } catch (error) {
+            if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+            return Promise.reject(error);
+          }
+        }
+        return Promise.resolve(this.serve(hit));
+      }
+    }
+    const gate = this.gate;
+    if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
+    const waiting = gate.acquire(signal, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
+    if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate);
+    // A queued call whose run stops never starts: the wait rejects with ABORTED.
+    return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate));
   }
 
   private serve(hit: Served): GenerateResult {
@@ -757,15 +773,28 @@ export class Run<E extends RunEventBase = RunEventBase> {
    */
   private async confirmRecording(recorder: RunRecorder): Promise<TotError | 'aborted' | 'timeout' | undefined> {
     const caller = this.callerSignal;
-    const limit = this.timeoutAt === undefined ? undefined : AbortSignal.timeout(Math.ceil(Math.max(0, this.timeoutAt - performance.now())) + UNWIND_GRACE_MS);
-    const signal = caller && limit ? AbortSignal.any([caller, limit]) : (caller ?? limit);
+    // A timer of its own rather than AbortSignal.timeout: Node holds a timeout signal with a
+    // listener on it until it fires, and with a long time limit each run's would stay that long.
+    let limit: AbortController | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (this.timeoutAt !== undefined) {
+      const own = new AbortController();
+      limit = own;
+      timer = setTimeout(() => own.abort(new TotError('TIMEOUT', 'The recording was not confirmed in time.')), Math.ceil(Math.max(0, this.timeoutAt - performance.now())) + UNWIND_GRACE_MS);
+      // Like AbortSignal.timeout's: the wait alone does not keep the process alive.
+      (timer as { unref?: () => void }).unref?.();
+    }
+    const { signal, unlink } = linkSignals(caller, limit?.signal);
     try {
       await (signal ? raceAbort(recorder.durable(), signal, 'recording') : recorder.durable());
       return undefined;
     } catch (error) {
       if (caller?.aborted) return 'aborted';
-      if (limit?.aborted) return 'timeout';
+      if (limit?.signal.aborted) return 'timeout';
       return error as TotError;
+    } finally {
+      clearTimeout(timer);
+      unlink();
     }
   }
 
