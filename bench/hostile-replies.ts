@@ -5,6 +5,13 @@
  * `generateStructured` takes to settle after its signal aborts in the middle of reading a 1 MB
  * reply (median of 15). Targets: ≤ 50 ms per 100 KB for every reply, ≤ 100 ms from abort to
  * settled.
+ *
+ * Long replies: while `generateStructured` reads each 1 MB shape (the default `maxReplyChars`
+ * reads up to 1,000,000 characters), and 4M / 16M open brackets and 100 MB of prose with the
+ * limit raised, the longest the event loop went without a turn (a 1 ms interval timer's longest
+ * gap), and the time from an abort falling due during the read to the call settling (median of
+ * 3). A 100 MB reply under the default limit: the time it takes to be refused. Target: no stall
+ * and no abort-to-settle over 100 ms.
  */
 import { z } from 'zod';
 import { generateStructured, parseStructured } from '../src/index.js';
@@ -86,6 +93,79 @@ for (const format of formats) {
   abortRows.push({ format, replyKB: Math.round(reply.length / 1000), abortAfterMs, medianMs: latencies.length ? round(median(latencies)) : null, maxMs: latencies.length ? round(Math.max(...latencies)) : null, aborted, runs: 15, medianReadMs: round(median(settleTimes)) });
 }
 
+/** A flat string, as a reply read from a response is: `repeat` makes a rope that would be flattened inside the read. */
+function flat(unit: string, length: number): string {
+  const text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+  text.charCodeAt(text.length - 1);
+  return text;
+}
+
+/** The longest gap between the ticks of a 1 ms interval timer while `work` runs, and how long it ran. */
+async function longestStall(work: () => Promise<unknown>): Promise<{ stallMs: number; readMs: number }> {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  const started = performance.now();
+  last = started;
+  await work().catch(() => undefined);
+  const ended = performance.now();
+  clearInterval(timer);
+  return { stallMs: Math.max(longest, ended - last), readMs: ended - started };
+}
+
+/** From an abort falling due `afterMs` after the reply arrives to the call settling (the abort cannot fire while the loop is held). */
+async function abortToSettle(reply: string, format: 'json' | 'yaml', maxReplyChars: number, afterMs: number): Promise<{ ms: number; outcome: string }> {
+  const controller = new AbortController();
+  let dueAt = 0;
+  const model = mockModel(() => {
+    dueAt = performance.now() + afterMs;
+    setTimeout(() => controller.abort(), afterMs);
+    return reply;
+  });
+  let outcome = 'value';
+  try {
+    await generateStructured(model, { prompt: 'p', schema, format, maxRepairs: 0, maxReplyChars, signal: controller.signal });
+  } catch (error) {
+    outcome = (error as { code?: string }).code ?? 'error';
+  }
+  return { ms: Math.max(0, performance.now() - dueAt), outcome };
+}
+
+const LONG_RUNS = 3;
+const RAISED = 200_000_000;
+const stallRows: { reply: string; format: string; maxReplyChars: number; medianStallMs: number; medianReadMs: number; medianAbortToSettleMs: number; abortOutcome: string }[] = [];
+const longReplies: { reply: string; make: () => string; formats: ('json' | 'yaml')[]; maxReplyChars: number }[] = [
+  ...hostileReplies.map((h) => ({ reply: `1 MB of ${h.name}`, make: () => h.make(1_000_000), formats: [...formats], maxReplyChars: 1_000_000 })),
+  { reply: '4M open braces', make: () => flat('{', 4_000_000), formats: ['json'], maxReplyChars: RAISED },
+  { reply: '16M open braces', make: () => flat('{', 16_000_000), formats: [...formats], maxReplyChars: RAISED },
+  { reply: '16M open brackets', make: () => flat('[', 16_000_000), formats: [...formats], maxReplyChars: RAISED },
+  { reply: '100 MB of prose', make: () => flat('word ', 100_000_000), formats: [...formats], maxReplyChars: RAISED },
+  { reply: '100 MB of prose', make: () => flat('word ', 100_000_000), formats: ['json'], maxReplyChars: 1_000_000 },
+];
+for (const { reply: name, make, formats: replyFormats, maxReplyChars } of longReplies) {
+  const text = make();
+  text.charCodeAt(text.length - 1);
+  for (const format of replyFormats) {
+    const stalls: number[] = [];
+    const reads: number[] = [];
+    const settles: number[] = [];
+    let abortOutcome = '';
+    for (let i = 0; i < LONG_RUNS; i++) {
+      const { stallMs, readMs } = await longestStall(() => generateStructured(mockModel(text), { prompt: 'p', schema, format, maxRepairs: 0, maxReplyChars }));
+      stalls.push(stallMs);
+      reads.push(readMs);
+      const settled = await abortToSettle(text, format, maxReplyChars, 5);
+      settles.push(settled.ms);
+      abortOutcome = settled.outcome;
+    }
+    stallRows.push({ reply: name, format, maxReplyChars, medianStallMs: round(median(stalls)), medianReadMs: round(median(reads)), medianAbortToSettleMs: round(median(settles)), abortOutcome });
+  }
+}
+
 function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
@@ -93,9 +173,15 @@ function round(n: number): number {
 const worst = rows.reduce((a, b) => (b.msPer100KB > a.msPer100KB ? b : a));
 console.table(rows.map((r) => ({ ...r, size: `${Math.round(r.size / 1000)} KB` })));
 console.table(abortRows);
+console.table(stallRows);
+const worstStall = stallRows.reduce((a, b) => (b.medianStallMs > a.medianStallMs ? b : a));
+const worstSettle = stallRows.reduce((a, b) => (b.medianAbortToSettleMs > a.medianAbortToSettleMs ? b : a));
 report('hostile-replies', {
-  targets: { msPer100KB: 50, abortMs: 100 },
+  targets: { msPer100KB: 50, abortMs: 100, stallMs: 100 },
   worst: { shape: worst.shape, format: worst.format, size: worst.size, msPer100KB: worst.msPer100KB },
+  worstStall: { reply: worstStall.reply, format: worstStall.format, medianStallMs: worstStall.medianStallMs },
+  worstAbortToSettle: { reply: worstSettle.reply, format: worstSettle.format, medianAbortToSettleMs: worstSettle.medianAbortToSettleMs },
   abort: abortRows,
+  stalls: stallRows,
   rows,
 });

@@ -125,6 +125,9 @@ export interface TotErrorDetailsMap {
     /** A protocol message type, or the whole reply, that was not expected. */
     type?: string;
     reply?: unknown;
+    /** A reply longer than this many characters (`generateStructured`'s `maxReplyChars`) was not read; `replyChars` is its length. */
+    maxReplyChars?: number;
+    replyChars?: number;
   };
   GENERATION_FAILED: CommonErrorDetails & {
     modelId?: string;

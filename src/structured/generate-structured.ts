@@ -6,7 +6,8 @@ import { callModel } from '../model/call-model.js';
 import { chatMessageSchema, languageModelSchema } from '../model/schemas.js';
 import type { ChatMessage, GenerateRequest, LanguageModel, Usage } from '../model/types.js';
 import type { StructuredFormat } from './extract-candidates.js';
-import { parseStructuredAsync } from './parse-structured.js';
+import { parseStructuredAsync, tooLongError } from './parse-structured.js';
+import { DEFAULT_MAX_REPLY_CHARS } from './syntax-limits.js';
 
 /**
  * What a repair prompt is built from.
@@ -61,6 +62,13 @@ export interface GenerateStructuredOptions<S extends z.ZodType> {
   fallback?: (text: string) => string | undefined;
   /** Send `responseFormat: { type: 'json', schema }` (JSON only). Default true. */
   useResponseFormat?: boolean;
+  /**
+   * The longest reply read, in characters. A longer reply is a runaway (a model repeating itself)
+   * and fails at once with `INVALID_FORMAT` naming the limit (`details.maxReplyChars`,
+   * `details.replyChars`), unread and without a repair (which would send it back to the model).
+   * Default 1,000,000, about 250,000 tokens.
+   */
+  maxReplyChars?: number;
   temperature?: number;
   maxOutputTokens?: number;
   seed?: number;
@@ -99,6 +107,7 @@ export const optionsSchema = z
     repairPrompt: fnSchema<(context: RepairContext) => string>().optional(),
     fallback: fnSchema<(text: string) => string | undefined>().optional(),
     useResponseFormat: z.boolean().default(true),
+    maxReplyChars: z.number().int().positive().default(DEFAULT_MAX_REPLY_CHARS),
     temperature: z.number().min(0).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     seed: z.number().int().optional(),
@@ -213,15 +222,22 @@ export async function generateChecked<S extends z.ZodType>(model: LanguageModel,
   let usage: Usage = {};
   let lastIssues: unknown[] = [];
   let lastReason: 'empty' | 'syntax' | 'schema' = 'syntax';
+  const maxReplyChars = o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   for (let attempt = 0; attempt <= o.maxRepairs; attempt++) {
     const result = await callModel(model, { ...request, messages }, { signal: o.signal });
     usage = addUsage(usage, result.usage, attempt === 0);
     const raw = result.outputs[0] ?? '';
     rawOutputs.push(raw);
-    let parsed = await parseStructuredAsync(raw, { schema, format: o.format, signal: o.signal });
+    if (raw.length > maxReplyChars) {
+      const error = tooLongError(raw.length, maxReplyChars);
+      throw new TotError('INVALID_FORMAT', `The model's reply was too long: ${error} (raise maxReplyChars to read longer replies).`, {
+        details: { format: o.format, rawOutputs, errors: [...errors, error], issues: [], usage, attempts: rawOutputs.length, maxReplyChars, replyChars: raw.length },
+      });
+    }
+    let parsed = await parseStructuredAsync(raw, { schema, format: o.format, signal: o.signal, maxReplyChars });
     const rewritten = parsed.success ? undefined : o.fallback?.(raw);
     if (rewritten !== undefined) {
-      const second = await parseStructuredAsync(rewritten, { schema, format: o.format, signal: o.signal });
+      const second = await parseStructuredAsync(rewritten, { schema, format: o.format, signal: o.signal, maxReplyChars });
       if (second.success) parsed = second;
     }
     if (parsed.success) return { value: parsed.value, attempts: attempt + 1, rawOutputs, usage };

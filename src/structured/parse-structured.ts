@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../internal/abort.js';
 import { extractCandidates, type StructuredFormat } from './extract-candidates.js';
 import { readYaml, type SyntaxResult } from './read-yaml.js';
-import { jsonNestsDeeperThan, MAX_NESTING } from './syntax-limits.js';
+import { DEFAULT_MAX_REPLY_CHARS, jsonNestsDeeperThan, MAX_NESTING, runSteps, type Steps } from './syntax-limits.js';
 
 /**
  * The outcome of {@link parseStructured}.
@@ -43,12 +43,22 @@ export interface ParseStructuredOptions<S extends z.ZodType> {
   schema: S;
   /** Default `'json'`. */
   format?: StructuredFormat;
+  /**
+   * The longest reply read, in characters; a longer one fails unread (`reason: 'syntax'`, the
+   * error naming the limit). Default 1,000,000 (about 250,000 tokens).
+   */
+  maxReplyChars?: number;
 }
 
-function* readSyntax(text: string, format: StructuredFormat): Generator<void, SyntaxResult> {
+/** Why a reply over `maxReplyChars` was not read. */
+export function tooLongError(length: number, maxReplyChars: number): string {
+  return `the reply is ${length} characters long, more than the ${maxReplyChars} that maxReplyChars allows; it was not read`;
+}
+
+function* readSyntax(text: string, format: StructuredFormat): Steps<SyntaxResult> {
   if (format === 'yaml') return yield* readYaml(text);
   // V8's JSON.parse does not recurse, but validating and copying a deep value would.
-  if (jsonNestsDeeperThan(text, MAX_NESTING)) return { ok: false, error: `invalid JSON: nested deeper than ${MAX_NESTING} levels` };
+  if (yield* jsonNestsDeeperThan(text, MAX_NESTING)) return { ok: false, error: `invalid JSON: nested deeper than ${MAX_NESTING} levels` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
@@ -57,19 +67,23 @@ function* readSyntax(text: string, format: StructuredFormat): Generator<void, Sy
 }
 
 /**
- * The search of {@link parseStructured} as a generator that yields wherever it may pause: between
- * candidates and every 1,024 lexemes of YAML the full reader parses. Run to the end it is `parseStructured`;
- * {@link parseStructuredAsync} gives way to the event loop at those points and stops on abort.
+ * The search of {@link parseStructured} as a generator that yields wherever it may pause: every
+ * 64 KiB a scan reads, between candidates and every 1,024 lexemes of YAML the full reader
+ * parses. Run to the end it is `parseStructured`; {@link parseStructuredAsync} gives way to the
+ * event loop at those points and stops on abort.
  */
-function* searchReply<S extends z.ZodType>(text: string, schema: S, format: StructuredFormat): Generator<void, ParseStructuredResult<z.output<S>>> {
+function* searchReply<S extends z.ZodType>(text: string, schema: S, format: StructuredFormat, maxReplyChars: number): Steps<ParseStructuredResult<z.output<S>>> {
+  if (typeof text === 'string' && text.length > maxReplyChars) return { success: false, error: tooLongError(text.length, maxReplyChars), issues: [], reason: 'syntax' };
   if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [], reason: 'empty' };
   let validationFailure: { error: string; issues: z.core.$ZodIssue[] } | undefined;
   let syntaxError: string | undefined;
-  const candidates = extractCandidates(text, format);
+  const candidates = yield* extractCandidates(text, format);
   for (const candidate of candidates) {
-    yield;
+    yield 0;
     try {
       const parsed = yield* readSyntax(candidate, format);
+      // JSON.parse (or the fast YAML reader) just read the candidate in one go.
+      yield candidate.length;
       if (!parsed.ok) {
         syntaxError ??= parsed.error;
         continue;
@@ -91,9 +105,10 @@ function* searchReply<S extends z.ZodType>(text: string, schema: S, format: Stru
  * the whole text and embedded spans (see {@link generateStructured}) and returns the first that
  * parses and validates, or the most useful error to show the model in a repair request.
  * Never throws on malformed text, and is safe on hostile text: the time taken grows linearly
- * with the reply's length, values nested deeper than 128 levels and YAML with more than 100
- * aliases are refused (`reason: 'syntax'`). {@link generateStructured} reads long replies in
- * slices and stops when its signal aborts.
+ * with the reply's length, values nested deeper than 128 levels, YAML with more than 100
+ * aliases and replies longer than `maxReplyChars` (default 1,000,000) are refused
+ * (`reason: 'syntax'`). {@link generateStructured} reads long replies in slices and stops when
+ * its signal aborts.
  *
  * @example
  * ```ts
@@ -105,15 +120,18 @@ function* searchReply<S extends z.ZodType>(text: string, schema: S, format: Stru
  * ```
  */
 export function parseStructured<S extends z.ZodType>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<z.output<S>> {
-  const steps = searchReply(text, options.schema, options.format ?? 'json');
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runSteps(searchReply(text, options.schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS));
 }
 
 /** Work between two pauses of {@link parseStructuredAsync}, in milliseconds. */
 const SLICE_MS = 8;
+
+/**
+ * Characters read between two pauses of {@link parseStructuredAsync}, at most: a pause per MiB
+ * whatever the clock says (a few milliseconds of reading), so a long reply gives way as often
+ * on a fast machine as on a slow one.
+ */
+const SLICE_CHARS = 1 << 20;
 
 const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -128,16 +146,19 @@ export async function parseStructuredAsync<S extends z.ZodType>(
 ): Promise<ParseStructuredResult<z.output<S>>> {
   const { signal } = options;
   throwIfAborted(signal, 'parse');
-  const steps = searchReply(text, options.schema, options.format ?? 'json');
+  const steps = searchReply(text, options.schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS);
   let sliceStart = performance.now();
+  let read = 0;
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     throwIfAborted(signal, 'parse');
-    if (performance.now() - sliceStart >= SLICE_MS) {
+    read += step.value;
+    if (read >= SLICE_CHARS || performance.now() - sliceStart >= SLICE_MS) {
       await giveWay();
       throwIfAborted(signal, 'parse');
       sliceStart = performance.now();
+      read = 0;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Composer, CST, Lexer, Parser } from 'yaml';
-import { jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH } from './syntax-limits.js';
+import { jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH, type Steps } from './syntax-limits.js';
 import { parseSimpleYaml } from './simple-yaml.js';
 
 /** The outcome of reading one candidate's syntax. */
@@ -21,16 +21,18 @@ const failure = (message: string): SyntaxResult => ({ ok: false, error: `invalid
  * and checking nesting and aliases on the syntax tree before anything recursive or quadratic
  * touches it.
  */
-export function* readYaml(text: string): Generator<void, SyntaxResult> {
+export function* readYaml(text: string): Steps<SyntaxResult> {
   const simple = parseSimpleYaml(text);
   if (simple) return { ok: true, value: simple.value };
-  const json = asJson(text);
+  yield text.length;
+  const json = yield* asJson(text);
   if (json) return json;
   if (text.length > MAX_YAML_LENGTH) return failure(`${text.length} characters is more than the ${MAX_YAML_LENGTH} the YAML reader takes: reply with a shorter document`);
 
   const parser = new Parser();
   const tokens: CST.Token[] = [];
   let lexemes = 0;
+  let read = 0;
   // The parser's own public loop (`lexer.lex` into `parser.next`), run here so that it can stop
   // early and pause: `parse(chunk, true)` would wait for a newline, so a one-line reply would
   // still be read in one go.
@@ -48,11 +50,13 @@ export function* readYaml(text: string): Generator<void, SyntaxResult> {
       const error = take(token);
       if (error !== undefined) return failure(error);
     }
+    read += lexeme.length;
     if (++lexemes % LEXEMES === 0) {
       // The parser's stack holds the document, the open collections and at most one token being
       // read: deeper than the limit can be refused now rather than after the whole text.
       if (parserDepth(parser) - 2 > MAX_NESTING) return failure(`nested deeper than ${MAX_NESTING} levels`);
-      yield;
+      yield read;
+      read = 0;
     }
   }
   for (const token of parser.end()) {
@@ -87,7 +91,7 @@ export function* readYaml(text: string): Generator<void, SyntaxResult> {
   if (documents.length > 1) return failure('the reply holds more than one YAML document');
   const document = documents[0]!;
   if (document.errors.length > 0) return failure(document.errors[0]!.message.split('\n')[0]!);
-  yield;
+  yield 0;
   return { ok: true, value: document.toJS({ maxAliasCount: MAX_ALIASES }) };
 }
 
@@ -101,13 +105,13 @@ function parserDepth(parser: Parser): number {
  * for keys JSON.parse keeps and YAML's `toJS` treats specially (`__proto__`, `<<`), which are
  * left to the YAML reader.
  */
-function asJson(text: string): SyntaxResult | undefined {
+function* asJson(text: string): Steps<SyntaxResult | undefined> {
   const first = text[0];
   if (first !== '{' && first !== '[') return undefined;
   if (text.includes('"__proto__"') || text.includes('"<<"')) return undefined;
   // Before parsing: V8's JSON.parse takes tens of milliseconds to fail on a megabyte of open
   // brackets, and the count bounds the depth of whatever does parse.
-  if (jsonNestsDeeperThan(text, MAX_NESTING)) return failure(`nested deeper than ${MAX_NESTING} levels`);
+  if (yield* jsonNestsDeeperThan(text, MAX_NESTING)) return failure(`nested deeper than ${MAX_NESTING} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -18,21 +18,53 @@ export const MAX_YAML_LENGTH = 262_144;
 export const MAX_ALIASES = 100;
 
 /**
+ * The longest model reply structured output reads by default, in characters: about 250,000
+ * tokens, twice the longest answer any current model is allowed to write. A longer reply is a
+ * runaway (a model repeating itself, a broken stream) and is refused unread, so that nothing,
+ * however long, holds the event loop or memory for long.
+ */
+export const DEFAULT_MAX_REPLY_CHARS = 1_000_000;
+
+/**
+ * Characters a scan reads between two points where its caller may pause: about a tenth of a
+ * millisecond of work.
+ */
+export const SCAN_CHUNK = 65_536;
+
+/**
+ * A step-wise computation: it yields the number of characters it read since its last yield
+ * (0 at a pause point that read nothing) wherever its caller may give way to the event loop,
+ * and returns its result. Run to the end in one go, it is the plain synchronous computation.
+ */
+export type Steps<R> = Generator<number, R, void>;
+
+/** Runs `steps` to the end without pausing. */
+export function runSteps<R>(steps: Steps<R>): R {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
  * Whether the JSON text `text` nests deeper than `limit`, counting brackets outside strings in
  * one pass. Exact for valid JSON and an upper bound for anything else.
  */
-export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+export function* jsonNestsDeeperThan(text: string, limit: number): Steps<boolean> {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
+  for (let chunkEnd = Math.min(text.length, SCAN_CHUNK), i = 0; ; chunkEnd = Math.min(text.length, chunkEnd + SCAN_CHUNK)) {
+    for (; i < chunkEnd; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (c === 0x5c) i++;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) {
+        if (++depth > limit) return true;
+      } else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
+    }
+    if (i >= text.length) return false;
+    yield SCAN_CHUNK;
   }
-  return false;
 }

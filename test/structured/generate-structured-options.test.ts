@@ -19,6 +19,7 @@ const options = fc.record(
     repairPrompt: field(fc.constant(() => 'fix'), fc.constant('fix')),
     fallback: field(fc.constant(() => undefined), fc.constant(1)),
     useResponseFormat: field(fc.boolean(), fc.constant('no')),
+    maxReplyChars: field(fc.integer({ min: 8, max: 2_000_000 }), fc.constantFrom(0, -5, 1.5, Number.POSITIVE_INFINITY)),
     temperature: field(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(-0.5, Number.NaN, Number.POSITIVE_INFINITY)),
     maxOutputTokens: field(fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, -1, 2.5)),
     seed: field(fc.integer(), fc.constant(0.5)),
