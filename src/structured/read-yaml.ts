@@ -1,6 +1,6 @@
 import { Composer, CST, Lexer, Parser } from 'yaml';
 import { jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH, type Steps } from './syntax-limits.js';
-import { parseSimpleYaml } from './simple-yaml.js';
+import { readSimpleYaml } from './simple-yaml.js';
 
 /** The outcome of reading one candidate's syntax. */
 export type SyntaxResult = { ok: true; value: unknown } | { ok: false; error: string };
@@ -22,9 +22,9 @@ const failure = (message: string): SyntaxResult => ({ ok: false, error: `invalid
  * touches it.
  */
 export function* readYaml(text: string): Steps<SyntaxResult> {
-  const simple = parseSimpleYaml(text);
+  const simple = yield* readSimpleYaml(text);
   if (simple) return { ok: true, value: simple.value };
-  yield text.length;
+  yield 0;
   const json = yield* asJson(text);
   if (json) return json;
   if (text.length > MAX_YAML_LENGTH) return failure(`${text.length} characters is more than the ${MAX_YAML_LENGTH} the YAML reader takes: reply with a shorter document`);

@@ -11,7 +11,7 @@
  * work of a chain-of-thought step together.
  */
 
-import { MAX_NESTING } from './syntax-limits.js';
+import { MAX_NESTING, runSteps, type Steps } from './syntax-limits.js';
 
 /** Not answered here: the caller falls back to the full parser. */
 const UNSURE = Symbol('unsure');
@@ -50,14 +50,25 @@ function trimSpaces(s: string): string {
  * @returns `{ value }`, exactly what `yaml` would give, or `undefined` when unsure.
  */
 export function parseSimpleYaml(text: string): { value: unknown } | undefined {
+  return runSteps(readSimpleYaml(text));
+}
+
+/**
+ * {@link parseSimpleYaml} step by step: it yields every {@link LINES} lines it reads (a megabyte
+ * of keys took a tenth of a second or more in one go), so an async caller can give way.
+ */
+export function* readSimpleYaml(text: string): Steps<{ value: unknown } | undefined> {
   if (AWKWARD.test(text)) return undefined;
   try {
-    return { value: new Reader(text.split('\n')).document() };
+    return { value: yield* new Reader(text.split('\n')).document() };
   } catch (error) {
     if (error === UNSURE) return undefined;
     throw error;
   }
 }
+
+/** Lines read between two pause points. */
+const LINES = 1024;
 
 // Only spaces indent in YAML: other whitespace is content.
 const spacesAtStart = (line: string) => /^ */.exec(line)![0].length;
@@ -68,15 +79,24 @@ const isItem = (content: string) => content === '-' || content.startsWith('- ');
 class Reader {
   private i = 0;
   private depth = 0;
+  // The first line not yet counted by a pause point.
+  private mark = 0;
   constructor(private readonly lines: string[]) {}
 
-  document(): unknown {
+  *document(): Steps<unknown> {
     this.skipBlank();
     if (this.i >= this.lines.length) throw UNSURE;
-    const value = this.block(indentOf(this.lines[this.i]!));
+    const value = yield* this.block(indentOf(this.lines[this.i]!));
     this.skipBlank();
     if (this.i < this.lines.length) throw UNSURE;
     return value;
+  }
+
+  /** The characters read since the last pause point. */
+  private read(): number {
+    let n = 0;
+    for (; this.mark < this.i; this.mark++) n += this.lines[this.mark]!.length + 1;
+    return n;
   }
 
   private skipBlank(): void {
@@ -90,26 +110,26 @@ class Reader {
     return j < this.lines.length ? indentOf(this.lines[j]!) : -1;
   }
 
-  private block(indent: number): unknown {
+  private *block(indent: number): Steps<unknown> {
     // Deep documents go to the full reader, which refuses them without recursing.
     if (++this.depth > MAX_NESTING) throw UNSURE;
     try {
-      return isItem(this.lines[this.i]!.slice(indent)) ? this.sequence(indent) : this.mapping(indent);
+      return isItem(this.lines[this.i]!.slice(indent)) ? yield* this.sequence(indent) : yield* this.mapping(indent);
     } finally {
       this.depth--;
     }
   }
 
   /** The value of a key or item with nothing after it on its line: a nested block, or null. */
-  private nested(indent: number, compactSequence: boolean): unknown {
+  private *nested(indent: number, compactSequence: boolean): Steps<unknown> {
     const next = this.peekIndent();
     if (next > indent) {
       this.skipBlank();
-      return this.block(next);
+      return yield* this.block(next);
     }
     if (compactSequence && next === indent) {
       this.skipBlank();
-      if (isItem(this.lines[this.i]!.slice(indent))) return this.sequence(indent);
+      if (isItem(this.lines[this.i]!.slice(indent))) return yield* this.sequence(indent);
     }
     return null;
   }
@@ -125,36 +145,38 @@ class Reader {
     return line.slice(indent);
   }
 
-  private mapping(indent: number): Record<string, unknown> {
+  private *mapping(indent: number): Steps<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     for (let content = this.lineOf(indent); content !== undefined; content = this.lineOf(indent)) {
+      if (this.i - this.mark >= LINES) yield this.read();
       const m = KEY.exec(content);
       if (!m) throw UNSURE;
       const key = m[1]!;
       if (RESERVED_KEYS.has(key) || Object.hasOwn(out, key)) throw UNSURE;
       this.i++;
       const rest = trimSpaces(m[2] ?? '');
-      out[key] = rest === '' ? this.nested(indent, true) : scalar(rest);
+      out[key] = rest === '' ? yield* this.nested(indent, true) : scalar(rest);
     }
     return out;
   }
 
-  private sequence(indent: number): unknown[] {
+  private *sequence(indent: number): Steps<unknown[]> {
     const out: unknown[] = [];
     for (let content = this.lineOf(indent); content !== undefined && isItem(content); content = this.lineOf(indent)) {
+      if (this.i - this.mark >= LINES) yield this.read();
       const afterDash = content.slice(1);
       const gap = spacesAtStart(afterDash);
       const rest = trimSpaces(afterDash.slice(gap));
       if (rest === '') {
         this.i++;
-        out.push(this.nested(indent, false));
+        out.push(yield* this.nested(indent, false));
       } else if (isItem(rest)) {
         throw UNSURE;
       } else if (KEY.test(rest)) {
         // "- key: value" opens a mapping whose keys line up with this first one.
         const column = indent + 1 + gap;
         this.lines[this.i] = ' '.repeat(column) + rest;
-        out.push(this.mapping(column));
+        out.push(yield* this.mapping(column));
       } else {
         this.i++;
         out.push(scalar(rest));
