@@ -1,6 +1,5 @@
 // `tot mcp --http` (Streamable HTTP on 127.0.0.1, a port the system picks), driven by the SDK's
 // StreamableHTTPClientTransport: the built command, a SQLite file in a temporary directory.
-import { request as httpRequest } from 'node:http';
 import { connect as tcpConnect } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { startHttp, useCliTempDb } from '../helpers/tot-cli.js';
 import { answerSampling, planReply, raceWithRejection, structured, validPlan } from '../helpers/mcp-sampling.js';
 import { settlesWithin } from '../helpers/settles-within.js';
+import { initialize as initializeRequest, mcpHeaders, raw } from './raw-http.js';
 
 type Branch = { branch_id: string; name: string; state: string; early_stop_reason?: string };
 
@@ -258,23 +258,6 @@ describe('tot mcp over Streamable HTTP: resumability', () => {
   });
 });
 
-/** A raw HTTP request to the server (node:http, which sends the Host header it is given). */
-function raw(url: URL, options: { method?: string; host?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: options.method ?? 'POST', headers: { ...(options.host ? { host: options.host } : {}), ...options.headers } },
-      (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
 /**
  * Sends a request's head and the start of its body on a raw connection, and never the rest: what
  * the server answers before the body is complete (a server that reads the body first answers
@@ -305,8 +288,7 @@ function headOnly(url: URL, head: Record<string, string>, bodyStart: string, opt
   });
 }
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const initialize = initializeRequest();
 
 describe('tot mcp over Streamable HTTP: what it refuses', () => {
   it('refuses a request whose Host is not its own loopback address (DNS rebinding), and answers its own', async () => {
