@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
+import { DEFAULT_MAX_EVENT_BYTES } from '../events/store/validate-append.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { compileSafeParse } from '../internal/fast-check.js';
 import { randomHex } from '../internal/hex.js';
@@ -34,6 +35,11 @@ export interface GotEngineOptions {
     maxThoughtChars?: number;
     /** Tokens a digest may have. Default 200 (seed 004). */
     digestTokens?: number;
+    /**
+     * Bytes a branch's plan may have, as JSON. Default 1 MiB, the stores' default largest event
+     * (raise both together). A plan over it is refused before anything is written.
+     */
+    maxPlanBytes?: number;
   };
   /**
    * Automatic checkpoints: after this many milliseconds, or after this many events or a quarter of
@@ -68,7 +74,9 @@ export interface StartSessionOptions {
 const optionsSchema = z.strictObject({
   store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function' && typeof (v as EventStore).readStream === 'function', 'expected an EventStore'),
   model: languageModelSchema.optional(),
-  limits: z.strictObject({ maxThoughtChars: z.number().int().positive().default(400), digestTokens: z.number().int().positive().default(200) }).default({ maxThoughtChars: 400, digestTokens: 200 }),
+  limits: z
+    .strictObject({ maxThoughtChars: z.number().int().positive().default(400), digestTokens: z.number().int().positive().default(200), maxPlanBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES) })
+    .default({ maxThoughtChars: 400, digestTokens: 200, maxPlanBytes: DEFAULT_MAX_EVENT_BYTES }),
   checkpointEvery: z.strictObject({ events: z.number().int().positive().default(100), ms: z.number().positive().default(300_000) }).default({ events: 100, ms: 300_000 }),
   writerId: z.string().min(1).max(64).optional(),
   now: fnSchema<() => number>().optional(),
@@ -111,7 +119,7 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
     super();
     this.o = parseOptions(optionsSchema, options, 'GotEngine');
     this.writerId = this.o.writerId ?? `w_${randomHex(4)}`;
-    this.ctx = { store: this.o.store, emitter: this, model: this.o.model, digestTokens: this.o.limits.digestTokens, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
+    this.ctx = { store: this.o.store, emitter: this, model: this.o.model, digestTokens: this.o.limits.digestTokens, maxPlanBytes: this.o.limits.maxPlanBytes, writer: this.writerId, now: this.o.now ?? Date.now, checkpointEvery: this.o.checkpointEvery };
   }
 
   /**
@@ -129,7 +137,16 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
     throwIfAborted(o.signal, 'session start');
     const id = o.id ?? `sess_${globalThis.crypto.randomUUID()}`;
     const data = { sessionId: id, goal: o.goal, successCriteria: o.successCriteria, budget: o.budget, maxThoughtChars: this.o.limits.maxThoughtChars, at: this.ctx.now() };
-    const appended = await this.o.store.append(id, [{ type: 'session.started', data, idempotencyKey: `${id}:session:0:start` }], { expectedVersion: 'no_stream', ...(o.signal ? { signal: o.signal } : {}) });
+    // A key of this call's own: a second start under the same id, however alike, is refused by the
+    // store (the stream exists), not taken for a retry of the first.
+    const key = `${id}:session:start:${globalThis.crypto.randomUUID()}`;
+    let appended;
+    try {
+      appended = await this.o.store.append(id, [{ type: 'session.started', data, idempotencyKey: key }], { expectedVersion: 'no_stream', ...(o.signal ? { signal: o.signal } : {}) });
+    } catch (error) {
+      if (!TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT')) throw error;
+      throw new TotError('EXPECTED_VERSION_CONFLICT', `GotEngine.startSession: options.id: the store already holds a session "${id}": restore() it, or start one under another id.`, { details: error.details, cause: error });
+    }
     const session = new GotSession(this.ctx, SessionModel.start(id, appended.events[0]!), -1);
     await session.checkpoint();
     return session;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { TotError } from '../errors/index.js';
 import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js';
+import { MAX_JSON_DEPTH, measureJson, utf8Length } from '../events/store/validate-append.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { sha256Hex } from '../internal/hex.js';
@@ -39,6 +40,13 @@ export interface AddThoughtOptions {
   edge?: ThoughtEdge;
   /** The branch it belongs to. */
   branchId?: string;
+  /**
+   * Sets the plan of its branch (`branchId` is then required) in the same write: the thought and
+   * the plan are stored together or not at all. Checked first as {@link GotSession.setPlan} checks it.
+   */
+  plan?: unknown;
+  /** The kind of `plan`. Default `execution`. */
+  planKind?: string;
   /** Tokens it cost (e.g. a model call's usage). Default: `estimateTokens(content)` (a token per three characters, erring high). */
   tokens?: number;
   /** The model calls that made it (what `metrics().modelHops` counts). Default 0: a thought written by hand. */
@@ -46,9 +54,9 @@ export interface AddThoughtOptions {
   /**
    * Makes a retried write safe: the same key returns the thought already stored (another thought
    * under it is `IDEMPOTENCY_CONFLICT`). Default, from the request alone:
-   * `<session>:thought:<index after the latest parent>:<hash of role, content, parents, edge, branch>`,
-   * so the same thought sent again (a retry, from this process or another after a restart) is
-   * stored once; give distinct keys to record one thought twice on purpose.
+   * `<session>:thought:<index after the latest parent>:<hash of role, content, parents, edge, branch
+   * and plan>`, so the same thought sent again (a retry, from this process or another after a
+   * restart) is stored once; give distinct keys to record one thought twice on purpose.
    */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -63,9 +71,17 @@ export interface SessionContext {
   writer: string;
   now: () => number;
   checkpointEvery: { events: number; ms: number };
+  /** The largest plan, as JSON bytes. */
+  maxPlanBytes: number;
 }
 
-type Build = (m: SessionModel) => { events: NewEvent[] } | { over: { used: number; max: number } };
+/**
+ * Builds a write from the session as this writer knows it. `intent` is the write's own: made once
+ * per call and kept through that call's retries, it prefixes the idempotency keys of the events
+ * the write makes, so that the store takes a retry of the call for what it is and another call
+ * (from this writer or another, however alike) for a write of its own.
+ */
+type Build = (m: SessionModel, intent: string) => { events: NewEvent[] } | { over: { used: number; max: number } };
 
 const ROLES = ['planner', 'critic', 'tester', 'decider'] as const;
 const EDGES = ['causes', 'refines', 'contradicts', 'supports'] as const;
@@ -82,6 +98,8 @@ const thoughtSchema = z.strictObject({
   branchId: z.string().min(1).optional(),
   tokens: z.number().int().nonnegative().optional(),
   modelCalls: z.number().int().nonnegative().optional(),
+  plan: z.unknown().optional(),
+  planKind: z.string().min(1).max(200).optional(),
   idempotencyKey: z.string().min(1).max(512).optional(),
   signal: signalSchema,
 });
@@ -106,13 +124,66 @@ const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
  * So the same thought (same role, parents, edge, branch and words) is one thought; to record it
  * twice on purpose, give each write its own `idempotencyKey`.
  */
-function thoughtKey(sessionId: string, body: { role: string; content: string; parentIds: string[]; edge?: string; branchId?: string }): string {
+function thoughtKey(sessionId: string, body: { role: string; content: string; parentIds: string[]; edge?: string; branchId?: string }, plan: { plan: unknown; kind: string } | undefined): string {
   let index = 0;
   for (const p of body.parentIds) {
     const n = /^t(\d+)$/.exec(p);
     if (n) index = Math.max(index, Number(n[1]) + 1);
   }
-  return `${sessionId}:thought:${index}:${hash(body)}`;
+  // With its plan: the same thought with another plan is another request, not a retry of this one.
+  return `${sessionId}:thought:${index}:${hash(plan === undefined ? body : { ...body, plan })}`;
+}
+
+/** Branch states whose plan can no longer change: a validated plan is what export hands to an executor. */
+const PLAN_FIXED = new Set(['validated', 'early_stopped', 'completed', 'executing', 'evidence_received']);
+
+/** How deep a plan may nest: its event's data holds it one level down, and the stores take 512. */
+const MAX_PLAN_DEPTH = MAX_JSON_DEPTH - 1;
+
+/**
+ * Refuses, with `INVALID_ARGUMENT` naming the limit, a plan the session's stream cannot hold:
+ * nested deeper than {@link MAX_PLAN_DEPTH}, not JSON, or larger than `maxBytes` as JSON. Runs
+ * before anything copies, hashes or writes the plan, on its own stack: copying and hashing
+ * recurse, and a plan a few thousand levels deep overflowed the call stack there.
+ */
+function checkPlan(plan: unknown, maxBytes: number, where: string): void {
+  let bound: number;
+  try {
+    if (nestsDeeper(plan, MAX_PLAN_DEPTH, maxBytes)) {
+      throw new TotError('INVALID_ARGUMENT', `${where}: the plan nests deeper than ${MAX_PLAN_DEPTH} levels of arrays and objects, the most its event can hold: flatten it.`, { details: { field: 'plan' } });
+    }
+    bound = measureJson(plan, 'plan', maxBytes);
+  } catch (error) {
+    if (TotError.hasCode(error, 'INVALID_ARGUMENT') && error.message.startsWith(where)) throw error;
+    const why = TotError.hasCode(error, 'INVALID_ARGUMENT') ? error.message.replace(/^event store: /, '') : `reading it threw: ${(error as Error)?.message ?? String(error)}`;
+    throw new TotError('INVALID_ARGUMENT', `${where}: the plan cannot be stored (${why}): send plain JSON (objects, arrays, strings, finite numbers, booleans, null).`, { details: { field: 'plan' }, cause: error });
+  }
+  if (bound <= maxBytes) return;
+  const size = bound === Number.POSITIVE_INFINITY ? undefined : utf8Length(JSON.stringify(plan));
+  if (size !== undefined && size <= maxBytes) return;
+  throw new TotError('INVALID_ARGUMENT', `${where}: the plan's JSON is ${size === undefined ? '' : `${size} bytes, `}over the limit of ${maxBytes} bytes: keep the plan to its steps and limits, and its bulk (diffs, files) outside the session.`, {
+    details: { field: 'plan', ...(size === undefined ? {} : { size }) },
+  });
+}
+
+/**
+ * Whether `value` nests arrays and objects more than `limit` deep (a cycle does). Gives up, saying
+ * no, after `budget` values: each is at least a byte of JSON, so the size check refuses the rest.
+ */
+function nestsDeeper(value: unknown, limit: number, budget: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  for (let seen = 0; values.length > 0 && seen <= budget; seen++) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limit) return true;
+    for (const item of Array.isArray(v) ? v : Object.values(v)) {
+      values.push(item);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -132,8 +203,12 @@ const CHECKPOINT_GROWTH = 0.25;
  * budget, all as events in the session's stream. Every write is checked against the session as
  * the store holds it: a writer that was behind (another process wrote meanwhile) gets the store's
  * `EXPECTED_VERSION_CONFLICT` (the seed's 409), reads what it missed, checks again and retries, so
- * nothing is lost or written twice. The writes of one session object run one at a time. Sessions
- * are made by {@link GotEngine.startSession} and {@link GotEngine.restore}.
+ * nothing is lost or written twice. Each call is one append, stored whole or not at all, under
+ * idempotency keys of the call's own: another call, however alike and from whichever writer, is
+ * a write of its own, applied from the state the first left or refused (only a thought is known
+ * by what it says, see {@link AddThoughtOptions.idempotencyKey}). The writes of one session
+ * object run one at a time. Sessions are made by {@link GotEngine.startSession} and
+ * {@link GotEngine.restore}.
  *
  * @example
  * ```ts
@@ -294,7 +369,9 @@ export class GotSession {
    * ```
    */
   refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
-    return this.serial(() => this.readNew(options.signal));
+    return this.serial(async () => {
+      await this.readNew(options.signal);
+    });
   }
 
   /**
@@ -303,19 +380,27 @@ export class GotSession {
    * with `BUDGET_EXCEEDED` when its tokens pass the session's token budget (the session then ends
    * `budget_exceeded`). A thought already stored under the same idempotency key (the caller's,
    * or the default one derived from the request) is returned as it is, whatever the session's
-   * state: the same request sent twice, or again after a restart, adds one thought.
+   * state: the same request sent twice, or again after a restart, adds one thought. With `plan`,
+   * the thought and its branch's plan are one write, checked whole (the plan as
+   * {@link GotSession.setPlan} checks it) before anything is stored.
    *
    * @example
    * ```ts
    * const critique = await session.addThought({ role: 'critic', content: 'The cache never expires.', parentIds: [t.id], edge: 'contradicts' });
+   * await session.addThought({ role: 'planner', content: 'Expire entries after 60 s.', parentIds: [critique.id], branchId: 'br0', plan });
    * ```
    */
   async addThought(options: AddThoughtOptions): Promise<GotThought> {
     const o = parseOptions(thoughtSchema, options, 'GotSession.addThought');
     const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
+    const plan = o.plan === undefined ? undefined : { plan: o.plan, kind: o.planKind ?? 'execution' };
+    if (plan) {
+      if (o.branchId === undefined) throw new TotError('INVALID_ARGUMENT', 'GotSession.addThought: options.plan: a plan belongs to a branch: give options.branchId too.', { details: { field: 'options.branchId' } });
+      checkPlan(plan.plan, this.ctx.maxPlanBytes, 'GotSession.addThought');
+    }
     // A caller's key is the session's own: the same key in another session is another write. The
     // default key comes from the request alone, so a retry finds its thought after a restart.
-    const key = o.idempotencyKey === undefined ? thoughtKey(this.id, body) : `${this.id}:key:${o.idempotencyKey}`;
+    const key = o.idempotencyKey === undefined ? thoughtKey(this.id, body, plan) : `${this.id}:key:${o.idempotencyKey}`;
     const stored = (): GotThought | undefined => {
       const t = this.model.keyIndex.get(key);
       if (!t) return undefined;
@@ -328,7 +413,7 @@ export class GotSession {
     const before = stored();
     if (before) return copy(before);
     let found: GotThought | undefined;
-    const [event] = await this.commit('addThought', o.signal, (m) => {
+    const [event] = await this.commit('addThought', o.signal, (m, intent) => {
       const s = m.snapshot;
       // Stored meanwhile: by another writer (another process retrying the same request), or by this
       // very write when its reply was lost and the store's conflict sent it round again.
@@ -348,7 +433,10 @@ export class GotSession {
       const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
       const data = { ...body, thoughtId: `t${index}`, tokens, ...(o.modelCalls ? { modelCalls: o.modelCalls } : {}), writer: this.ctx.writer, clock, at: this.ctx.now() };
       const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: key, parentIds: o.parentIds, clock }];
-      const warning = this.warning(m, { tokens: s.tokensUsed + tokens });
+      // In the thought's batch, which the store applies whole or not at all: a plan the store
+      // refuses leaves no thought behind either, and a retry finds both or neither.
+      if (plan) events.push(this.planEvent(m, o.branchId!, plan, `${key}:plan`, 'addThought'));
+      const warning = this.warning(m, { tokens: s.tokensUsed + tokens }, intent);
       if (warning) events.push(warning);
       return { events };
     });
@@ -367,7 +455,7 @@ export class GotSession {
    */
   async fork(options: { from: string; branches: { name: string }[]; signal?: AbortSignal }): Promise<GotBranch[]> {
     const o = parseOptions(forkSchema, options, 'GotSession.fork');
-    const [stored] = await this.commit('fork', o.signal, (m) => {
+    const [stored] = await this.commit('fork', o.signal, (m, intent) => {
       const s = m.snapshot;
       if (!m.thoughtIndex.has(o.from)) throw new TotError('INVALID_ARGUMENT', `GotSession.fork: options.from: no thought ${o.from} in session ${s.id}.`, { details: { field: 'options.from' } });
       const count = s.branches.length + o.branches.length;
@@ -377,8 +465,8 @@ export class GotSession {
       }
       const branches = o.branches.map((b, i) => ({ branchId: `br${s.branches.length + i}`, name: b.name }));
       const data = { from: o.from, branches, at: this.ctx.now() };
-      const events: NewEvent[] = [{ type: 'branch.forked', data, idempotencyKey: `${s.id}:fork:${s.branches.length}:${hash({ from: o.from, names: branches.map((b) => b.name) })}`, parentIds: [o.from] }];
-      const warning = this.warning(m, { branches: count });
+      const events: NewEvent[] = [{ type: 'branch.forked', data, idempotencyKey: `${intent}:fork`, parentIds: [o.from] }];
+      const warning = this.warning(m, { branches: count }, intent);
       if (warning) events.push(warning);
       return { events };
     });
@@ -417,7 +505,9 @@ export class GotSession {
 
   /**
    * Moves a branch along the seed's state machine (`ILLEGAL_STATE` for a transition the table
-   * does not have; nothing is written).
+   * does not have; nothing is written). Each call is a move of its own: when another writer moved
+   * the branch first, this one is applied from the state that writer left, or refused with
+   * `ILLEGAL_STATE` when that state does not take the trigger.
    *
    * @example
    * ```ts
@@ -425,20 +515,44 @@ export class GotSession {
    * await session.transition('br1', 'race_lost', { reason: 'br0 validated first' });
    * ```
    */
-  async transition(branchId: string, trigger: BranchTrigger, options: { reason?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
-    await this.commit('transition', options.signal, (m) => {
+  transition(branchId: string, trigger: BranchTrigger, options: { reason?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    return this.transitions(branchId, [trigger], options);
+  }
+
+  /**
+   * @internal Moves a branch through several triggers in one write: every move is stored, or none
+   * is (an illegal one refuses them all).
+   *
+   * @example
+   * ```ts
+   * await session.transitions('br1', ['user_input', 'race_lost'], { reason: 'br0 validated first' }); // init → planning → early_stopped
+   * ```
+   */
+  async transitions(branchId: string, triggers: BranchTrigger[], options: { reason?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    await this.commit('transition', options.signal, (m, intent) => {
       const b = m.branchIndex.get(branchId);
       if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.transition: no branch ${branchId} in session ${m.snapshot.id}.`, { details: { field: 'branchId' } });
-      const to = transitionBranch(b.state, trigger, b.id);
-      const data = { branchId, trigger, from: b.state, to, ...(options.reason === undefined ? {} : { reason: options.reason }), at: this.ctx.now() };
-      return { events: [{ type: 'branch.transitioned', data, idempotencyKey: `${m.snapshot.id}:transition:${m.snapshot.version + 1}:${hash({ branchId, trigger, from: b.state })}` }] };
+      const at = this.ctx.now();
+      let from = b.state;
+      return {
+        events: triggers.map((trigger, i) => {
+          const to = transitionBranch(from, trigger, b.id);
+          const data = { branchId, trigger, from, to, ...(options.reason === undefined ? {} : { reason: options.reason }), at };
+          from = to;
+          return { type: 'branch.transitioned', data, idempotencyKey: `${intent}:${i}` };
+        }),
+      };
     });
     return copy(this.model.branchIndex.get(branchId)!);
   }
 
   /**
    * Gives a branch its plan (an execution plan, a doc plan, or a plan of your own kind), to be
-   * validated with {@link GotSession.validatePlan}.
+   * validated with {@link GotSession.validatePlan}. Refused with `INVALID_ARGUMENT`, before
+   * anything is written, when the plan is not JSON, nests more than 511 arrays and objects deep,
+   * or is larger than the engine's `limits.maxPlanBytes` (1 MiB) as JSON; with `ILLEGAL_STATE`
+   * when the branch is validated or past it. Each call is a write of its own: two calls with the
+   * same plan, from one writer or two, store it twice.
    *
    * @example
    * ```ts
@@ -447,17 +561,20 @@ export class GotSession {
    */
   async setPlan(branchId: string, plan: unknown, options: { kind?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
     const kind = options.kind ?? 'execution';
-    await this.commit('setPlan', options.signal, (m) => {
-      const b = this.branchOf(m, branchId, 'setPlan');
-      // A validated plan is what export hands to an executor: changing it would export a plan no
-      // validation passed. Fork a new branch to try another.
-      if (b.state === 'validated' || b.state === 'early_stopped' || b.state === 'completed' || b.state === 'executing' || b.state === 'evidence_received') {
-        throw new TotError('ILLEGAL_STATE', `GotSession.setPlan: branch ${b.id} is ${b.state}: its plan can no longer change (fork a new branch to try another).`, { details: { branchId: b.id, status: b.state } });
-      }
-      const data = { branchId, kind, plan: copy(plan), at: this.ctx.now() };
-      return { events: [{ type: 'branch.planned', data, idempotencyKey: `${m.snapshot.id}:plan:${m.snapshot.version + 1}:${hash({ branchId, kind, plan })}` }] };
-    });
+    checkPlan(plan, this.ctx.maxPlanBytes, 'GotSession.setPlan');
+    await this.commit('setPlan', options.signal, (m, intent) => ({ events: [this.planEvent(m, branchId, { plan, kind }, `${intent}:plan`, 'setPlan')] }));
     return copy(this.model.branchIndex.get(branchId)!);
+  }
+
+  /** The event that gives a branch its plan (checked by {@link checkPlan} first), or why the branch takes none. */
+  private planEvent(m: SessionModel, branchId: string, plan: { plan: unknown; kind: string }, key: string, where: string): NewEvent {
+    const b = this.branchOf(m, branchId, where);
+    // A validated plan is what export hands to an executor: changing it would export a plan no
+    // validation passed. Fork a new branch to try another.
+    if (PLAN_FIXED.has(b.state)) {
+      throw new TotError('ILLEGAL_STATE', `GotSession.${where}: branch ${b.id} is ${b.state}: its plan can no longer change (fork a new branch to try another).`, { details: { branchId: b.id, status: b.state } });
+    }
+    return { type: 'branch.planned', data: { branchId, kind: plan.kind, plan: copy(plan.plan), at: this.ctx.now() }, idempotencyKey: key };
   }
 
   /**
@@ -473,41 +590,45 @@ export class GotSession {
    * ```
    */
   validatePlan(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal } = {}): Promise<PlanAssessment & { branch: GotBranch }> {
-    return this.validateAs(branchId, options, undefined);
+    return this.validateAs(branchId, options, undefined, undefined);
   }
 
   /**
    * @internal `validatePlan`, with `admit` asked (in the same tick as the write is made, so that
-   * of branches racing to validate exactly one is admitted) whether a passing plan may validate.
+   * of branches racing to validate exactly one is admitted) whether a passing plan may validate;
+   * with `plan`, the branch is given that plan in the same write (both are stored, or neither).
    *
    * @example
    * ```ts
    * let winner: string | undefined;
-   * await session.validateAs('br0', {}, (ok) => !ok || (winner ??= 'br0') === 'br0');
+   * await session.validateAs('br0', {}, (ok) => !ok || (winner ??= 'br0') === 'br0', { plan, kind: 'execution' });
    * ```
    */
-  async validateAs(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal }, admit: ((ok: boolean) => boolean) | undefined): Promise<PlanAssessment & { branch: GotBranch }> {
+  async validateAs(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal }, admit: ((ok: boolean) => boolean) | undefined, plan: { plan: unknown; kind: string } | undefined): Promise<PlanAssessment & { branch: GotBranch }> {
+    if (plan) checkPlan(plan.plan, this.ctx.maxPlanBytes, 'GotSession.setPlan');
     let assessment: PlanAssessment | undefined;
-    await this.commit('validatePlan', options.signal, (m) => {
+    await this.commit('validatePlan', options.signal, (m, intent) => {
       const b = this.branchOf(m, branchId, 'validatePlan');
-      if (b.plan === undefined) throw new TotError('ILLEGAL_STATE', `GotSession.validatePlan: branch ${b.id} has no plan yet: setPlan() first.`, { details: { branchId: b.id, status: b.state } });
+      const planned = plan ? this.planEvent(m, branchId, plan, `${intent}:plan`, 'setPlan') : undefined;
+      const current = plan ? { plan: plan.plan, kind: plan.kind } : { plan: b.plan, kind: b.planKind };
+      if (current.plan === undefined) throw new TotError('ILLEGAL_STATE', `GotSession.validatePlan: branch ${b.id} has no plan yet: setPlan() first.`, { details: { branchId: b.id, status: b.state } });
       const { signal: _signal, ...assess } = options;
-      assessment = assessPlan(b.plan, { ...assess, kind: options.kind ?? b.planKind ?? 'execution' });
+      assessment = assessPlan(current.plan, { ...assess, kind: options.kind ?? current.kind ?? 'execution' });
       if (admit && !admit(assessment.ok)) throw new TotError('ABORTED', `Branch ${b.id} lost the race: another branch validated first.`);
       const path = ({ init: ['user_input', 'user_input', 'user_input'], planning: ['user_input', 'user_input'], scoring: ['user_input'], validating: [], rejected: ['user_input', 'user_input', 'user_input'] } as Record<string, BranchTrigger[]>)[b.state];
       if (path === undefined) return { events: [] };
       const at = this.ctx.now();
-      const events: NewEvent[] = [];
+      const events: NewEvent[] = planned ? [planned] : [];
       let state = b.state;
       const move = (trigger: BranchTrigger) => {
         const to = transitionBranch(state, trigger, b.id);
-        events.push({ type: 'branch.transitioned', data: { branchId, trigger, from: state, to, at }, idempotencyKey: `${m.snapshot.id}:transition:${m.snapshot.version + 1 + events.length}:${hash({ branchId, trigger, from: state })}` });
+        events.push({ type: 'branch.transitioned', data: { branchId, trigger, from: state, to, at }, idempotencyKey: `${intent}:${events.length}` });
         state = to;
       };
       for (const trigger of path) move(trigger);
       const cost = branchTokens(m.snapshot, b);
       const score: BranchScore = { completeness: assessment.completeness.completeness, risk: assessment.risk.totalRisk, cost, historyPrior: b.score?.historyPrior ?? 0.5 };
-      events.push({ type: 'branch.scored', data: { branchId, score, reward: calculateReward(score), issues: assessment.issues, at }, idempotencyKey: `${m.snapshot.id}:score:${m.snapshot.version + 1 + events.length}:${hash({ branchId, score })}` });
+      events.push({ type: 'branch.scored', data: { branchId, score, reward: calculateReward(score), issues: assessment.issues, at }, idempotencyKey: `${intent}:${events.length}` });
       move(assessment.ok ? 'validate_pass' : 'validate_fail');
       return { events };
     });
@@ -768,9 +889,9 @@ export class GotSession {
     await this.commit(
       'resume',
       undefined,
-      (m) => {
+      (m, intent) => {
         if (m.snapshot.state !== 'paused') throw new TotError('ILLEGAL_STATE', `Session ${m.snapshot.id} is ${m.snapshot.state}, not paused: there is nothing to resume.`, { details: { status: m.snapshot.state } });
-        return { events: [this.stateEvent(m, this.usedRatio(m, {}) >= 0.8 ? 'warning' : 'active')] };
+        return { events: [this.stateEvent(m, this.usedRatio(m, {}) >= 0.8 ? 'warning' : 'active', `${intent}:state`)] };
       },
       { allowPaused: true },
     );
@@ -823,11 +944,15 @@ export class GotSession {
     return next;
   }
 
-  private async readNew(signal: AbortSignal | undefined): Promise<void> {
+  /** Folds in what others wrote since; returns the events read whose idempotency key is one of `keys`. */
+  private async readNew(signal: AbortSignal | undefined, keys?: Set<string>): Promise<StoredEvent[]> {
+    const found: StoredEvent[] = [];
     for await (const e of this.ctx.store.readStream(this.id, { fromVersion: this.version + 1 })) {
       throwIfAborted(signal, 'session refresh');
       this.model.apply(e);
+      if (keys?.has(e.idempotencyKey)) found.push(e);
     }
+    return found;
   }
 
   private async saveCheckpoint(): Promise<{ version: number }> {
@@ -843,18 +968,18 @@ export class GotSession {
     await this.commit(
       to,
       undefined,
-      (m) => {
+      (m, intent) => {
         if (!from.includes(m.snapshot.state)) throw new TotError('ILLEGAL_STATE', `Session ${m.snapshot.id} is ${m.snapshot.state}: it cannot become ${to}.`, { details: { status: m.snapshot.state, to } });
-        return { events: [this.stateEvent(m, to, reason)] };
+        return { events: [this.stateEvent(m, to, `${intent}:state`, reason)] };
       },
       { allowPaused: true },
     );
   }
 
-  private stateEvent(m: SessionModel, to: SessionState, reason?: string, offset = 1): NewEvent {
+  private stateEvent(m: SessionModel, to: SessionState, key: string, reason?: string): NewEvent {
     const s = m.snapshot;
     const data = { from: s.state, to, ...(reason === undefined ? {} : { reason }), at: this.ctx.now() };
-    return { type: 'session.state_changed', data, idempotencyKey: `${s.id}:state:${s.version + offset}:${hash({ from: s.state, to })}` };
+    return { type: 'session.state_changed', data, idempotencyKey: key };
   }
 
   /** The largest share of a budget used, with `next` in place of what a write would change. */
@@ -869,20 +994,22 @@ export class GotSession {
   }
 
   /** The move to `warning` a write brings once 80% of a budget is used (seed 004): the batch's second event. */
-  private warning(m: SessionModel, next: { tokens?: number; branches?: number }): NewEvent | undefined {
+  private warning(m: SessionModel, next: { tokens?: number; branches?: number }, intent: string): NewEvent | undefined {
     if (m.snapshot.state !== 'active' || this.usedRatio(m, next) < 0.8) return undefined;
-    return this.stateEvent(m, 'warning', 'a budget is 80% used', 2);
+    return this.stateEvent(m, 'warning', `${intent}:warning`, 'a budget is 80% used');
   }
 
   private commit(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean } = {}): Promise<StoredEvent[]> {
-    return this.serial(() => this.write(what, signal, build, options));
+    // Made once per call, before the first attempt: the call's retries reuse it.
+    const intent = `${this.id}:${what}:${globalThis.crypto.randomUUID()}`;
+    return this.serial(() => this.write(what, signal, (m) => build(m, intent), intent, options));
   }
 
   /**
    * One write: built from the session as this writer knows it, appended at that version; on a
    * conflict, what others wrote is read and the write is built (and checked) again.
    */
-  private async write(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean }): Promise<StoredEvent[]> {
+  private async write(what: string, signal: AbortSignal | undefined, build: (m: SessionModel) => ReturnType<Build>, intent: string, options: { allowPaused?: boolean }): Promise<StoredEvent[]> {
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(signal, `session ${what}`);
       const m = this.model;
@@ -895,10 +1022,10 @@ export class GotSession {
       let events: NewEvent[];
       let after: TotError | undefined;
       if (plan === undefined) {
-        events = [this.stateEvent(m, 'timeout', `${s.budget.maxMs} ms passed`)];
+        events = [this.stateEvent(m, 'timeout', `${intent}:state`, `${s.budget.maxMs} ms passed`)];
         after = new TotError('TIMEOUT', `Session ${s.id} ran past its time budget of ${s.budget.maxMs} ms; the session is over (timeout).`, { details: { ms: s.budget.maxMs! } });
       } else if ('over' in plan) {
-        events = [this.stateEvent(m, 'budget_exceeded', `${plan.over.used} tokens of ${plan.over.max}`)];
+        events = [this.stateEvent(m, 'budget_exceeded', `${intent}:state`, `${plan.over.used} tokens of ${plan.over.max}`)];
         after = new TotError('BUDGET_EXCEEDED', `Session ${s.id}: ${plan.over.used} tokens would pass its budget of ${plan.over.max}; the session is over (budget_exceeded).`, {
           details: { limit: 'totalTokens', committed: s.tokensUsed, requested: plan.over.used - s.tokensUsed, max: plan.over.max },
         });
@@ -918,7 +1045,13 @@ export class GotSession {
         if (!behind || attempt >= CONFLICT_RETRIES) throw error;
         if (attempt > 0) await backoff(attempt);
         const version = this.version;
-        await this.readNew(signal);
+        // This very write, stored by an earlier attempt whose reply was lost: its keys are this
+        // call's own, so no other write holds them. A batch is stored whole, so one key tells.
+        const mine = await this.readNew(signal, new Set(events.map((e) => e.idempotencyKey)));
+        if (mine.length > 0) {
+          if (after) throw after;
+          return mine;
+        }
         // A key taken while nothing new is in the stream is not this writer being behind: it is
         // the key itself (used elsewhere in the store), and trying again cannot help.
         if (this.version === version && TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT')) throw error;

@@ -331,10 +331,9 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
       await recordThoughts(thoughts, signal);
       if (outcome.answer !== undefined) t.answer = outcome.answer;
       let state = session.branch(t.id)!.state;
-      if (outcome.plan !== undefined) {
-        await session.setPlan(t.id, outcome.plan, { kind: outcome.planKind ?? validation.kind ?? 'execution', signal });
-        state = (await session.validateAs(t.id, { ...validation, signal }, admit)).branch.state;
-      }
+      // The plan and its validation in one write: a plan the store refuses, or a race lost, leaves
+      // no unvalidated plan behind.
+      if (outcome.plan !== undefined) state = (await session.validateAs(t.id, { ...validation, signal }, admit, { plan: outcome.plan, kind: outcome.planKind ?? validation.kind ?? 'execution' })).branch.state;
       const reward = session.branch(t.id)!.reward;
       emit({ type: 'branch.round.completed', branchId: t.id, round: t.rounds, state, ...(reward === undefined ? {} : { reward }), tokens: spent, ms: run.now() - started });
       return state;
@@ -355,7 +354,9 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
 
   const record = async (t: Track, trigger: 'race_lost' | 'budget_exceeded', reason: string) => {
     const state = session.branch(t.id)!.state;
-    for (const step of stopPath(state, trigger) ?? []) await session.transition(t.id, step, { reason });
+    const path = stopPath(state, trigger);
+    // One write: a branch is stopped, or left as it was, never halfway (planning, its work gone).
+    if (path) await session.transitions(t.id, path, { reason });
   };
 
   /** The session's budget rule (seed 004): more than 90% of its tokens or time used. */

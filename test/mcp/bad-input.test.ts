@@ -106,6 +106,16 @@ describe('bad input: isError results that say what to send, and the server answe
     const r = await call('think_plan_step', { session_id: session, content: 'a plan', plan: validPlan('x') });
     expectError(r, 'send branch_id');
   });
+
+  it('refuses a plan 5,000 levels deep as bad input naming the depth limit, and stores nothing', async () => {
+    await ok('think_plan_step', { session_id: session, content: 'root' });
+    await ok('think_branch_fork', { session_id: session, from: 't0', names: ['a'] });
+    let plan: Record<string, unknown> = { steps: ['done'] };
+    for (let i = 2; i < 5000; i++) plan = { next: plan };
+    const r = await call('think_plan_step', { session_id: session, branch_id: 'br0', content: 'A deep plan.', plan });
+    expectError(r, /^INVALID_ARGUMENT: /, 'the plan nests deeper than 511 levels', 'Fix the argument it names');
+    await stillAnswers(1);
+  });
 });
 
 describe('strings for numbers and booleans', () => {

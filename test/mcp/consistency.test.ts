@@ -47,6 +47,56 @@ describe('the MCP server, refused and repeated calls', () => {
     expect(structured<{ thoughts: number }>(await call('think_session_status', { session_id })).thoughts).toBe(1);
   });
 
+  it('writes neither the thought nor the plan when the plan nests deeper than the stores take, and a retry stores one of each', async () => {
+    const call = await connect(new InMemoryEventStore());
+    const session_id = await sessionWithBranch(call);
+    let deep: Record<string, unknown> = validPlan('memo');
+    for (let i = 0; i < 600; i++) deep = { next: deep };
+    const refused = await call('think_plan_step', { session_id, branch_id: 'br0', content: 'The plan.', plan: deep, idempotency_key: 'plan-1' });
+    expect(refused.isError).toBe(true);
+    expect(structured<{ thoughts: number }>(await call('think_session_status', { session_id })).thoughts).toBe(1);
+    const retried = await call('think_plan_step', { session_id, branch_id: 'br0', content: 'The plan.', plan: validPlan('memo'), idempotency_key: 'plan-1' });
+    expect(structured<{ thought_id: string; branch: { branch_id: string } }>(retried)).toMatchObject({ thought_id: 't1', branch: { branch_id: 'br0' } });
+    const { graph } = structured<{ graph: { thoughts: unknown[]; branches: { plan?: unknown }[] } }>(await call('think_graph_export', { session_id, format: 'json' }));
+    expect(graph.thoughts).toHaveLength(2);
+    expect(graph.branches[0]!.plan).toEqual(validPlan('memo'));
+  });
+
+  it('writes neither the thought nor the plan when the plan is over the store\'s 1 MiB', async () => {
+    const call = await connect(new InMemoryEventStore());
+    const session_id = await sessionWithBranch(call);
+    const refused = await call('think_plan_step', { session_id, branch_id: 'br0', content: 'The plan.', plan: { ...validPlan('memo'), notes: 'x'.repeat(1_100_000) } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^INVALID_ARGUMENT: .*over the limit of 1048576 bytes/);
+    expect(structured<{ thoughts: number }>(await call('think_session_status', { session_id })).thoughts).toBe(1);
+  });
+
+  it('writes no thought when another server validates the branch between the tool\'s check and its write', async () => {
+    const store = new InMemoryEventStore();
+    // B's first write waits for `meanwhile`: what A does after B has checked the branch.
+    let meanwhile: (() => Promise<unknown>) | undefined;
+    const gated = Object.assign(Object.create(store) as EventStore, {
+      append: async (...args: Parameters<EventStore['append']>) => {
+        const first = meanwhile;
+        meanwhile = undefined;
+        await first?.();
+        return store.append(...args);
+      },
+    });
+    const a = await connect(store);
+    const b = await connect(gated);
+    const session_id = await sessionWithBranch(a);
+    meanwhile = async () => {
+      await a('think_plan_step', { session_id, branch_id: 'br0', content: 'The plan.', plan: validPlan('memo') });
+      await a('think_validate_plan', { session_id, branch_id: 'br0' });
+    };
+    const refused = await b('think_plan_step', { session_id, branch_id: 'br0', content: 'Another plan.', plan: invalidPlan('memo') });
+    expect(meanwhile).toBeUndefined();
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^ILLEGAL_STATE: .*br0 is validated: its plan can no longer change/);
+    expect(structured<{ thoughts: number }>(await b('think_session_status', { session_id })).thoughts).toBe(2);
+  });
+
   it('keeps a validated plan: a new plan for the branch is refused, and the export is the plan that passed', async () => {
     const call = await connect(new InMemoryEventStore());
     const session_id = await sessionWithBranch(call);

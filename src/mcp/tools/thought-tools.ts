@@ -29,7 +29,7 @@ export const thoughtTools: ToolSpec[] = [
     annotations: writes,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
-      // Checked before anything is written: a refused call leaves the session as it was.
+      // Friendlier refusals in the tool's own words; the session checks them all again as it writes.
       if (a.plan !== undefined) {
         if (!a.branch_id) throw new TotError('INVALID_ARGUMENT', 'plan: a plan belongs to a branch: send branch_id too.', { details: { field: 'branch_id' } });
         const b = s.branch(a.branch_id);
@@ -47,10 +47,12 @@ export const thoughtTools: ToolSpec[] = [
         // as it says, rather than the engine's default (derived from the thought, so the same
         // thought twice would be one).
         idempotencyKey: a.idempotency_key ?? `mcp:${globalThis.crypto.randomUUID()}`,
+        // The thought and the plan in one write: a plan the session or its store refuses leaves no
+        // thought behind, and a retried call finds both or neither.
+        ...(a.plan === undefined ? {} : { plan: a.plan, ...(a.plan_kind ? { planKind: a.plan_kind } : {}) }),
         signal: ctx.signal,
       });
-      let branch;
-      if (a.plan !== undefined) branch = await s.setPlan(a.branch_id!, a.plan, { ...(a.plan_kind ? { kind: a.plan_kind } : {}), signal: ctx.signal });
+      const branch = a.plan === undefined ? undefined : s.branch(a.branch_id!);
       return {
         structured: { ...sessionLine(s), thought_id: t.id, ...(branch ? { branch: branchOut(branch) } : {}) },
         text: `${t.id} (${t.role}) added${branch ? `; branch ${branch.id} has a plan` : ''}.\n${s.auditBar()}`,
