@@ -14,11 +14,14 @@
  *   call's cost must not grow with the sequence (target: median within 1.5× of the reference's).
  * - Memory per thought: each server's resident set (VmRSS) before and after the long sequence,
  *   over its thoughts.
+ * - Each server's CPU time per call (user and system, from /proc/<pid>/stat) in both parts: on a
+ *   loaded machine the wall times carry other processes' turns, the CPU time only the server's work.
  *
  * npm run bench:sequential-thinking [-- --sessions 200 --long 10000 --cli path/to/another/tot.js]
  *
  * `--cli` runs another build of the command in place of dist/cli/tot.js (an older version, to compare).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -38,6 +41,8 @@ const whole = (name: 'sessions' | 'long', min: number) => {
 const SESSIONS = whole('sessions', 1);
 const LONG = whole('long', 10);
 const WARM_ROUNDS = 20;
+/** Clock ticks per second of /proc/<pid>/stat. */
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const CHUNK = 100;
 const TARGET_RATIO = 1.5;
 
@@ -48,6 +53,8 @@ const progress = (line: string) => process.stderr.write(`[bench:sequential-think
 interface Server {
   name: string;
   rssKB(): number;
+  /** The CPU time the server process has used so far (user and system), in milliseconds. */
+  cpuMs(): number;
   think(args: Record<string, unknown>): Promise<{ session_id?: string; thoughtHistoryLength: number }>;
   close(): Promise<void>;
 }
@@ -68,6 +75,11 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
   return {
     name,
     rssKB: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN),
+    cpuMs: () => {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the command's closing parenthesis): utime and stime, in clock ticks.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    },
     async think(a) {
       const result = await client.callTool({ name: 'sequentialthinking', arguments: a });
       if (result.isError) throw new Error(`${name}: sequentialthinking returned an error: ${JSON.stringify(result.content)}\n${logs.join('')}`);
@@ -103,7 +115,9 @@ const servers = [
 try {
   // Sessions of 10 thoughts, one round per server at a time, the order rotating.
   const short = new Map<string, number[]>(servers.map((s) => [s.name, []]));
+  const cpu = new Map<string, number>();
   for (let r = 0; r < WARM_ROUNDS + SESSIONS; r++) {
+    if (r === WARM_ROUNDS) for (const s of servers) cpu.set(s.name, s.cpuMs());
     for (let k = 0; k < servers.length; k++) {
       const server = servers[(r + k) % servers.length]!;
       for (let n = 1; n <= 10; n++) {
@@ -115,7 +129,9 @@ try {
   }
 
   // One sequence of LONG thoughts on each, CHUNK calls at a time on each server in turn.
+  const shortCpu = new Map(servers.map((s) => [s.name, s.cpuMs() - cpu.get(s.name)!]));
   const long = new Map<string, number[]>(servers.map((s) => [s.name, []]));
+  const longCpuBefore = new Map(servers.map((s) => [s.name, s.cpuMs()]));
   const rssBefore = new Map(servers.map((s) => [s.name, s.rssKB()]));
   const sessions = new Map<string, string | undefined>();
   for (let from = 1; from <= LONG; from += CHUNK) {
@@ -133,14 +149,15 @@ try {
     if ((from - 1 + CHUNK) % 1000 === 0) progress(`the long sequence: ${from - 1 + CHUNK} / ${LONG} thoughts`);
   }
   const rssAfter = new Map(servers.map((s) => [s.name, s.rssKB()]));
+  const longCpu = new Map(servers.map((s) => [s.name, s.cpuMs() - longCpuBefore.get(s.name)!]));
 
   const tenth = Math.floor(LONG / 10);
   const figures = servers.map((s) => {
     const samples = long.get(s.name)!;
     return {
       server: s.name,
-      sessionsOf10: stats(short.get(s.name)!),
-      longSequence: { ...stats(samples), firstTenthMedianMs: round(median(samples.slice(0, tenth))), lastTenthMedianMs: round(median(samples.slice(-tenth))) },
+      sessionsOf10: { ...stats(short.get(s.name)!), serverCpuMsPerCall: round(shortCpu.get(s.name)! / (SESSIONS * 10)) },
+      longSequence: { ...stats(samples), serverCpuMsPerCall: round(longCpu.get(s.name)! / LONG), firstTenthMedianMs: round(median(samples.slice(0, tenth))), lastTenthMedianMs: round(median(samples.slice(-tenth))) },
       rssGrowthKBPerThought: round((rssAfter.get(s.name)! - rssBefore.get(s.name)!) / LONG),
       rssMB: round(rssAfter.get(s.name)! / 1024),
     };
@@ -152,6 +169,8 @@ try {
       {
         sessionsOf10Median: round(f.sessionsOf10.medianMs / ref.sessionsOf10.medianMs),
         longSequenceMedian: round(f.longSequence.medianMs / ref.longSequence.medianMs),
+        sessionsOf10ServerCpu: round(f.sessionsOf10.serverCpuMsPerCall / ref.sessionsOf10.serverCpuMsPerCall),
+        longSequenceServerCpu: round(f.longSequence.serverCpuMsPerCall / ref.longSequence.serverCpuMsPerCall),
         longSequenceLastTenthOverFirstTenth: round(f.longSequence.lastTenthMedianMs / f.longSequence.firstTenthMedianMs),
       },
     ]),

@@ -314,10 +314,10 @@ copies that \`score\`, \`keepBest\` and \`select\` make (38 of the 70 per list);
 ${got.overhead.medianMicrosPerCall} µs per call (${n(got.overhead.callsPerRun)} calls per run).` : ''}
 `;
 const ge = results('got-engine');
-type Growth = { thoughts: number; meanMicros: number; medianMicros: number; p99Micros: number; maxMicros: number; checkpoints: number; checkpointedEventsPerThought: number };
+type Growth = { thoughts: number; meanMicros: number; cpuMeanMicros: number; medianMicros: number; p99Micros: number; maxMicros: number; checkpoints: number; checkpointedEventsPerThought: number };
 const growthRows = (where: string, g: { sessions: Growth[]; medianTarget: number }) =>
   g.sessions
-    .map((x) => `| ${where}, ${n(x.thoughts)} thoughts | **${x.meanMicros} µs** | ${x.medianMicros} µs${met(x.medianMicros <= g.medianTarget)} | ${x.p99Micros} µs | ${x.checkpoints} (${x.checkpointedEventsPerThought} events' worth per thought) |`)
+    .map((x) => `| ${where}, ${n(x.thoughts)} thoughts | **${x.meanMicros} µs** | ${x.cpuMeanMicros} µs | ${x.medianMicros} µs${met(x.medianMicros <= g.medianTarget)} | ${x.p99Micros} µs | ${x.checkpoints} (${x.checkpointedEventsPerThought} events' worth per thought) |`)
     .join('\n');
 const gotEngine = `
 ## GoT engine (\`npm run bench:got-engine\`)
@@ -326,13 +326,13 @@ const gotEngine = `
 that warm the JIT up). The mean is the cost per thought with the automatic checkpoints paid in: a
 checkpoint serialises the whole session, and falls on few calls, so the median does not show it.
 
-| session | mean | median | p99 | checkpoints (state serialised) |
-| --- | --- | --- | --- | --- |
+| session | mean | CPU per thought | median | p99 | checkpoints (state serialised) |
+| --- | --- | --- | --- | --- | --- |
 ${growthRows('in memory', ge.addThought.memory)}
 ${growthRows('SQLite', ge.addThought.sqlite)}
 
 The mean at ${n(ge.addThought.memory.sessions.at(-1).thoughts)} thoughts over the mean at ${n(ge.addThought.memory.sessions[0].thoughts)}: **${ge.addThought.memory.meanGrowth}×** in memory${met(ge.addThought.memory.meanGrowth <= ge.addThought.meanGrowthTarget)},
-**${ge.addThought.sqlite.meanGrowth}×** on SQLite${met(ge.addThought.sqlite.meanGrowth <= ge.addThought.meanGrowthTarget)} (target ≤ ${ge.addThought.meanGrowthTarget}×; medians: targets ≤ ${ge.addThought.memory.medianTarget} µs in memory, ≤ ${ge.addThought.sqlite.medianTarget} µs on SQLite).
+**${ge.addThought.sqlite.meanGrowth}×** on SQLite${met(ge.addThought.sqlite.meanGrowth <= ge.addThought.meanGrowthTarget)}; in CPU time per thought, ${ge.addThought.memory.cpuMeanGrowth}× and ${ge.addThought.sqlite.cpuMeanGrowth}× (target ≤ ${ge.addThought.meanGrowthTarget}×; medians: targets ≤ ${ge.addThought.memory.medianTarget} µs in memory, ≤ ${ge.addThought.sqlite.medianTarget} µs on SQLite).
 Sessions checkpoint every 100 events while small, then every quarter of the events the last
 checkpoint holds, so the checkpoints cost a constant amount per event.
 
@@ -416,7 +416,7 @@ collection was about 23 MB). The idle process (Node, the SDK, zod, SQLite) takes
 `;
 // Measured only where a browser is installed: without one, the benchmark writes no result.
 const sq = existsSync(fileURLToPath(new URL('./results/sequential-thinking.json', import.meta.url))) ? results('sequential-thinking') : undefined;
-type SeqServer = { server: string; sessionsOf10: { medianMs: number; p99Ms: number }; longSequence: { medianMs: number; p99Ms: number; firstTenthMedianMs: number; lastTenthMedianMs: number }; rssGrowthKBPerThought: number };
+type SeqServer = { server: string; sessionsOf10: { medianMs: number; p99Ms: number; serverCpuMsPerCall: number }; longSequence: { medianMs: number; p99Ms: number; firstTenthMedianMs: number; lastTenthMedianMs: number; serverCpuMsPerCall: number }; rssGrowthKBPerThought: number };
 const sequentialThinking = sq
   ? `
 ## sequentialthinking beside the reference server (\`npm run bench:sequential-thinking\`)
@@ -428,9 +428,9 @@ lines of thinking of 10 thoughts each (after ${sq.warmRounds} untimed); the long
 one line, ${sq.chunk} calls at a time on each server. Memory: the growth of each server's resident set
 over the long sequence, per thought.
 
-| server | sessions of 10: median (p99) | ${n(sq.longSequence)} thoughts: median (p99) | first tenth → last tenth | RSS per thought |
-| --- | --- | --- | --- | --- |
-${(sq.servers as SeqServer[]).map((x) => `| ${x.server} | **${x.sessionsOf10.medianMs} ms** (${x.sessionsOf10.p99Ms}) | **${x.longSequence.medianMs} ms** (${x.longSequence.p99Ms}) | ${x.longSequence.firstTenthMedianMs} → ${x.longSequence.lastTenthMedianMs} ms | ${x.rssGrowthKBPerThought} KB |`).join('\n')}
+| server | sessions of 10: median (p99) | ${n(sq.longSequence)} thoughts: median (p99) | first tenth → last tenth | server CPU per call (10 / ${n(sq.longSequence)}) | RSS per thought |
+| --- | --- | --- | --- | --- | --- |
+${(sq.servers as SeqServer[]).map((x) => `| ${x.server} | **${x.sessionsOf10.medianMs} ms** (${x.sessionsOf10.p99Ms}) | **${x.longSequence.medianMs} ms** (${x.longSequence.p99Ms}) | ${x.longSequence.firstTenthMedianMs} → ${x.longSequence.lastTenthMedianMs} ms | ${x.sessionsOf10.serverCpuMsPerCall} / ${x.longSequence.serverCpuMsPerCall} ms | ${x.rssGrowthKBPerThought} KB |`).join('\n')}
 
 Medians over the reference's (target ≤ ${sq.targetRatio}×): ${Object.entries(sq.ratiosToReference as Record<string, { sessionsOf10Median: number; longSequenceMedian: number }>)
       .map(([name, r]) => `${name}, ${r.sessionsOf10Median}× on sessions of 10${met(r.sessionsOf10Median <= sq.targetRatio)} and ${r.longSequenceMedian}× on the long sequence${met(r.longSequenceMedian <= sq.targetRatio)}`)

@@ -40,6 +40,7 @@ async function connect(store = new InMemoryEventStore()) {
     return r;
   };
   return {
+    call,
     think: async (args: Record<string, unknown>) => structured<Reply>(await call('sequentialthinking', { nextThoughtNeeded: true, totalThoughts: 3, ...args })),
     graph: async (session_id: string) => structured<{ graph: Graph }>(await call('think_graph_export', { session_id, format: 'json' })).graph,
   };
@@ -162,13 +163,14 @@ describe('sequentialthinking, the work a call does', () => {
     expect(toJSON).not.toHaveBeenCalled();
   });
 
-  it('reads, on each call, only the thoughts added since the one before', async () => {
-    const { think } = await connect();
+  it('reads, on each call, only the thoughts another writer added since the one before', async () => {
+    const { think, call } = await connect();
     const { session_id } = await think({ thought: 'Thought 1.', thoughtNumber: 1 });
     for (let n = 2; n <= 30; n++) await think({ thought: `Thought ${n}.`, thoughtNumber: n, session_id });
+    await call('think_plan_step', { session_id, content: 'A thought from another tool.' });
     const read = vi.spyOn(GotSession.prototype, 'thought');
     await think({ thought: 'Thought 31.', thoughtNumber: 31, session_id });
-    // The one thought this call added, not the 30 before it.
-    expect(read).toHaveBeenCalledTimes(1);
+    // The other tool's thought, not the 31 before it, nor the one this call wrote (it has it).
+    expect(read.mock.calls).toEqual([['t30']]);
   });
 });

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { GotSession } from '../../got/got-session.js';
+import type { GotThought } from '../../got/session-model.js';
 import { clipText } from '../../internal/clip-text.js';
 import { canonicalJson } from '../../internal/canonical-json.js';
-import { sha256Hex } from '../../internal/hex.js';
 import { bool, int } from '../input.js';
 import { splitThought } from '../split-thought.js';
 import { tool, type ToolSpec, type ToolContext } from '../tool-spec.js';
@@ -46,11 +47,19 @@ const KEY = /:key:seq:([^:]*):(\d+):(?:[0-9a-f]+:)?(\d+)$/;
 function indexOf(s: GotSession): SequenceIndex {
   let x = indexes.get(s);
   if (!x) indexes.set(s, (x = { seen: 0, latest: new Map(), calls: 0, branches: new Set(), gotBranches: new Map(), branchesSeen: 0, last: undefined }));
-  for (; x.seen < s.thoughtCount; x.seen++) {
-    const t = s.thought(`t${x.seen}`)!;
-    x.last = t.id;
-    const m = KEY.exec(t.key);
-    if (!m || m[3] !== '0') continue;
+  while (x.seen < s.thoughtCount) note(x, s.thought(`t${x.seen}`)!);
+  for (; x.branchesSeen < s.branchCount; x.branchesSeen++) {
+    const b = s.branch(`br${x.branchesSeen}`)!;
+    if (!x.gotBranches.has(b.name)) x.gotBranches.set(b.name, b.id);
+  }
+  return x;
+}
+
+/** Folds the session's next thought (`t<seen>`) into the index. */
+function note(x: SequenceIndex, t: GotThought): void {
+  x.last = t.id;
+  const m = KEY.exec(t.key);
+  if (m && m[3] === '0') {
     const [, branch, n] = m;
     let numbers = x.latest.get(branch!);
     if (!numbers) x.latest.set(branch!, (numbers = new Map()));
@@ -58,11 +67,7 @@ function indexOf(s: GotSession): SequenceIndex {
     x.calls += 1;
     if (branch !== '') x.branches.add(branch!);
   }
-  for (; x.branchesSeen < s.branchCount; x.branchesSeen++) {
-    const b = s.branch(`br${x.branchesSeen}`)!;
-    if (!x.gotBranches.has(b.name)) x.gotBranches.set(b.name, b.id);
-  }
-  return x;
+  x.seen += 1;
 }
 
 /** The id of the first part of the latest thought sent with a number on a branch. */
@@ -75,8 +80,11 @@ function latest(x: SequenceIndex, branch: string, n: number): string | undefined
  * What makes a call the same call: sent again with the same words (a retry after a lost reply),
  * it finds what the first stored; another thought under a number already used is another call.
  */
-const callKey = (a: SequentialArgs, branch: string) =>
-  `seq:${branch}:${a.thoughtNumber}:${sha256Hex(canonicalJson({ thought: a.thought, ...(a.isRevision ? { isRevision: true } : {}), ...(a.revisesThought === undefined ? {} : { revisesThought: a.revisesThought }), ...(a.branchFromThought === undefined ? {} : { branchFromThought: a.branchFromThought }) }), 12)}`;
+const callKey = (a: SequentialArgs, branch: string) => {
+  const call = canonicalJson({ thought: a.thought, ...(a.isRevision ? { isRevision: true } : {}), ...(a.revisesThought === undefined ? {} : { revisesThought: a.revisesThought }), ...(a.branchFromThought === undefined ? {} : { branchFromThought: a.branchFromThought }) });
+  // Node's own SHA-256: hashing every thought in JavaScript was a few per cent of a call.
+  return `seq:${branch}:${a.thoughtNumber}:${createHash('sha256').update(call).digest('hex').slice(0, 12)}`;
+};
 
 const branchOf = (a: SequentialArgs) => (a.branchFromThought !== undefined ? (a.branchId ?? `branch-${a.branchFromThought}`) : (a.branchId ?? ''));
 
@@ -181,6 +189,9 @@ async function think(a: SequentialArgs, ctx: ToolContext): Promise<{ structured:
         signal: ctx.signal,
       });
       previous = t.id;
+      // The thought just written is, unless another writer got in first, the next one the index
+      // reads: taken as it came back rather than copied out of the session again.
+      if (t.id === `t${x.seen}`) note(x, t);
     }
   }
   // Reads the parts just written (and whatever another writer added meanwhile).
