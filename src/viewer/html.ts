@@ -27,6 +27,11 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
  * Any value as HTML text, safe in element content and in a quoted attribute: `&`, `<`, `>`, `"`
  * and `'` become entities. A number is escaped like a string (it may arrive as one); `null` and
  * `undefined` are the empty string.
+ *
+ * @example
+ * ```ts
+ * escapeHtml('<img src=x onerror="a()">'); // '&lt;img src=x onerror=&quot;a()&quot;&gt;'
+ * ```
  */
 export function escapeHtml(value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
@@ -41,7 +46,13 @@ function piece(value: unknown): string {
 
 /**
  * HTML from a template: the literal parts are the viewer's markup, every interpolated value is
- * escaped (an array: each item), except a {@link SafeHtml} that `html` itself made.
+ * escaped (an array: each item), except a {@link Html} fragment that this module made.
+ *
+ * @example
+ * ```ts
+ * const cell = (v: unknown) => html`<td>${v}</td>`;
+ * html`<tr>${['<b>', 1].map(cell)}</tr>`.toString(); // '<tr><td>&lt;b&gt;</td><td>1</td></tr>'
+ * ```
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0]!;
@@ -53,6 +64,12 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
  * A value as JSON to put inside `<script type="application/json">`: `<`, `>` and `&` as `\u` escapes
  * (no `</script>`, no `<!--` can end or change the element), and U+2028 and U+2029 as well.
  * `JSON.parse` of the element's text gives the value back.
+ *
+ * @example
+ * ```ts
+ * html`<script type="application/json">${jsonScript({ text: '</script>' })}</script>`;
+ * // <script type="application/json">{"text":"\u003c/script\u003e"}</script>
+ * ```
  */
 export function jsonScript(value: unknown): Html {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -63,13 +80,25 @@ export function jsonScript(value: unknown): Html {
  * The viewer's own CSS or script text, to inline in a `<style>` or `<script>` element: written as
  * it is, so it must not close its element or open a comment (checked: an asset that would is a
  * bug in the viewer, refused with ILLEGAL_STATE).
+ *
+ * @example
+ * ```ts
+ * html`<style>${trustedAsset('body { margin: 0 }', 'style')}</style>`;
+ * ```
  */
 export function trustedAsset(text: string, element: 'script' | 'style'): Html {
   if (new RegExp(`</${element}|<!--|<script`, 'i').test(text)) throw new TotError('ILLEGAL_STATE', `The viewer's inline ${element} would end its element early; it was not written.`);
   return new SafeHtml(text);
 }
 
-/** The CSP source that allows exactly this inline script or style: `'sha256-…'` of its UTF-8 text. */
+/**
+ * The CSP source that allows exactly this inline script or style: `'sha256-…'` of its UTF-8 text.
+ *
+ * @example
+ * ```ts
+ * const csp = `default-src 'none'; script-src ${cspHash(script)}`;
+ * ```
+ */
 export function cspHash(text: string): string {
   const digest = sha256(utf8ToBytes(text));
   let binary = '';
