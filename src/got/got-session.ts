@@ -1045,8 +1045,9 @@ export class GotSession {
         if (!behind || attempt >= CONFLICT_RETRIES) throw error;
         if (attempt > 0) await backoff(attempt);
         const version = this.version;
-        // This very write, stored by an earlier attempt whose reply was lost: its keys are this
-        // call's own, so no other write holds them. A batch is stored whole, so one key tells.
+        // The write is stored already when what was read holds its keys: by an earlier attempt whose
+        // reply was lost (the keys are the call's own), or, for keys that name what is written (a
+        // thought's, an execution's evidence, an export), by another writer sending the same.
         const mine = await this.readNew(signal, new Set(events.map((e) => e.idempotencyKey)));
         if (mine.length > 0) {
           if (after) throw after;
