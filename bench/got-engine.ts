@@ -14,7 +14,7 @@
  * npm run bench:got-engine [-- --sizes 1000,10000,100000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GotEngine, InMemoryEventStore, type BranchWorker, type EventStore } from '../src/index.js';
@@ -26,6 +26,7 @@ const SIZES = values.sizes!.split(',').map(Number);
 if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--sizes: send whole numbers, comma-separated (e.g. 1000,10000,100000)');
 
 const round = (x: number) => Math.round(x * 100) / 100;
+const loadAtStart = round(loadavg()[0]!);
 const progress = (line: string) => process.stderr.write(`[bench:got-engine] ${line}\n`);
 
 interface Growth {
@@ -156,7 +157,9 @@ try {
   await largeStore.close();
   const strip = (g: Growth[]) => g.map(({ sessionId: _id, ...rest }) => rest);
 
-  report('got-engine', {
+  // Other processes' load while it ran: on a busy machine the wall-clock figures carry their turns too.
+  const load = { atStart: loadAtStart, atEnd: round(loadavg()[0]!) };
+  report('got-engine', { loadAverage1m: load,
     addThought: {
       memory: { sessions: strip(memory), meanGrowth: growth(memory), cpuMeanGrowth: cpuGrowth(memory), medianTarget: 50 },
       sqlite: { sessions: strip(sqlite), meanGrowth: growth(sqlite), cpuMeanGrowth: cpuGrowth(sqlite), medianTarget: 300 },

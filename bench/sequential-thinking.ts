@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -48,6 +48,7 @@ const TARGET_RATIO = 1.5;
 
 const root = resolve(benchDir, '..');
 const round = (x: number) => Math.round(x * 1000) / 1000;
+const loadAtStart = round(loadavg()[0]!);
 const progress = (line: string) => process.stderr.write(`[bench:sequential-thinking] ${line}\n`);
 
 interface Server {
@@ -175,7 +176,9 @@ try {
       },
     ]),
   );
-  report('sequential-thinking', { ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
+  // Other processes' load while it ran: on a busy machine the wall-clock figures carry their turns too.
+  const load = { atStart: loadAtStart, atEnd: round(loadavg()[0]!) };
+  report('sequential-thinking', { loadAverage1m: load, ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
 } finally {
   for (const s of servers) await s.close();
   rmSync(dir, { recursive: true, force: true });

@@ -334,7 +334,7 @@ ${growthRows('SQLite', ge.addThought.sqlite)}
 The mean at ${n(ge.addThought.memory.sessions.at(-1).thoughts)} thoughts over the mean at ${n(ge.addThought.memory.sessions[0].thoughts)}: **${ge.addThought.memory.meanGrowth}×** in memory${met(ge.addThought.memory.meanGrowth <= ge.addThought.meanGrowthTarget)},
 **${ge.addThought.sqlite.meanGrowth}×** on SQLite${met(ge.addThought.sqlite.meanGrowth <= ge.addThought.meanGrowthTarget)}; in CPU time per thought, ${ge.addThought.memory.cpuMeanGrowth}× and ${ge.addThought.sqlite.cpuMeanGrowth}× (target ≤ ${ge.addThought.meanGrowthTarget}×; medians: targets ≤ ${ge.addThought.memory.medianTarget} µs in memory, ≤ ${ge.addThought.sqlite.medianTarget} µs on SQLite).
 Sessions checkpoint every 100 events while small, then every quarter of the events the last
-checkpoint holds, so the checkpoints cost a constant amount per event.
+checkpoint holds, so the checkpoints cost a constant amount per event.${ge.loadAverage1m ? ` The machine's load average was ${ge.loadAverage1m.atStart} at the start of the run and ${ge.loadAverage1m.atEnd} at its end (${ge.cores} cores): above the core count, the wall-clock figures (the p99 above all) carry other processes' turns, which the CPU time does not.` : ''}
 
 | measure | median | target |
 | --- | --- | --- |
@@ -432,7 +432,7 @@ over the long sequence, per thought.
 | --- | --- | --- | --- | --- | --- |
 ${(sq.servers as SeqServer[]).map((x) => `| ${x.server} | **${x.sessionsOf10.medianMs} ms** (${x.sessionsOf10.p99Ms}) | **${x.longSequence.medianMs} ms** (${x.longSequence.p99Ms}) | ${x.longSequence.firstTenthMedianMs} → ${x.longSequence.lastTenthMedianMs} ms | ${x.sessionsOf10.serverCpuMsPerCall} / ${x.longSequence.serverCpuMsPerCall} ms | ${x.rssGrowthKBPerThought} KB |`).join('\n')}
 
-Medians over the reference's (target ≤ ${sq.targetRatio}×): ${Object.entries(sq.ratiosToReference as Record<string, { sessionsOf10Median: number; longSequenceMedian: number }>)
+${sq.loadAverage1m ? `Load average ${sq.loadAverage1m.atStart} at the start, ${sq.loadAverage1m.atEnd} at the end (${sq.cores} cores). ` : ''}Medians over the reference's (target ≤ ${sq.targetRatio}×): ${Object.entries(sq.ratiosToReference as Record<string, { sessionsOf10Median: number; longSequenceMedian: number }>)
       .map(([name, r]) => `${name}, ${r.sessionsOf10Median}× on sessions of 10${met(r.sessionsOf10Median <= sq.targetRatio)} and ${r.longSequenceMedian}× on the long sequence${met(r.longSequenceMedian <= sq.targetRatio)}`)
       .join('; ')}.
 `
