@@ -45,7 +45,17 @@ const model: LanguageModel | undefined = live
     ])
   : undefined;
 
+/** A run that rejected: the library's message, then what the provider (or the code below it) said. */
+function failureText(error: unknown): string {
+  const lines = [error instanceof Error ? error.message : String(error)];
+  for (let cause = (error as { cause?: unknown }).cause, depth = 0; cause !== undefined && depth < 3; cause = (cause as { cause?: unknown }).cause, depth++) {
+    lines.push(`  cause: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+  return lines.join('\n');
+}
+
 let solved = 0;
+let failed = false;
 let first: { result: ExplorationResult; runId: string } | undefined;
 for (const puzzle of log.slice(0, count)) {
   const numbers = puzzle.steps[0]!.x;
@@ -75,16 +85,31 @@ for (const puzzle of log.slice(0, count)) {
   }
   const tree = new ThoughtTree({ problem: numbers, taskId: `game24-${puzzle.idx}`, taskType: 'math_reasoning' });
   const runId = `game24-${puzzle.idx}-${Date.now().toString(36)}`;
-  const result = await explorer.run(tree, { store, runId });
+  let result: ExplorationResult;
+  try {
+    result = await explorer.run(tree, { store, runId });
+  } catch (error) {
+    // A provider error after which no call can succeed (a wrong key, an unknown model, no server):
+    // the other puzzles would fail the same way.
+    console.error(`Puzzle ${puzzle.idx}: ${numbers} — the run failed: ${failureText(error)}`);
+    failed = true;
+    break;
+  }
   first ??= { result, runId };
   const finals = live ? result.solutions : [...tree.all()].filter((n) => n.status === 'terminal');
   const winner = finals.find((n) => checkAnswer(numbers, stateOf(tree, n)).valid);
   if (winner) solved += 1;
   const answer = winner ? `: ${winner.content.replace(/^Answer:\s*/, '')}` : '';
   console.log(`Puzzle ${puzzle.idx}: ${numbers} — ${winner ? 'solved' : 'not solved'}${answer} (${result.stats.totalNodes} nodes, ${result.stats.llmCalls} calls, stop: ${result.stopReason})`);
+  if (result.stopReason === 'error') {
+    // Every call failed: not an unsolvable puzzle, a run that could not work.
+    failed = true;
+    console.error(`  ${result.detail?.kind === 'error' ? `${result.detail.code}: ${result.detail.message}` : 'every call failed'}`);
+  }
 }
 
-console.log(`\nSolved ${solved} of ${Math.min(count, log.length)}.`);
+if (!failed) console.log(`\nSolved ${solved} of ${Math.min(count, log.length)}.`);
+if (failed) process.exitCode = 1;
 if (first) {
   const events: StoredEvent[] = [];
   for await (const e of store.readStream(first.runId)) events.push(e);

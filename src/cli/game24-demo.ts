@@ -81,6 +81,15 @@ function simulatedModel(latencyMs: number): LanguageModel {
   );
 }
 
+/** A run's rejection: its message, then what its causes said. */
+function failureText(error: unknown): string {
+  const lines = [error instanceof Error ? error.message : String(error)];
+  for (let cause = (error as { cause?: unknown }).cause, depth = 0; cause !== undefined && depth < 3; cause = (cause as { cause?: unknown }).cause, depth++) {
+    lines.push(`  cause: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+  return lines.join('\n');
+}
+
 /** Runs the demo; returns the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { puzzles: { type: 'string', default: '3' }, db: { type: 'string', default: './tot-demo.db' }, out: { type: 'string', default: './game24-run.html' }, help: { type: 'boolean', default: false } }, strict: true });
@@ -115,12 +124,23 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const bar = progress(count, 'puzzles');
   const lines: string[] = [];
   let firstEvents: unknown[] | undefined;
+  let failure: string | undefined;
   try {
     for (const numbers of PUZZLES.slice(0, count)) {
       const explorer = new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 5 }), maxDepth: 3, branchingFactor: 100, pruningThreshold: 1, taskType: 'math_reasoning' });
       const tree = new ThoughtTree({ problem: numbers, taskId: `game24 ${numbers}`, taskType: 'math_reasoning' });
       const runId = `game24-${numbers.replace(/ /g, '-')}-${Date.now().toString(36)}`;
-      const r = await explorer.run(tree, { store, runId });
+      let r: Awaited<ReturnType<Explorer['run']>>;
+      try {
+        r = await explorer.run(tree, { store, runId });
+      } catch (error) {
+        failure = `${numbers}: the run failed: ${failureText(error)}`;
+        break;
+      }
+      if (r.stopReason === 'error') {
+        failure = `${numbers}: every call failed: ${r.detail?.kind === 'error' ? `${r.detail.code}: ${r.detail.message}` : r.errors[0]?.message ?? ''}`;
+        break;
+      }
       const finals = [...tree.all()].filter((n) => n.depth === 3 && Math.abs(left(n.content)[0]! - 24) < EPS);
       lines.push(`${numbers}: ${finals.length > 0 ? 'solved' : 'not solved'} — ${r.stats.totalNodes} nodes, ${r.stats.llmCalls} calls, ${r.stopReason} (run ${runId})`);
       if (!firstEvents) {
@@ -132,6 +152,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
   } finally {
     bar.done();
     await store.close();
+  }
+  if (failure !== undefined) {
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    process.stderr.write(`tot demo: ${failure}\n`);
+    return 1;
   }
   const out = resolve(values.out!);
   writeFileSync(out, renderRunHtml(firstEvents as never, { title: `Game of 24: ${PUZZLES[0]}` }));

@@ -349,7 +349,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
           } catch (error) {
             if (run.stopping) return;
             failed = true;
-            run.recordError(error, { kind: 'thought', thoughtNumber: prepared.thoughtNumber }, 'INVALID_FORMAT');
+            run.recordError(error, { kind: 'thought', thoughtNumber: prepared.thoughtNumber });
             return;
           }
           this.post(state, thought);

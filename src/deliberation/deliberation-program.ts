@@ -343,7 +343,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
       return;
     }
     const { reason, error } = outcome.skipped!;
-    run.recordError(error, where(agentId, round), 'GENERATION_FAILED');
+    run.recordError(error, where(agentId, round));
     const before = lastOutputOf(agentId);
     const reused = before ? { ...before, round, stale: { reason, fromRound: before.round } } : undefined;
     if (reused) record.outputs.push(reused);
@@ -405,12 +405,12 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
         // A filter that fails or runs out of time has not allowed the text: the decision is
         // withheld (as an agent's output would be), and the rounds go on.
         const timedOut = TotError.hasCode(error, 'TIMEOUT');
-        run.recordError(error, where(hostId, round), timedOut ? 'TIMEOUT' : 'GENERATION_FAILED');
+        run.recordError(error, where(hostId, round));
         return withhold(capped, timedOut ? 'the content filter took too long' : 'the content filter failed');
       }
       if (withheld === undefined) return capped;
       const decisionWithheld = withhold(capped, withheld);
-      run.recordError(new TotError('INVALID_FORMAT', `Host "${hostId}": its decision's text was ${decisionWithheld.reason}.`), where(hostId, round), 'INVALID_FORMAT');
+      run.recordError(new TotError('INVALID_FORMAT', `Host "${hostId}": its decision's text was ${decisionWithheld.reason}.`), where(hostId, round));
       return decisionWithheld;
     } finally {
       timer.clear();
@@ -497,7 +497,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
           }
           // A host that cannot decide ends the deliberation: no rule says who speaks next.
           rounds.push(record);
-          run.recordError(error, where(hostId, round), 'INTERNAL');
+          run.recordError(error, where(hostId, round));
           ownStop = 'error';
           return;
         }
@@ -514,7 +514,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
           await writeReport(stop);
         } catch (error) {
           if (run.stopping) throw error;
-          run.recordError(error, where(reporterId, rounds.length), 'GENERATION_FAILED');
+          run.recordError(error, where(reporterId, rounds.length));
         }
       }
     },

@@ -382,7 +382,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
       }
     } catch (error) {
       if (t.stopped || run.stopping) return;
-      run.recordError(error, { kind: 'branch', branchId: t.id }, 'GENERATION_FAILED');
+      run.recordError(error, { kind: 'branch', branchId: t.id });
     }
   };
 
@@ -497,7 +497,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
             state = await round(t);
           } catch (error) {
             if (run.stopping) break;
-            run.recordError(error, { kind: 'branch', branchId: id }, 'GENERATION_FAILED');
+            run.recordError(error, { kind: 'branch', branchId: id });
             active.delete(id);
             continue;
           }

@@ -128,7 +128,7 @@ class Context<S> implements OperationContext<S> {
     if (run.stopping) throw error;
     const op = this.op;
     const parentIds = parents.map((p) => p.id);
-    const recorded = run.recordError(error, where(op, parentIds), 'INVALID_FORMAT');
+    const recorded = run.recordError(error, where(op, parentIds));
     stats.droppedThoughts += 1;
     const e = TotError.isInstance(error) ? error.toProtocolError() : { code: recorded.code, message: recorded.message, recoverable: true };
     run.emit({ type: 'thought.dropped', operationId: op.id, operation: op.kind, parentIds, error: e, ...(response === undefined ? {} : { response }) });
@@ -212,7 +212,7 @@ export function graphProgram<S>(ops: readonly GraphOp<S>[], run: Run<GraphEvent<
       for (const t of result) if (t?.operationId !== op.id || created[Number(t.id.slice(op.id.length + 1))] !== t) throw new TotError('INVALID_FORMAT', `Operation ${op.id} (${op.kind}) returned a thought it did not make with its context (thought() or derive()).`);
     } catch (error) {
       if (run.stopping) throw error;
-      const recorded = run.recordError(error, where(op), 'INTERNAL');
+      const recorded = run.recordError(error, where(op));
       const e = protocolError(error, recorded.code);
       stats.failedOperations += 1;
       parts.fail(op.id, e);

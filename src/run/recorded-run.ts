@@ -51,6 +51,8 @@ export interface LoggedCall {
   callId: string;
   request: GenerateRequest;
   outcome: 'completed' | 'failed' | 'open';
+  /** Attempts `withRetry` repeated within the call (`llm.retried`): each one a request to the provider. */
+  retries: number;
   /** The usage charged for a completed call. */
   charged?: LlmCompletedEvent['charged'];
 }
@@ -94,7 +96,7 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
         const r = e as LlmRequestedEvent;
         requestedCalls += 1;
         keys.set(r.callId, requestKey(r.modelId, r.request as GenerateRequest));
-        calls.set(r.callId, { callId: r.callId, request: r.request as GenerateRequest, outcome: 'open' });
+        calls.set(r.callId, { callId: r.callId, request: r.request as GenerateRequest, outcome: 'open', retries: 0 });
         break;
       }
       case 'llm.completed': {
@@ -107,6 +109,11 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
         const call = calls.get(c.callId)!;
         call.outcome = 'completed';
         call.charged = c.charged;
+        break;
+      }
+      case 'llm.retried': {
+        const call = calls.get((e as unknown as { callId: string }).callId);
+        if (call) call.retries += 1;
         break;
       }
       case 'llm.failed': {

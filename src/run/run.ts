@@ -1,6 +1,6 @@
 import { Budget, type BudgetWarning } from '../budget/budget.js';
 import { chargedUsage } from '../budget/estimate-tokens.js';
-import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
+import { TotError, type ErrorLocation, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { abortedError, linkSignals, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
@@ -15,6 +15,7 @@ import { publishEvent, type RunEmitter } from './run-emitter.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
 import { CALL_PRIORITY, CallGate } from './call-gate.js';
 import { createRunId } from './run-id.js';
+import { fatalReason } from './fatal-error.js';
 import { budgetForRun, type RunnerOptions } from './run-options.js';
 import { RunRecorder } from './run-recorder.js';
 import type { RunError, RunResult, RunStats } from './run-result.js';
@@ -347,11 +348,13 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   /**
-   * Records an error where it happened. With `strict`, the first one fails the run, which then
-   * rejects with it (its cause chain intact). Returns the recorded error.
+   * Records an error where it happened: a `TotError` with its own code, anything else (user code
+   * that threw an untyped error) as `INTERNAL` with the original as its cause. With `strict`, the
+   * first one fails the run, which then rejects with it (its cause chain intact). Returns the
+   * recorded error.
    */
-  recordError(error: unknown, where: ErrorLocation | undefined, code: TotErrorCode = 'INTERNAL'): RunError {
-    const typed = TotError.isInstance(error) ? error : new TotError(code, error instanceof Error ? error.message : String(error), { cause: error });
+  recordError(error: unknown, where: ErrorLocation | undefined): RunError {
+    const typed = TotError.isInstance(error) ? error : new TotError('INTERNAL', error instanceof Error ? error.message : String(error), { cause: error });
     const entry: RunError = { code: typed.code, message: typed.message, ...(where ? { where } : {}), cause: error };
     this.errors.push(entry);
     if (this.strict) {
@@ -521,24 +524,23 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const log = this.log;
     if (!log) return;
     const s = this.stats;
-    let charging = this.budget !== undefined;
+    let charging = this.budget !== undefined && !this.stopping;
     for (const call of log.calls) {
-      if (call.outcome === 'open' || !taken(call.request)) continue;
+      // The calls without a result were charged when the run resumed (chargeUnfinishedCalls).
+      if (call.outcome !== 'completed' || !taken(call.request)) continue;
       s.llmCalls += 1;
       const charged = call.charged ?? { inputTokens: 0, outputTokens: 0, estimated: false };
-      if (call.outcome === 'completed') {
-        s.resumedCalls += 1;
-        s.inputTokens += charged.inputTokens;
-        s.outputTokens += charged.outputTokens;
-        if (charged.estimated) s.estimatedCalls += 1;
-        for (const hits of this.served!.values()) {
-          const at = hits.findIndex((h) => h.callId === call.callId);
-          if (at !== -1) {
-            hits.splice(at, 1);
-            break;
-          }
+      s.resumedCalls += 1;
+      s.inputTokens += charged.inputTokens;
+      s.outputTokens += charged.outputTokens;
+      if (charged.estimated) s.estimatedCalls += 1;
+      for (const hits of this.served!.values()) {
+        const at = hits.findIndex((h) => h.callId === call.callId);
+        if (at !== -1) {
+          hits.splice(at, 1);
+          break;
         }
-      } else s.failedCalls += 1;
+      }
       if (!charging) continue;
       try {
         this.budget!.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: charged.inputTokens, outputTokens: charged.outputTokens });
@@ -547,6 +549,39 @@ export class Run<E extends RunEventBase = RunEventBase> {
         charging = false;
         if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
         else throw error;
+      }
+    }
+  }
+
+  /**
+   * What the log says the provider was asked for and the log holds no result of: calls cut off by
+   * a crash (`llm.requested` without an outcome), calls that failed, and the attempts `withRetry`
+   * repeated. The provider may have billed each, and none is served, so a resumed run counts them
+   * in its stats and charges them to its budget before it makes a call: however many crashes and
+   * resumes, the provider is never asked for more than `maxCalls`. (A completed call is charged
+   * when it is served, so that a resume stops where the uninterrupted run would have.)
+   */
+  private chargeUnfinishedCalls(log: RecordedRun): void {
+    const s = this.stats;
+    let attempts = 0;
+    for (const call of log.calls) {
+      attempts += call.retries;
+      s.retries += call.retries;
+      if (call.outcome === 'completed') continue;
+      attempts += 1;
+      s.llmCalls += 1;
+      s.failedCalls += 1;
+    }
+    if (!this.budget) return;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        this.budget.reserve({ calls: 1 }).settle({ calls: 1, inputTokens: 0, outputTokens: 0 });
+      } catch (error) {
+        if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) {
+          this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+          return;
+        }
+        throw error;
       }
     }
   }
@@ -607,12 +642,22 @@ export class Run<E extends RunEventBase = RunEventBase> {
     };
     // A withBudget of the same budget further in (behind a wrapper that hid it) must not charge the call again.
     if (admission) (options as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY] = this.admittedBy;
-    // Called in this tick: the signal it gets is the one just checked, never one aborted meanwhile.
     let pending: Promise<GenerateResult>;
-    try {
-      pending = Promise.resolve(model.generate(request, options));
-    } catch (error) {
-      pending = Promise.reject(error);
+    const recorder = this.recorder;
+    if (recorder) {
+      // Write-ahead: the provider is asked only once the log holds the request, so that no crash
+      // can hide a call the provider may have billed (a resume charges the calls the log left open).
+      pending = recorder.durable().then(() => {
+        if (signal.aborted) throw abortedError(signal, 'model call');
+        return model.generate(request, options);
+      });
+    } else {
+      // Called in this tick: the signal it gets is the one just checked, never one aborted meanwhile.
+      try {
+        pending = Promise.resolve(model.generate(request, options));
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
     }
     this.live.add(call);
     if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
@@ -665,12 +710,20 @@ export class Run<E extends RunEventBase = RunEventBase> {
       // has aborted; a deadline may pass during a call, so a deadline refusal still counts.)
       this.stats.llmCalls -= 1;
     } else this.stats.failedCalls += 1;
+    // A failure after which no later call can succeed stops the run, which rejects with it
+    // (docs/runs.md, "Provider errors that stop a run"): the log first records the call's failure.
+    const fatal = !this.stopping && fatalReason(error) !== undefined;
     if (!this.stopping) this.lastCallError = error;
     const status = statusOf(error);
     const failed: Omit<LlmFailedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.failed', callId: call.callId, error: protocolError(error), durationMs: this.now() - call.started };
     if (status !== undefined) failed.status = status;
     this.emit(failed as unknown as RunEventInput<E>);
     if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
+    else if (fatal) {
+      const typed = error as TotError;
+      this.errors.push({ code: typed.code, message: typed.message, where: { kind: 'model', callId: call.callId, modelId: call.modelId }, cause: error });
+      this.fail(typed);
+    }
     call.end();
     throw error;
   }
@@ -739,6 +792,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);
+      this.chargeUnfinishedCalls(log);
     }
   }
 

@@ -79,7 +79,10 @@ export function searchProgram(run: Run<SearchEvent>, setup: SearchSetup): Search
     },
     conclude(halted, errors) {
       if (concluded) return concluded;
-      let stopReason: StopReason = halted?.reason ?? search.stopped ?? (search.found.length > 0 ? 'solution_found' : 'search_exhausted');
+      // The kernel's reason (budget, time limit, abort, error) stands. Otherwise a verified solution
+      // is what the search found, whatever the strategy said; a strategy that returned without a
+      // reason completed, or exhausted the search when no pending node is left.
+      let stopReason: StopReason = halted?.reason ?? (search.found.length > 0 ? 'solution_found' : (search.ownStop ?? (tree.frontier().length === 0 ? 'search_exhausted' : 'completed')));
       let detail: StopDetail | undefined = halted?.detail;
       if (halted === undefined && search.roleCalls.succeeded === 0 && search.roleCalls.failed > 0) {
         // Every role call failed: the search could not work, which is not an unsolvable problem.

@@ -109,6 +109,11 @@ export class SearchRun implements SearchContext {
     return this.run.halted?.reason ?? 'aborted';
   }
 
+  /** The reason the strategy gave with `stop()`, if it gave one. */
+  get ownStop(): StopReason | undefined {
+    return this.stopReason;
+  }
+
   get stats(): Readonly<SearchStats> {
     return { ...this.run.stats, ...this.counters, totalNodes: this.tree.size };
   }
@@ -142,7 +147,7 @@ export class SearchRun implements SearchContext {
 
   /** Records a failure where it happened (on the node, pruned, and in the run's errors). */
   private fail(node: ThoughtNode, role: 'generator' | 'evaluator' | 'isSolution' | 'stateKey', reason: string, error: unknown): void {
-    this.run.recordError(error, { kind: 'node', nodeId: node.id, role }, role === 'evaluator' ? 'INVALID_FORMAT' : 'GENERATION_FAILED');
+    this.run.recordError(error, { kind: 'node', nodeId: node.id, role });
     if (this.tree.node(node.id).status === 'pruned') return;
     this.updateMetadata(node, { error: reason });
     this.prune(node, reason);

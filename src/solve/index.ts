@@ -1,4 +1,4 @@
-export { resumeSolve, solve, type ResumeSolveOptions, type SolveEvent, type SolveOptions, type SolveResult } from './solve.js';
+export { resumeSolve, solve, type ResumeSolveOptions, type SolveEvent, type SolveOptions, type SolveAnswered, type SolveFailed, type SolveResult } from './solve.js';
 export {
   createProtocolHandler,
   protocolEvaluator,

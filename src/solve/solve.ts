@@ -91,18 +91,58 @@ export interface SolveOptions extends Partial<Omit<ExplorerOptions, 'generator' 
 export type ResumeSolveOptions = Omit<SolveOptions, 'problem' | 'signal' | 'runId' | 'store' | 'onEvent'> & ResumeOptions<SolveEvent>;
 
 /**
- * What {@link solve} returns: seed 000's final_solution plus the search behind it.
+ * What {@link solve} returns: seed 000's final_solution plus the search behind it. A run that
+ * could not work (`stopReason: 'error'`: every model or role call failed) has no `solution`, so
+ * that no code reads an empty answer as one; narrow on `stopReason` to read it.
  *
  * @example
  * ```ts
  * import type { SolveResult } from '@tot/core';
  *
- * const print = (r: SolveResult) => console.log(r.solution.answer, r.solution.verification.isValid, r.stats.llmCalls);
+ * function print(r: SolveResult) {
+ *   if (r.stopReason === 'error') console.error(`could not work: ${r.detail?.kind === 'error' ? r.detail.message : ''}`);
+ *   else console.log(r.solution.answer, r.solution.verification.isValid, r.stats.llmCalls);
+ * }
  * ```
  */
-export interface SolveResult extends ExplorationResult {
+export type SolveResult = SolveAnswered | SolveFailed;
+
+/**
+ * A {@link SolveResult} with an answer: every stop reason but `error`. `solution_found` when the
+ * search or the host's `verify` verified the answer.
+ *
+ * @example
+ * ```ts
+ * import type { SolveAnswered } from '@tot/core';
+ *
+ * const answer = (r: SolveAnswered) => (r.solution.verification.isValid ? r.solution.answer : undefined);
+ * ```
+ */
+export interface SolveAnswered extends Omit<ExplorationResult, 'stopReason'> {
+  stopReason: Exclude<StopReason, 'error'>;
   solution: FinalSolution;
   decomposition: Decomposition;
+}
+
+/**
+ * A {@link SolveResult} of a run that could not work: no solution; why is in `detail` and `errors`.
+ *
+ * @example
+ * ```ts
+ * import type { SolveFailed } from '@tot/core';
+ *
+ * const why = (r: SolveFailed) => r.errors.map((e) => `${e.code}: ${e.message}`).join('\n');
+ * ```
+ */
+export interface SolveFailed extends Omit<ExplorationResult, 'stopReason'> {
+  stopReason: 'error';
+  solution?: undefined;
+  decomposition: Decomposition;
+}
+
+/** The result with its solution, or without one when the run could not work. */
+function withSolution(base: Omit<SolveAnswered, 'stopReason' | 'solution'>, stopReason: StopReason, solution: () => FinalSolution): SolveResult {
+  return stopReason === 'error' ? { ...base, stopReason } : { ...base, stopReason, solution: solution() };
 }
 
 const roleOf = (method: string) => z.custom((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
@@ -239,7 +279,7 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
       run.recordError(new TotError('INVALID_FORMAT', `The decomposer returned an invalid decomposition: ${z.prettifyError(parsed.error)}`, { details: { value, issues: parsed.error.issues } }), { kind: 'phase', phase: 'decompose' });
     } catch (error) {
       if (run.stopping) throw error;
-      run.recordError(error, { kind: 'phase', phase: 'decompose' }, 'GENERATION_FAILED');
+      run.recordError(error, { kind: 'phase', phase: 'decompose' });
     }
     return { decomposition: presetDecomposition(o, p), fallback: true };
   };
@@ -255,7 +295,7 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
     try {
       return { solution: await run.guard(() => synthesizer.synthesize(input, roleOptions), 'synthesizer'), fallback: false };
     } catch (error) {
-      if (!run.stopping) run.recordError(error, { kind: 'phase', phase: 'synthesize' }, 'GENERATION_FAILED');
+      if (!run.stopping) run.recordError(error, { kind: 'phase', phase: 'synthesize' });
       const note = `synthesizer failed: ${error instanceof Error ? error.message : String(error)}`;
       return { solution: await synthesizeFromPath(input, guardedVerify, note), fallback: true };
     }
@@ -278,6 +318,8 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
       search = searchProgram(run as unknown as Run<SearchEvent>, searchSetup(explorer, p.strategy, tree, { decomposition: clean }));
       await search.main();
       const outcome = search.conclude(run.halted, run.errors);
+      // A search that could not work (every role call failed) has nothing to synthesise.
+      if (outcome.stopReason === 'error') return;
       const input: SynthesizeInput = { bestPath: outcome.bestPath, problem, taskType: o.taskType, tree };
       const synthesized = await synthesize(input);
       solution = synthesized.solution;
@@ -286,20 +328,15 @@ function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: str
     result(end) {
       const t = tree ?? new ThoughtTree({ problem, taskId, taskType: o.taskType });
       const outcome = search?.conclude(end.halted, end.errors) ?? { tree: t, bestPath: [t.root], solutions: [], stopReason: (end.halted?.reason ?? 'error') as StopReason, ...(end.halted?.detail ? { detail: end.halted.detail } : {}) };
-      const stopReason = end.halted?.reason ?? outcome.stopReason;
+      // The host's verifier accepting the answer is a verified solution, as one the search verified is.
+      const verified = verify !== undefined && solution?.verification.isValid === true;
+      const stopReason = end.halted?.reason ?? (verified ? 'solution_found' : outcome.stopReason);
       const detail = end.halted?.detail ?? outcome.detail;
       const stats: SearchStats = search ? search.stats(end.stats) : { ...end.stats, totalNodes: t.size, totalBacktracks: 0, dedupedStates: 0, duplicateCandidates: 0, invalidCandidates: 0, generatorCalls: 0, evaluatorCalls: 0, expandedNodes: 0, prunedNodes: 0 };
       const steps = outcome.bestPath.slice(1);
-      return {
-        runId: end.runId,
-        ...outcome,
-        stopReason,
-        ...(detail ? { detail } : {}),
-        errors: end.errors,
-        stats,
-        decomposition: decomposition ?? presetDecomposition(o, p),
-        solution: solution ?? unsynthesized(steps),
-      };
+      const { stopReason: _searchStop, ...found } = outcome;
+      const base = { runId: end.runId, ...found, ...(detail ? { detail } : {}), errors: end.errors, stats, decomposition: decomposition ?? presetDecomposition(o, p) };
+      return withSolution(base, stopReason, () => solution ?? unsynthesized(steps));
     },
   };
 }
@@ -316,33 +353,33 @@ function resultFromLog(log: RecordedRun, o: Parsed, p: Prepared): SolveResult {
     const tree = new ThoughtTree({ problem: log.started.problem, taskId: (log.started.input?.taskId as string | undefined) ?? log.runId, taskType: o.taskType });
     search = { runId: log.runId, tree, bestPath: [tree.root], solutions: [], stopReason: finished.stopReason as StopReason, ...(finished.detail ? { detail: finished.detail } : {}), errors: errorsFromLog(finished), stats: finished.stats as unknown as SearchStats };
   }
-  return {
-    ...search,
-    decomposition: decomposed?.decomposition ?? presetDecomposition(o, p),
-    solution: synthesized?.solution ?? unsynthesized(search.bestPath.slice(1)),
-  };
+  const { stopReason, ...rest } = search;
+  return withSolution({ ...rest, decomposition: decomposed?.decomposition ?? presetDecomposition(o, p) }, stopReason, () => synthesized?.solution ?? unsynthesized(search.bestPath.slice(1)));
 }
 
 /**
  * Seed 000's whole flow on one run: decompose → initialise the search from the decomposition →
  * explore → synthesise. Whatever stops it — depth, budget, time limit, exhaustion, a failed
  * decomposer (the preset's defaults stand in) or synthesizer (the best path's last step is the
- * answer) — it resolves with a solution built from the best path so far, its `stopReason` and
- * `errors`; only an abort rejects (`ABORTED`, with the partial result), or, with `strict: true`,
- * the first role error. Like every runner, it streams events through `onEvent`, records to a
- * `store`, and resumes with {@link resumeSolve}.
+ * answer) — it resolves with a solution built from the best path so far, its `stopReason`
+ * (`solution_found` when the search or `verify` verified the answer) and `errors`. A run whose
+ * every call failed resolves with `stopReason: 'error'` and no solution. It rejects on an abort
+ * (`ABORTED`, with the partial result), on a provider error after which no call can succeed (a
+ * 401, a 403, a 404, a provider that cannot be reached), or, with `strict: true`, on the first
+ * role error. Like every runner, it streams events through `onEvent`, records to a `store`, and
+ * resumes with {@link resumeSolve}.
  *
  * @example
  * ```ts
  * import { solve } from '@tot/core';
  *
- * const { solution, bestPath, stats } = await solve({
+ * const result = await solve({
  *   problem: 'Use 4 9 10 13 and + - * / to make 24.',
  *   taskType: 'math_reasoning',
  *   model,
  *   verify: (answer) => checkGame24('4 9 10 13', answer),
  * });
- * console.log(solution.answer, solution.verification.isValid, stats.llmCalls);
+ * if (result.stopReason === 'solution_found') console.log(result.solution.answer, result.stats.llmCalls);
  * ```
  */
 export async function solve(options: SolveOptions): Promise<SolveResult> {

@@ -282,7 +282,7 @@ describe('runParallel: workers and models', () => {
     expect(out.winner?.name).toBe('fine');
     expect(out.errors).toMatchObject([{ message: 'worker crashed', where: { kind: 'branch', branchId: ids[0] } }]);
     const again = await session(['broken']);
-    await catchTotError(() => again.s.runParallel({ branchIds: again.ids, worker, strict: true }), 'GENERATION_FAILED');
+    await catchTotError(() => again.s.runParallel({ branchIds: again.ids, worker, strict: true }), 'INTERNAL');
   });
 
   it('plans with the model by default; after a rejection the critic is a model call, and the planner revises with its critique', async () => {

@@ -186,8 +186,10 @@ describe('a run killed with kill -9 and resumed from SQLite in a new process', (
     const { reference, log, resumed, after } = await killAndResume('solve', 'crash-solve', 6);
     expect(log.some((e) => e.type === 'run.finished'), 'the run was killed before it finished').toBe(false);
     const recorded = log.filter((e) => e.type === 'llm.completed').length;
+    // Calls in flight at the kill were asked of the provider: the resumed run counts them too.
+    const cutOff = log.filter((e) => e.type === 'llm.requested').length - recorded - log.filter((e) => e.type === 'llm.failed').length;
     expect(resumed.value).toEqual(reference.value);
-    expect(resumed.llmCalls).toBe(reference.llmCalls);
+    expect(resumed.llmCalls).toBe(reference.llmCalls + cutOff);
     expect(resumed.resumedCalls).toBe(recorded);
     expect(resumed.callsMadeHere).toBe(reference.llmCalls - recorded);
     const requests = completedRequests(after);
@@ -223,7 +225,7 @@ describe('a finished run', () => {
     const decomposer = { decompose: async () => { controller.abort(new Error('shutting down')); return new Promise<never>(() => undefined); } };
     const error = await catchTotError(() => solve({ problem: 'R', ...scriptedRoles(), decomposer, maxDepth: 2, store, runId: 'early', signal: controller.signal }), 'ABORTED');
     const stopped = error.details?.result as unknown as SolveResult;
-    expect(stopped.solution.verification.validationErrors).toEqual(['not synthesized: the run stopped first']);
+    expect(stopped.solution?.verification.validationErrors).toEqual(['not synthesized: the run stopped first']);
     const resumed = await resumeSolve({ ...scriptedRoles(), decomposer, maxDepth: 2, store, runId: 'early' });
     expect(comparable(resumed)).toEqual(comparable(stopped));
   });

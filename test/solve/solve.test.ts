@@ -46,8 +46,8 @@ describe('solve', () => {
     const model = mockModel((r) => (r.tags?.role === 'generator' ? '{"candidates": [{"content": "a"}]}' : '{"score": 6, "confidence": 1, "reasoning": ""}'));
     const result = await solve({ problem: 'p', model, decomposer: { decompose: async () => ({ thoughtGranularity: 's', intermediateSteps: [], depthEstimate: 5, constraints: [], successCriteria: '' }) }, budget: new Budget({ maxCalls: 3 }) });
     expect(result.stopReason).toBe('budget_exceeded');
-    expect(result.solution.answer).toBe('a');
-    expect(result.solution.verification.isValid).toBe(false);
+    expect(result.solution?.answer).toBe('a');
+    expect(result.solution?.verification.isValid).toBe(false);
   });
 
   it("still runs the host's verifier on that answer when the budget stopped the run", async () => {
@@ -55,14 +55,14 @@ describe('solve', () => {
     const decomposer = { decompose: async () => ({ thoughtGranularity: 's', intermediateSteps: [], depthEstimate: 5, constraints: [], successCriteria: '' }) };
     const result = await solve({ problem: 'p', model, decomposer, synthesizer: undefined, verify: (answer) => answer === 'a', budget: new Budget({ maxCalls: 3 }) });
     expect(result.stopReason).toBe('budget_exceeded');
-    expect(result.solution.verification).toEqual({ isValid: true });
+    expect(result.solution?.verification).toEqual({ isValid: true });
   });
 
   it('falls back to the best path when the synthesizer fails, saying so', async () => {
     const roles = scriptedRoles();
     const result = await solve({ problem: 'R', ...roles, maxDepth: 1, synthesizer: { synthesize: async () => { throw new Error('no JSON'); } } });
-    expect(result.solution.answer).toBe('B');
-    expect(result.solution.verification.validationErrors).toContain('synthesizer failed: no JSON');
+    expect(result.solution?.answer).toBe('B');
+    expect(result.solution?.verification.validationErrors).toContain('synthesizer failed: no JSON');
   });
 
   it('rejects ABORTED when aborted', async () => {
@@ -82,13 +82,13 @@ describe('solve on the run kernel', () => {
     const result = await solve({ problem: 'R', ...roles, maxDepth: 2, decomposer: { decompose: async () => ({ depthEstimate: 'deep' }) as never }, onEvent: (e) => events.push(e) });
     expect(result.errors).toMatchObject([{ code: 'INVALID_FORMAT', where: { kind: 'phase', phase: 'decompose' } }]);
     expect(result.decomposition).toMatchObject({ thoughtGranularity: 'step', depthEstimate: 2 });
-    expect(result.solution.answer).toBe('B2');
+    expect(result.solution?.answer).toBe('B2');
     expect(events.find((e) => e.type === 'solve.decomposed')).toMatchObject({ fallback: true });
   });
 
   it('resolves with its errors when the decomposer throws', async () => {
     const result = await solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, decomposer: { decompose: async () => { throw new Error('planner down'); } } });
-    expect(result.errors).toMatchObject([{ code: 'GENERATION_FAILED', message: 'planner down', where: { kind: 'phase', phase: 'decompose' } }]);
+    expect(result.errors).toMatchObject([{ code: 'INTERNAL', message: 'planner down', where: { kind: 'phase', phase: 'decompose' } }]);
     expect(result.stopReason).toBe('max_depth');
   });
 
@@ -96,11 +96,11 @@ describe('solve on the run kernel', () => {
     const result = await solve({ problem: 'p', model: mockModel(Object.assign(new Error('503 unavailable'), { status: 503 })) });
     expect(result.stopReason).toBe('error');
     expect(result.errors.map((e) => e.where?.kind)).toContain('phase');
-    expect(result.solution.verification.isValid).toBe(false);
+    expect(result.solution).toBeUndefined();
   });
 
   it('with strict, rejects with the first role error', async () => {
-    const error = await catchTotError(() => solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, strict: true, decomposer: { decompose: async () => { throw new Error('planner down'); } } }), 'GENERATION_FAILED');
+    const error = await catchTotError(() => solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, strict: true, decomposer: { decompose: async () => { throw new Error('planner down'); } } }), 'INTERNAL');
     expect(error.message).toBe('decompose: planner down');
   });
 
