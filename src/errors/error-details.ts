@@ -148,6 +148,8 @@ export interface TotErrorDetailsMap {
      * follows it rather than judging the underlying error again.
      */
     retryable?: boolean;
+    /** The system error code of a provider that could not be reached (`ECONNREFUSED`, `ENOTFOUND`, …). */
+    unreachable?: string;
   };
   EVALUATION_TIMEOUT: CommonErrorDetails & { ms?: number };
   SEARCH_EXHAUSTED: CommonErrorDetails;

@@ -281,10 +281,10 @@ function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunPro
   };
 
   const failFrame = (frame: Frame, error: unknown): TotError => {
-    const failure = TotError.isInstance(error) ? error : new TotError('GENERATION_FAILED', String(error), { cause: error });
+    const failure = TotError.isInstance(error) ? error : new TotError('INTERNAL', error instanceof Error ? error.message : String(error), { cause: error });
     frame.status = 'failed';
     frame.error = failure.toProtocolError();
-    run.recordError(error, { kind: 'frame', frameId: frame.id, operator: (typeof error === 'object' && error !== null && failedIn.get(error)) || 'think' }, 'GENERATION_FAILED');
+    run.recordError(error, { kind: 'frame', frameId: frame.id, operator: (typeof error === 'object' && error !== null && failedIn.get(error)) || 'think' });
     emit({ type: 'frame.failed', frameId: frame.id, error: failure.toProtocolError() });
     return failure;
   };
