@@ -1,4 +1,4 @@
-import { MAX_NESTING, SCAN_CHUNK, type Steps } from './syntax-limits.js';
+import { indexOfSteps as indexOf, MAX_NESTING, SCAN_CHUNK, type Steps } from './syntax-limits.js';
 
 /**
  * The output formats structured output understands.
@@ -54,18 +54,6 @@ export function* extractCandidates(text: string, format: StructuredFormat): Step
     if (block !== undefined) push(block);
   }
   return out;
-}
-
-/** `text.indexOf(needle, from)`, read a chunk at a time. */
-function* indexOf(text: string, needle: string, from: number): Steps<number> {
-  for (let start = from; start < text.length; start += SCAN_CHUNK) {
-    if (text.length - start <= SCAN_CHUNK) return text.indexOf(needle, start);
-    // A match that starts in this chunk and ends in the next is found here.
-    const at = text.slice(start, start + SCAN_CHUNK + needle.length - 1).indexOf(needle);
-    if (at !== -1) return start + at;
-    yield SCAN_CHUNK;
-  }
-  return -1;
 }
 
 const isLangChar = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2b || c === 0x2d;

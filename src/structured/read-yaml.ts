@@ -1,5 +1,5 @@
 import { Composer, CST, Lexer, Parser } from 'yaml';
-import { jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH, type Steps } from './syntax-limits.js';
+import { indexOfSteps, jsonNestsDeeperThan, MAX_ALIASES, MAX_NESTING, MAX_YAML_LENGTH, type Steps } from './syntax-limits.js';
 import { readSimpleYaml } from './simple-yaml.js';
 
 /** The outcome of reading one candidate's syntax. */
@@ -108,7 +108,7 @@ function parserDepth(parser: Parser): number {
 function* asJson(text: string): Steps<SyntaxResult | undefined> {
   const first = text[0];
   if (first !== '{' && first !== '[') return undefined;
-  if (text.includes('"__proto__"') || text.includes('"<<"')) return undefined;
+  if ((yield* indexOfSteps(text, '"__proto__"')) !== -1 || (yield* indexOfSteps(text, '"<<"')) !== -1) return undefined;
   // Before parsing: V8's JSON.parse takes tens of milliseconds to fail on a megabyte of open
   // brackets, and the count bounds the depth of whatever does parse.
   if (yield* jsonNestsDeeperThan(text, MAX_NESTING)) return failure(`nested deeper than ${MAX_NESTING} levels`);

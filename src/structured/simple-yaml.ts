@@ -11,7 +11,7 @@
  * work of a chain-of-thought step together.
  */
 
-import { MAX_NESTING, runSteps, type Steps } from './syntax-limits.js';
+import { MAX_NESTING, runSteps, splitLinesSteps, testSteps, type Steps } from './syntax-limits.js';
 
 /** Not answered here: the caller falls back to the full parser. */
 const UNSURE = Symbol('unsure');
@@ -58,9 +58,10 @@ export function parseSimpleYaml(text: string): { value: unknown } | undefined {
  * of keys took a tenth of a second or more in one go), so an async caller can give way.
  */
 export function* readSimpleYaml(text: string): Steps<{ value: unknown } | undefined> {
-  if (AWKWARD.test(text)) return undefined;
+  if (yield* testSteps(text, AWKWARD)) return undefined;
+  const lines = yield* splitLinesSteps(text);
   try {
-    return { value: yield* new Reader(text.split('\n')).document() };
+    return { value: yield* new Reader(lines).document() };
   } catch (error) {
     if (error === UNSURE) return undefined;
     throw error;

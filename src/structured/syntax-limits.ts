@@ -46,6 +46,49 @@ export function runSteps<R>(steps: Steps<R>): R {
   }
 }
 
+/** `text.indexOf(needle, from)`, read a chunk at a time. */
+export function* indexOfSteps(text: string, needle: string, from = 0): Steps<number> {
+  for (let start = from; start < text.length; start += SCAN_CHUNK) {
+    if (text.length - start <= SCAN_CHUNK) return text.indexOf(needle, start);
+    // A match that starts in this chunk and ends in the next is found here.
+    const at = text.slice(start, start + SCAN_CHUNK + needle.length - 1).indexOf(needle);
+    if (at !== -1) return start + at;
+    yield SCAN_CHUNK;
+  }
+  return -1;
+}
+
+/** Whether `pattern`, which matches one character, matches anywhere in `text`, read a chunk at a time. */
+export function* testSteps(text: string, pattern: RegExp): Steps<boolean> {
+  if (text.length <= SCAN_CHUNK) return pattern.test(text);
+  for (let start = 0; start < text.length; start += SCAN_CHUNK) {
+    if (pattern.test(text.slice(start, start + SCAN_CHUNK))) return true;
+    yield SCAN_CHUNK;
+  }
+  return false;
+}
+
+/** `text.split('\n')`, a chunk at a time. */
+export function* splitLinesSteps(text: string): Steps<string[]> {
+  if (text.length <= SCAN_CHUNK) return text.split('\n');
+  const lines: string[] = [];
+  let read = 0;
+  for (let from = 0; ; ) {
+    const newline = text.indexOf('\n', from);
+    if (newline === -1) {
+      lines.push(text.slice(from));
+      return lines;
+    }
+    lines.push(text.slice(from, newline));
+    read += newline + 1 - from;
+    from = newline + 1;
+    if (read >= SCAN_CHUNK) {
+      yield read;
+      read = 0;
+    }
+  }
+}
+
 /**
  * Whether the JSON text `text` nests deeper than `limit`, counting brackets outside strings in
  * one pass. Exact for valid JSON and an upper bound for anything else.
