@@ -13,7 +13,10 @@
  *   time on each server in turn. Median, p99, and the median of the first and the last tenth: a
  *   call's cost must not grow with the sequence (target: median within 1.5× of the reference's).
  * - Memory per thought: each server's resident set (VmRSS) before and after the long sequence,
- *   over its thoughts.
+ *   over its thoughts; and, measured exactly, the heap each keeps per thought: the reference's own
+ *   class and `createMcpServer` on an in-memory store, in this process, through the SDK's in-memory
+ *   transport, the heap after a full collection before and after `--long` thoughts. (The resident
+ *   set moves in steps as V8 grows its heap, so over a few megabytes it says little.)
  * - Each server's CPU time per call (user and system, from /proc/<pid>/stat) in both parts: on a
  *   loaded machine the wall times carry other processes' turns, the CPU time only the server's work.
  *
@@ -26,11 +29,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { z } from 'zod';
+import { GotEngine, InMemoryEventStore } from '../src/index.js';
+import { createMcpServer } from '../src/mcp/index.js';
 import { builtCli } from './built-cli.js';
-import { benchDir, median, report } from './harness.js';
+import { benchDir, gc, median, report } from './harness.js';
 
 const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, long: { type: 'string', default: '10000' }, cli: { type: 'string' } } });
 const whole = (name: 'sessions' | 'long', min: number) => {
@@ -105,8 +114,54 @@ function stats(samples: number[]) {
   return { calls: samples.length, medianMs: round(median(samples)), meanMs: round(samples.reduce((s, x) => s + x, 0) / samples.length), p99Ms: round(sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]!) };
 }
 
+/** The heap a server keeps per thought, in bytes: `LONG` thoughts of one line through a client in this process. */
+async function heapPerThought(server: McpServer): Promise<number> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'tot-bench', version: '0.0.0' });
+  await client.connect(clientSide);
+  const think = (n: number, session_id?: string) => client.callTool({ name: 'sequentialthinking', arguments: { thought: thought('the heap line', n), thoughtNumber: n, totalThoughts: LONG, nextThoughtNeeded: n < LONG, ...(session_id ? { session_id } : {}) } });
+  // The first thought (a session, on ours) before the measure: what is measured is the thoughts.
+  const session_id = ((await think(1)).structuredContent as { session_id?: string }).session_id;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let n = 2; n <= LONG + 1; n++) await think(n, session_id);
+  gc();
+  const bytes = (process.memoryUsage().heapUsed - before) / LONG;
+  await client.close();
+  await server.close();
+  return Math.round(bytes);
+}
+
+/** The reference server's own class, registered as its index.js registers it (its thought log off). */
+async function referenceInProcess(packageDir: string): Promise<McpServer> {
+  process.env.DISABLE_THOUGHT_LOGGING = 'true';
+  const { SequentialThinkingServer } = (await import(pathToFileURL(join(packageDir, 'dist', 'lib.js')).href)) as { SequentialThinkingServer: new () => { processThought(input: unknown): { content: { type: 'text'; text: string }[]; isError?: boolean } } };
+  const thinking = new SequentialThinkingServer();
+  const server = new McpServer({ name: 'sequential-thinking-server', version: 'bench' });
+  const flag = z.union([z.boolean(), z.string()]).transform((v) => (typeof v === 'boolean' ? v : v.toLowerCase() === 'true'));
+  const count = z.coerce.number().int().min(1);
+  server.registerTool(
+    'sequentialthinking',
+    {
+      inputSchema: { thought: z.string(), nextThoughtNeeded: flag, thoughtNumber: count, totalThoughts: count, isRevision: flag.optional(), revisesThought: count.optional(), branchFromThought: count.optional(), branchId: z.string().optional(), needsMoreThoughts: flag.optional() },
+      outputSchema: { thoughtNumber: z.number(), totalThoughts: z.number(), nextThoughtNeeded: z.boolean(), branches: z.array(z.string()), thoughtHistoryLength: z.number() },
+    },
+    async (args) => {
+      const result = thinking.processThought(args);
+      return result.isError ? result : { content: result.content, structuredContent: JSON.parse(result.content[0]!.text) as Record<string, unknown> };
+    },
+  );
+  return server;
+}
+
+const referenceDir = dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-sequential-thinking/package.json'));
+// Measured first, in a heap nothing else has grown yet.
+const heap = { reference: await heapPerThought(await referenceInProcess(referenceDir)), totMemory: await heapPerThought(createMcpServer({ engine: new GotEngine({ store: new InMemoryEventStore() }) })) };
+progress(`heap per thought: ${JSON.stringify(heap)} bytes`);
+
 const cli = values.cli ? resolve(values.cli) : await builtCli(root, progress);
-const reference = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-sequential-thinking/package.json')), 'dist', 'index.js');
+const reference = join(referenceDir, 'dist', 'index.js');
 const dir = mkdtempSync(join(tmpdir(), 'tot-seq-bench-'));
 const servers = [
   await spawnServer('reference', [reference], { DISABLE_THOUGHT_LOGGING: 'true' }),
@@ -178,7 +233,7 @@ try {
   );
   // Other processes' load while it ran: on a busy machine the wall-clock figures carry their turns too.
   const load = { atStart: loadAtStart, atEnd: round(loadavg()[0]!) };
-  report('sequential-thinking', { loadAverage1m: load, ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
+  report('sequential-thinking', { loadAverage1m: load, ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, heapBytesPerThought: { ...heap, ratio: round(heap.totMemory / heap.reference) }, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
 } finally {
   for (const s of servers) await s.close();
   rmSync(dir, { recursive: true, force: true });
