@@ -92,16 +92,16 @@ export function trustedAsset(text: string, element: 'script' | 'style'): Html {
 }
 
 /**
- * The CSP source that allows exactly this inline script or style: `'sha256-…'` of its UTF-8 text.
+ * The base64 SHA-256 of a text's UTF-8 bytes: in a CSP, `'sha256-<it>'` allows exactly that inline
+ * script or style.
  *
  * @example
  * ```ts
- * const csp = `default-src 'none'; script-src ${cspHash(script)}`;
+ * html`<meta http-equiv="Content-Security-Policy" content="script-src 'sha256-${sha256Base64(script)}'">`;
  * ```
  */
-export function cspHash(text: string): string {
-  const digest = sha256(utf8ToBytes(text));
+export function sha256Base64(text: string): string {
   let binary = '';
-  for (const byte of digest) binary += String.fromCharCode(byte);
-  return `'sha256-${btoa(binary)}'`;
+  for (const byte of sha256(utf8ToBytes(text))) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }

@@ -4,7 +4,7 @@ import { parseOptions } from '../internal/validate.js';
 import type { RunEventBase } from '../run/run-event.js';
 import type { RunView } from './view-model.js';
 import { viewRun } from './view-run.js';
-import { cspHash, html, jsonScript, trustedAsset } from './html.js';
+import { html, jsonScript, sha256Base64, trustedAsset } from './html.js';
 import { VIEWER_CSS, VIEWER_SCRIPT } from './viewer-assets.js';
 
 /**
@@ -59,13 +59,12 @@ export function renderRunHtml(events: readonly (RunEventBase | StoredEvent)[], o
  * script, inline handler or style runs) and no request at all.
  */
 export function renderViewHtml(view: RunView, title: string): string {
-  const csp = ["default-src 'none'", `script-src ${cspHash(VIEWER_SCRIPT)}`, `style-src ${cspHash(VIEWER_CSS)}`, "base-uri 'none'", "form-action 'none'"].join('; ');
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${sha256Base64(VIEWER_SCRIPT)}'; style-src 'sha256-${sha256Base64(VIEWER_CSS)}'; base-uri 'none'; form-action 'none'">
 <title>${title}</title>
 <style>${trustedAsset(VIEWER_CSS, 'style')}</style>
 </head>
