@@ -9,10 +9,12 @@
  * Long replies: while `generateStructured` reads each 1 MB shape (the default `maxReplyChars`
  * reads up to 1,000,000 characters), and 4M / 16M open brackets and 100 MB of prose with the
  * limit raised, the longest the event loop went without a turn (a 1 ms interval timer's longest
- * gap), and the time from an abort falling due during the read to the call settling (median of
- * 3). A 100 MB reply under the default limit: the time it takes to be refused. Target: no stall
+ * gap; and the most CPU time the process used between two turns, which other processes do not
+ * inflate), and the time from an abort falling due during the read to the call settling (median
+ * of 3). A 100 MB reply under the default limit: the time it takes to be refused. Target: no stall
  * and no abort-to-settle over 100 ms.
  */
+import { loadavg } from 'node:os';
 import { z } from 'zod';
 import { generateStructured, parseStructured } from '../src/index.js';
 import { mockModel } from '../src/testing/index.js';
@@ -32,6 +34,8 @@ interface Row {
   outcome: string;
 }
 
+// The machine's load when the run starts: stalls are wall-clock gaps, and other processes lengthen them.
+const loadAtStart = loadavg()[0];
 const rows: Row[] = [];
 for (const size of [100_000, 1_000_000]) {
   for (const shape of hostileReplies) {
@@ -100,21 +104,37 @@ function flat(unit: string, length: number): string {
   return text;
 }
 
-/** The longest gap between the ticks of a 1 ms interval timer while `work` runs, and how long it ran. */
-async function longestStall(work: () => Promise<unknown>): Promise<{ stallMs: number; readMs: number }> {
+/**
+ * The longest gap between the ticks of a 1 ms interval timer while `work` runs, and how long it
+ * ran. `stallCpuMs`: the most CPU time the process used between two ticks — the gap without the
+ * time other processes held the CPU, so a figure a loaded machine does not inflate.
+ */
+async function longestStall(work: () => Promise<unknown>): Promise<{ stallMs: number; stallCpuMs: number; readMs: number }> {
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   let last = performance.now();
+  let lastCpu = cpuMs();
   let longest = 0;
-  const timer = setInterval(() => {
+  let longestCpu = 0;
+  const tick = () => {
     const now = performance.now();
+    const cpu = cpuMs();
     longest = Math.max(longest, now - last);
+    longestCpu = Math.max(longestCpu, cpu - lastCpu);
     last = now;
-  }, 1);
+    lastCpu = cpu;
+  };
+  const timer = setInterval(tick, 1);
   const started = performance.now();
   last = started;
+  lastCpu = cpuMs();
   await work().catch(() => undefined);
+  tick();
   const ended = performance.now();
   clearInterval(timer);
-  return { stallMs: Math.max(longest, ended - last), readMs: ended - started };
+  return { stallMs: longest, stallCpuMs: longestCpu, readMs: ended - started };
 }
 
 /** From an abort falling due `afterMs` after the reply arrives to the call settling (the abort cannot fire while the loop is held). */
@@ -137,7 +157,7 @@ async function abortToSettle(reply: string, format: 'json' | 'yaml', maxReplyCha
 
 const LONG_RUNS = 3;
 const RAISED = 200_000_000;
-const stallRows: { reply: string; format: string; maxReplyChars: number; medianStallMs: number; medianReadMs: number; medianAbortToSettleMs: number; abortOutcome: string }[] = [];
+const stallRows: { reply: string; format: string; maxReplyChars: number; medianStallMs: number; medianStallCpuMs: number; medianReadMs: number; medianAbortToSettleMs: number; abortOutcome: string }[] = [];
 const longReplies: { reply: string; make: () => string; formats: ('json' | 'yaml')[]; maxReplyChars: number }[] = [
   ...hostileReplies.map((h) => ({ reply: `1 MB of ${h.name}`, make: () => h.make(1_000_000), formats: [...formats], maxReplyChars: 1_000_000 })),
   { reply: '4M open braces', make: () => flat('{', 4_000_000), formats: ['json'], maxReplyChars: RAISED },
@@ -151,18 +171,20 @@ for (const { reply: name, make, formats: replyFormats, maxReplyChars } of longRe
   text.charCodeAt(text.length - 1);
   for (const format of replyFormats) {
     const stalls: number[] = [];
+    const stallsCpu: number[] = [];
     const reads: number[] = [];
     const settles: number[] = [];
     let abortOutcome = '';
     for (let i = 0; i < LONG_RUNS; i++) {
-      const { stallMs, readMs } = await longestStall(() => generateStructured(mockModel(text), { prompt: 'p', schema, format, maxRepairs: 0, maxReplyChars }));
+      const { stallMs, stallCpuMs, readMs } = await longestStall(() => generateStructured(mockModel(text), { prompt: 'p', schema, format, maxRepairs: 0, maxReplyChars }));
       stalls.push(stallMs);
+      stallsCpu.push(stallCpuMs);
       reads.push(readMs);
       const settled = await abortToSettle(text, format, maxReplyChars, 5);
       settles.push(settled.ms);
       abortOutcome = settled.outcome;
     }
-    stallRows.push({ reply: name, format, maxReplyChars, medianStallMs: round(median(stalls)), medianReadMs: round(median(reads)), medianAbortToSettleMs: round(median(settles)), abortOutcome });
+    stallRows.push({ reply: name, format, maxReplyChars, medianStallMs: round(median(stalls)), medianStallCpuMs: round(median(stallsCpu)), medianReadMs: round(median(reads)), medianAbortToSettleMs: round(median(settles)), abortOutcome });
   }
 }
 
@@ -175,11 +197,14 @@ console.table(rows.map((r) => ({ ...r, size: `${Math.round(r.size / 1000)} KB` }
 console.table(abortRows);
 console.table(stallRows);
 const worstStall = stallRows.reduce((a, b) => (b.medianStallMs > a.medianStallMs ? b : a));
+const worstStallCpu = stallRows.reduce((a, b) => (b.medianStallCpuMs > a.medianStallCpuMs ? b : a));
 const worstSettle = stallRows.reduce((a, b) => (b.medianAbortToSettleMs > a.medianAbortToSettleMs ? b : a));
 report('hostile-replies', {
   targets: { msPer100KB: 50, abortMs: 100, stallMs: 100 },
+  loadAverage: { atStart: round(loadAtStart ?? 0), atEnd: round(loadavg()[0] ?? 0) },
   worst: { shape: worst.shape, format: worst.format, size: worst.size, msPer100KB: worst.msPer100KB },
   worstStall: { reply: worstStall.reply, format: worstStall.format, medianStallMs: worstStall.medianStallMs },
+  worstStallCpu: { reply: worstStallCpu.reply, format: worstStallCpu.format, medianStallCpuMs: worstStallCpu.medianStallCpuMs },
   worstAbortToSettle: { reply: worstSettle.reply, format: worstSettle.format, medianAbortToSettleMs: worstSettle.medianAbortToSettleMs },
   abort: abortRows,
   stalls: stallRows,
