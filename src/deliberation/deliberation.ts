@@ -13,6 +13,7 @@ import { foldDeliberationLog } from './deliberation-log.js';
 import { deliberationProgram, type ContentFilter, type DeliberationResult, type DeliberationSpec, type DeliberationStats, type DeliberationStopReason } from './deliberation-program.js';
 import type { DeliberationAgent, DeliberationHost, DeliberationReporter } from './participant.js';
 import type { AgentTool } from './tools/index.js';
+import { agentToolSchema } from './tools/agent-tool.js';
 
 /**
  * Options of a {@link Deliberation}.
@@ -104,7 +105,6 @@ const agentSchema = z.custom<DeliberationAgent>(
 );
 const hostSchema = z.custom<DeliberationHost>((v) => typeof v === 'object' && v !== null && typeof (v as DeliberationHost).decide === 'function', 'expected a host ({ decide }), such as similarityHost()');
 const reporterSchema = z.custom<DeliberationReporter>((v) => typeof v === 'object' && v !== null && typeof (v as DeliberationReporter).report === 'function', 'expected a reporter ({ report }), such as reporter({ model })');
-const toolSchema = z.custom<AgentTool>((v) => typeof v === 'object' && v !== null && typeof (v as AgentTool).name === 'string' && typeof (v as AgentTool).run === 'function', 'expected a tool ({ name, description, input, run })');
 
 const optionsSchema = z
   .strictObject({
@@ -118,7 +118,7 @@ const optionsSchema = z
     agentTimeoutMs: z.number().positive().max(2_147_483_647).default(60_000),
     maxOutputTokens: z.number().int().min(1).max(1_000_000).default(2000),
     contentFilter: fnSchema<ContentFilter>().optional(),
-    tools: z.array(toolSchema).default([]),
+    tools: z.array(agentToolSchema).default([]),
     concurrency: z.number().int().min(1).max(10_000).default(8),
     ...runnerOptionsShape,
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { describeIssues, standardSchemaOption, validatorOf } from '../internal/standard-schema.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -146,7 +147,7 @@ export interface FractalResult extends RunResult<FractalStopReason, FractalStats
   root: FrameTree;
 }
 
-const toolSchema = z.object({ description: z.string().optional(), input: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'expected a zod schema'), run: fnSchema() });
+const toolSchema = z.object({ description: z.string().optional(), input: standardSchemaOption, run: fnSchema() });
 
 const optionsSchema = z
   .object({
@@ -240,9 +241,10 @@ function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunPro
         stats.toolCalls += 1;
         try {
           if (!tool) throw new TotError('INVALID_ARGUMENT', `no tool named "${name}" (known: ${Object.keys(o.tools).join(', ') || 'none'})`);
-          const parsed = tool.input.safeParse(input);
-          if (!parsed.success) throw new TotError('INVALID_ARGUMENT', `tool "${name}": ${z.prettifyError(parsed.error)}`);
-          call.output = await run.guard(() => (tool.run as (input: unknown, options: { signal?: AbortSignal }) => unknown)(parsed.data, { signal: run.signal }), 'tool call');
+          // The schema is the user's code too (an async check may wait on anything): never waited on past an abort.
+          const parsed = await run.guard(() => validatorOf(tool.input)(input), 'tool input check');
+          if (!parsed.ok) throw new TotError('INVALID_ARGUMENT', `tool "${name}": ${describeIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
+          call.output = await run.guard(() => (tool.run as (input: unknown, options: { signal?: AbortSignal }) => unknown)(parsed.value, { signal: run.signal }), 'tool call');
           emit({ type: 'frame.tool', frameId: frame.id, tool: name, input, output: call.output });
           return call.output;
         } catch (error) {

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import type { ProtocolErrorObject } from '../errors/index.js';
+import type { SchemaOutput, StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { LanguageModel } from '../model/types.js';
 import type { StopDetail } from '../run/stop-detail.js';
 
@@ -79,7 +79,8 @@ export interface EvalOutput {
 }
 
 /**
- * A tool think may call: a zod schema for its input and the function.
+ * A tool think may call: a schema for its input (any Standard Schema: zod 3.24+, zod 4, valibot,
+ * arktype, …) and the function.
  *
  * @example
  * ```ts
@@ -93,11 +94,11 @@ export interface EvalOutput {
  * };
  * ```
  */
-export interface FractalTool<S extends z.ZodType = z.ZodType> {
+export interface FractalTool<S extends StandardSchemaV1 = StandardSchemaV1> {
   description?: string;
   input: S;
-  /** Runs the tool on validated input; its result (or error) is recorded in the frame. */
-  run(input: z.output<S>, options: { signal?: AbortSignal }): unknown;
+  /** Runs the tool on validated input (the schema's output); its result (or error) is recorded in the frame. */
+  run(input: SchemaOutput<S>, options: { signal?: AbortSignal }): unknown;
 }
 
 /**

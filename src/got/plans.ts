@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { isStandardSchema, issueSentences, NOT_A_SCHEMA, validateSync, type StandardSchemaV1 } from '../internal/standard-schema.js';
 
 /**
  * The rollback strategies an execution plan may name (seed 004).
@@ -248,8 +250,11 @@ export interface PlanAssessment {
 export interface AssessPlanOptions {
   /** `execution` (default, {@link ExecutionPlan}) or `doc` ({@link DocPlan}); the kind the completeness checker uses. */
   kind?: 'execution' | 'doc' | (string & {});
-  /** A schema of your own instead of the kind's (any zod schema). */
-  schema?: z.ZodType;
+  /**
+   * A schema of your own instead of the kind's: any Standard Schema (zod 3.24+, zod 4, valibot,
+   * arktype, …) whose validation is synchronous.
+   */
+  schema?: StandardSchemaV1;
   checker?: CompletenessChecker;
   scorer?: RiskScorer;
   similarOperations?: readonly { success: boolean }[];
@@ -271,9 +276,13 @@ export interface AssessPlanOptions {
  */
 export function assessPlan(plan: unknown, options: AssessPlanOptions = {}): PlanAssessment {
   const kind = options.kind ?? 'execution';
+  if (options.schema !== undefined && !isStandardSchema(options.schema)) {
+    throw new TotError('INVALID_ARGUMENT', `assessPlan: options.schema: ${NOT_A_SCHEMA}`, { details: { field: 'options.schema' } });
+  }
   const schema = options.schema ?? (kind === 'doc' ? DocPlan : ExecutionPlan);
-  const parsed = schema.safeParse(plan);
-  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`);
+  const checked = validateSync(schema, plan, 'assessPlan');
+  const parsed = checked.ok ? { success: true as const, data: checked.value } : { success: false as const };
+  const issues = checked.ok ? [] : issueSentences(checked.issues);
   // A plan the schema refused still has the schema's default for dry_run (a dry run) for its completeness.
   const asChecked = parsed.success ? parsed.data : kind === 'execution' && typeof plan === 'object' && plan !== null ? { dry_run: true, ...plan } : plan;
   const completeness = (options.checker ?? new CompletenessChecker()).check(asChecked, kind);

@@ -24,10 +24,15 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
 
-/** Compiles `schema`, or returns `undefined` when it uses anything the compiler does not know. */
-export function compileFastCheck(schema: z.ZodType): FastCheck | undefined {
+/**
+ * Compiles `schema`, or returns `undefined` when it uses anything the compiler does not know.
+ * With `userCode: false`, also when it has a refinement or a `z.custom` predicate: a check
+ * that says "not sure" would have that code run twice for one value (a user's schema, whose
+ * checks may count, log or cost).
+ */
+export function compileFastCheck(schema: z.ZodType, options: { userCode?: boolean } = {}): FastCheck | undefined {
   try {
-    return compile(defOf(schema));
+    return compile(defOf(schema), options.userCode ?? true);
   } catch {
     return undefined;
   }
@@ -50,7 +55,8 @@ function checksOf(def: Def): CheckDef[] {
   return (def.checks ?? []).map((c) => c._zod.def);
 }
 
-function compile(def: Def): FastCheck {
+/** `userCode`: whether the check may call the schema's predicates (see {@link compileFastCheck}). */
+function compile(def: Def, userCode: boolean): FastCheck {
   switch (def.type) {
     case 'string': {
       const bounds = allOf(
@@ -82,7 +88,7 @@ function compile(def: Def): FastCheck {
     case 'custom': {
       // z.custom(fn): a predicate that never changes the value. A promise means an async check: not sure.
       if (checksOf(def).length > 0) throw new Unsupported('custom checks');
-      return refinement(def);
+      return refinement(def, userCode);
     }
     case 'enum': {
       const values = new Set(Object.values(def.entries as Record<string, unknown>));
@@ -93,15 +99,15 @@ function compile(def: Def): FastCheck {
       return (v) => values.has(v);
     }
     case 'optional': {
-      const inner = compile(defOf(def.innerType));
+      const inner = compile(defOf(def.innerType), userCode);
       return (v) => v === undefined || inner(v);
     }
     case 'nullable': {
-      const inner = compile(defOf(def.innerType));
+      const inner = compile(defOf(def.innerType), userCode);
       return (v) => v === null || inner(v);
     }
     case 'array': {
-      const element = compile(defOf(def.element));
+      const element = compile(defOf(def.element), userCode);
       const bounds = allOf(
         checksOf(def).map((c) => {
           if (c.check === 'min_length') return (v: unknown[]) => v.length >= c.minimum!;
@@ -117,7 +123,7 @@ function compile(def: Def): FastCheck {
     }
     case 'record': {
       if (defOf(def.keyType).type !== 'string' || checksOf(defOf(def.keyType)).length > 0) throw new Unsupported('record key');
-      const value = compile(defOf(def.valueType));
+      const value = compile(defOf(def.valueType), userCode);
       return (v) => {
         if (!isPlainObject(v)) return false;
         for (const key in v) if (!value(v[key])) return false;
@@ -125,10 +131,10 @@ function compile(def: Def): FastCheck {
       };
     }
     case 'object': {
-      const refinements = allOf(checksOf(def).map(refinement));
+      const refinements = allOf(checksOf(def).map((c) => refinement(c, userCode)));
       const entries = Object.entries(def.shape as Record<string, unknown>);
       const keys = entries.map(([key]) => key);
-      const checks = entries.map(([, s]) => compile(defOf(s)));
+      const checks = entries.map(([, s]) => compile(defOf(s), userCode));
       // zod's own verdict on which keys may be absent (an `unknown` field may not, an optional one may).
       const mayBeAbsent = entries.map(([, s]) => (s as { _zod: { optin?: string } })._zod.optin === 'optional');
       const known = new Set(keys);
@@ -159,7 +165,7 @@ function compile(def: Def): FastCheck {
       if (key === undefined) throw new Unsupported('union');
       const byValue = new Map<unknown, FastCheck>();
       for (const option of options) {
-        const check = compile(option);
+        const check = compile(option, userCode);
         for (const value of (defOf((option.shape as Record<string, unknown>)[key]).values as unknown[])) {
           if (byValue.has(value)) throw new Unsupported('union overlap');
           byValue.set(value, check);
@@ -173,8 +179,9 @@ function compile(def: Def): FastCheck {
 }
 
 /** A `z.custom` or `.refine` predicate: it sees the parsed value, which is the value itself here. */
-function refinement(def: CheckDef | Def): FastCheck {
+function refinement(def: CheckDef | Def, userCode: boolean): FastCheck {
   const d = def as { check?: string; fn?: unknown; when?: unknown };
+  if (!userCode) throw new Unsupported('user code');
   if (d.check !== 'custom' || typeof d.fn !== 'function' || d.when !== undefined) throw new Unsupported('check');
   const fn = d.fn as (v: unknown) => unknown;
   return (v) => {
@@ -225,8 +232,8 @@ function compileOptions(def: Def): (value: unknown) => unknown {
     plain[key] = { _zod: { def: { type: 'optional', innerType: fieldDef.innerType }, optin: 'optional' } };
     defaults.push([key, () => (fieldDef as unknown as { defaultValue: unknown }).defaultValue]);
   }
-  const fields = compile({ type: 'object', shape: plain });
-  const refinements = allOf(checksOf(def).map(refinement));
+  const fields = compile({ type: 'object', shape: plain }, true);
+  const refinements = allOf(checksOf(def).map((c) => refinement(c, true)));
   return (value) => {
     if (!fields(value)) return undefined;
     let out = value as Record<string, unknown>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import { parseOptions } from '../internal/validate.js';
 import { callModel, SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import { languageModelSchema } from '../model/schemas.js';
@@ -146,20 +147,20 @@ export function createEvaluator(options: EvaluatorOptions): ThoughtEvaluator {
 }
 
 /** `samples` structured replies for one prompt: one call with n when the model can, else parallel calls. */
-async function sample<S extends z.ZodType>(
+async function sample<T>(
   o: Parsed,
-  schema: S,
+  schema: StandardSchemaV1<unknown, T>,
   prompt: string,
   temperature: number,
   tags: Record<string, string>,
   callOptions: RoleCallOptions,
-): Promise<z.output<S>[]> {
+): Promise<T[]> {
   const model = roleModel(o.model, callOptions);
   const signal = callOptions.signal ? { signal: callOptions.signal } : {};
   if (o.samples > 1 && o.model.capabilities?.multipleOutputs === true) {
     const messages = [...(o.system ? [{ role: 'system' as const, content: o.system }] : []), { role: 'user' as const, content: prompt }];
     const result = await callModel(model, { messages, n: o.samples, temperature, tags }, signal);
-    const values: z.output<S>[] = [];
+    const values: T[] = [];
     for (const text of result.outputs) {
       const parsed = await parseStructuredAsync(text, { schema, signal: callOptions.signal });
       if (parsed.success) values.push(parsed.value);

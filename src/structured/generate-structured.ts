@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { compileFastParse } from '../internal/fast-check.js';
+import { jsonSchemaOf, standardSchemaOption, type SchemaOutput, type StandardSchemaV1 } from '../internal/standard-schema.js';
 import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { callModel } from '../model/call-model.js';
 import { chatMessageSchema, languageModelSchema } from '../model/schemas.js';
@@ -30,7 +31,8 @@ export interface RepairContext {
 }
 
 /**
- * Options of {@link generateStructured}. Give either `messages` or `prompt` (with an optional `system`).
+ * Options of {@link generateStructured}. Give either `messages` or `prompt` (with an optional
+ * `system`). `schema` is any Standard Schema: zod 3.24+, zod 4, valibot, arktype, …
  *
  * @example
  * ```ts
@@ -44,7 +46,8 @@ export interface RepairContext {
  * };
  * ```
  */
-export interface GenerateStructuredOptions<S extends z.ZodType> {
+export interface GenerateStructuredOptions<S extends StandardSchemaV1> {
+  /** What the reply must be: any Standard Schema (zod 3.24+, zod 4, valibot, arktype, …). */
   schema: S;
   messages?: ChatMessage[];
   prompt?: string;
@@ -60,7 +63,11 @@ export interface GenerateStructuredOptions<S extends z.ZodType> {
    * defect of a model's output, such as unquoted colons in YAML). Return `undefined` for none.
    */
   fallback?: (text: string) => string | undefined;
-  /** Send `responseFormat: { type: 'json', schema }` (JSON only). Default true. */
+  /**
+   * Send `responseFormat: { type: 'json', schema }` (JSON only). Default true. The JSON Schema
+   * comes from zod 4's `z.toJSONSchema`, or from the schema's own converter (Standard JSON
+   * Schema); a schema that has neither (zod 3, valibot) is sent as JSON mode without a schema.
+   */
   useResponseFormat?: boolean;
   /**
    * The longest reply read, in characters. A longer reply is a runaway (a model repeating itself)
@@ -98,7 +105,7 @@ export interface GenerateStructuredResult<T> {
 
 export const optionsSchema = z
   .object({
-    schema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'expected a zod schema'),
+    schema: standardSchemaOption,
     messages: z.array(chatMessageSchema).min(1).optional(),
     prompt: z.string().optional(),
     system: z.string().optional(),
@@ -139,22 +146,6 @@ export function defaultRepairPrompt(context: RepairContext): string {
   ].join('\n');
 }
 
-// Converting a zod schema to JSON Schema costs more than parsing a typical reply: do it once per schema.
-const jsonSchemas = new WeakMap<z.ZodType, object | null>();
-
-function jsonSchemaOf(schema: z.ZodType): object | undefined {
-  let cached = jsonSchemas.get(schema);
-  if (cached === undefined) {
-    try {
-      cached = z.toJSONSchema(schema, { unrepresentable: 'any' }) as object;
-    } catch {
-      cached = null;
-    }
-    jsonSchemas.set(schema, cached);
-  }
-  return cached ?? undefined;
-}
-
 function addUsage(total: Usage, next: Usage, first: boolean): Usage {
   const sum = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a + b);
   const input = first ? next.inputTokens : sum(total.inputTokens, next.inputTokens);
@@ -182,17 +173,17 @@ function addUsage(total: Usage, next: Usage, first: boolean): Usage {
  * value.score; // number
  * ```
  */
-export async function generateStructured<S extends z.ZodType>(
+export async function generateStructured<S extends StandardSchemaV1>(
   model: LanguageModel,
   options: GenerateStructuredOptions<S>,
-): Promise<GenerateStructuredResult<z.output<S>>> {
+): Promise<GenerateStructuredResult<SchemaOutput<S>>> {
   parseOptions(languageModelSchema, model, 'generateStructured', 'model');
   const o = fastOptions(options) ?? parseOptions(optionsSchema, options, 'generateStructured');
   return generateChecked(model, o as CheckedStructuredOptions<S>);
 }
 
 /** {@link GenerateStructuredOptions} as their schema returns them: defaults filled in. */
-export type CheckedStructuredOptions<S extends z.ZodType> = GenerateStructuredOptions<S> & Pick<z.output<typeof optionsSchema>, 'format' | 'maxRepairs' | 'useResponseFormat'>;
+export type CheckedStructuredOptions<S extends StandardSchemaV1> = GenerateStructuredOptions<S> & Pick<z.output<typeof optionsSchema>, 'format' | 'maxRepairs' | 'useResponseFormat'>;
 
 /**
  * `generateStructured` for the library's own callers (roles, runners), whose options are built from
@@ -200,7 +191,7 @@ export type CheckedStructuredOptions<S extends z.ZodType> = GenerateStructuredOp
  * makes one call, and the check of its options cost about a twentieth of the step. Not exported
  * from the package; a wrong prompt still fails in `callModel`'s request check.
  */
-export async function generateChecked<S extends z.ZodType>(model: LanguageModel, o: CheckedStructuredOptions<S>): Promise<GenerateStructuredResult<z.output<S>>> {
+export async function generateChecked<S extends StandardSchemaV1>(model: LanguageModel, o: CheckedStructuredOptions<S>): Promise<GenerateStructuredResult<SchemaOutput<S>>> {
   const schema = o.schema;
   const repairPrompt = o.repairPrompt ?? defaultRepairPrompt;
   let messages: ChatMessage[] = o.messages

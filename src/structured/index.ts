@@ -7,3 +7,4 @@ export {
   type GenerateStructuredResult,
   type RepairContext,
 } from './generate-structured.js';
+export type { SchemaIssue, SchemaOutput, StandardSchemaV1 } from '../internal/standard-schema.js';

@@ -1,8 +1,9 @@
-import { z } from 'zod';
-import { throwIfAborted } from '../internal/abort.js';
+import { TotError } from '../errors/index.js';
+import { abortable, throwIfAborted } from '../internal/abort.js';
+import { describeIssues, isStandardSchema, NOT_A_SCHEMA, validatorOf, type SchemaIssue, type SchemaOutput, type StandardSchemaV1, type Validation } from '../internal/standard-schema.js';
 import { extractCandidates, type StructuredFormat } from './extract-candidates.js';
 import { readYaml, type SyntaxResult } from './read-yaml.js';
-import { DEFAULT_MAX_REPLY_CHARS, jsonNestsDeeperThan, MAX_NESTING, runSteps, type Steps } from './syntax-limits.js';
+import { DEFAULT_MAX_REPLY_CHARS, jsonNestsDeeperThan, MAX_NESTING, type Steps } from './syntax-limits.js';
 
 /**
  * The outcome of {@link parseStructured}.
@@ -20,13 +21,15 @@ export type ParseStructuredResult<T> =
   | {
       success: false;
       error: string;
-      issues: z.core.$ZodIssue[];
+      /** What the schema found wrong (`message`, `path`; a zod 4 schema's issues are zod's own, whole). */
+      issues: SchemaIssue[];
       /** `schema`: a value was read but does not match the schema; `syntax`: no value could be read; `empty`: the reply was empty. */
       reason: 'empty' | 'syntax' | 'schema';
     };
 
 /**
- * Options of {@link parseStructured}.
+ * Options of {@link parseStructured}. `schema` is any Standard Schema: zod 3.24+, zod 4, valibot,
+ * arktype, …
  *
  * @example
  * ```ts
@@ -39,7 +42,7 @@ export type ParseStructuredResult<T> =
  * };
  * ```
  */
-export interface ParseStructuredOptions<S extends z.ZodType> {
+export interface ParseStructuredOptions<S extends StandardSchemaV1> {
   schema: S;
   /** Default `'json'`. */
   format?: StructuredFormat;
@@ -67,15 +70,26 @@ function* readSyntax(text: string, format: StructuredFormat): Steps<SyntaxResult
 }
 
 /**
+ * A schema's validation that returned a promise: the driver awaits it and puts what it settled
+ * to in `settled` before resuming the search.
+ */
+interface PendingCheck {
+  pending: Promise<Validation>;
+  settled?: { value: Validation } | { error: unknown };
+}
+
+/**
  * The search of {@link parseStructured} as a generator that yields wherever it may pause: every
  * 64 KiB a scan reads, between candidates and every 1,024 lexemes of YAML the full reader
- * parses. Run to the end it is `parseStructured`; {@link parseStructuredAsync} gives way to the
- * event loop at those points and stops on abort.
+ * parses, and where a schema validates asynchronously (a {@link PendingCheck}, to be answered
+ * with its result). Run to the end it is `parseStructured`; {@link parseStructuredAsync} gives
+ * way to the event loop at those points and stops on abort.
  */
-function* searchReply<S extends z.ZodType>(text: string, schema: S, format: StructuredFormat, maxReplyChars: number): Steps<ParseStructuredResult<z.output<S>>> {
+function* searchReply<T>(text: string, schema: StandardSchemaV1, format: StructuredFormat, maxReplyChars: number): Steps<ParseStructuredResult<T>, number | PendingCheck> {
   if (typeof text === 'string' && text.length > maxReplyChars) return { success: false, error: tooLongError(text.length, maxReplyChars), issues: [], reason: 'syntax' };
   if (typeof text !== 'string' || text.trim() === '') return { success: false, error: 'the reply was empty', issues: [], reason: 'empty' };
-  let validationFailure: { error: string; issues: z.core.$ZodIssue[] } | undefined;
+  const validate = validatorOf(schema);
+  let validationFailure: { error: string; issues: SchemaIssue[] } | undefined;
   let syntaxError: string | undefined;
   const candidates = yield* extractCandidates(text, format);
   for (const candidate of candidates) {
@@ -88,9 +102,15 @@ function* searchReply<S extends z.ZodType>(text: string, schema: S, format: Stru
         syntaxError ??= parsed.error;
         continue;
       }
-      const checked = schema.safeParse(parsed.value);
-      if (checked.success) return { success: true, value: checked.data, text: candidate };
-      validationFailure ??= { error: `the ${format.toUpperCase()} does not match the schema:\n${z.prettifyError(checked.error)}`, issues: checked.error.issues };
+      let checked = validate(parsed.value);
+      if (checked instanceof Promise) {
+        const check: PendingCheck = { pending: checked };
+        yield check;
+        if (check.settled === undefined || 'error' in check.settled) throw check.settled?.error;
+        checked = check.settled.value;
+      }
+      if (checked.ok) return { success: true, value: checked.value as T, text: candidate };
+      validationFailure ??= { error: `the ${format.toUpperCase()} does not match the schema:\n${describeIssues(checked.issues)}`, issues: checked.issues };
     } catch (error) {
       // Anything a parser or schema still throws (a custom refinement, say) fails like any other bad reply.
       syntaxError ??= `unparseable ${format.toUpperCase()}: ${(error as Error).message}`;
@@ -98,6 +118,12 @@ function* searchReply<S extends z.ZodType>(text: string, schema: S, format: Stru
   }
   if (validationFailure) return { success: false, ...validationFailure, reason: 'schema' };
   return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [], reason: 'syntax' };
+}
+
+function checkedSchema(options: { schema?: unknown } | undefined, where: string): StandardSchemaV1 {
+  const schema = options?.schema;
+  if (isStandardSchema(schema)) return schema;
+  throw new TotError('INVALID_ARGUMENT', `${where}: options.schema: ${NOT_A_SCHEMA}`, { details: { field: 'options.schema' } });
 }
 
 /**
@@ -119,8 +145,21 @@ function* searchReply<S extends z.ZodType>(text: string, schema: S, format: Stru
  * if (r.success) r.value.score; // 8
  * ```
  */
-export function parseStructured<S extends z.ZodType>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<z.output<S>> {
-  return runSteps(searchReply(text, options.schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS));
+export function parseStructured<S extends StandardSchemaV1>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<SchemaOutput<S>> {
+  const schema = checkedSchema(options, 'parseStructured');
+  const steps = searchReply<SchemaOutput<S>>(text, schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (typeof step.value === 'number') continue;
+    // Nobody will read it: a rejection must not surface as an unhandled one.
+    step.value.pending.catch(() => undefined);
+    throw new TotError(
+      'INVALID_ARGUMENT',
+      'parseStructured: options.schema validates asynchronously (it returned a Promise), which parseStructured cannot wait for; use generateStructured, or a schema without async checks',
+      { details: { field: 'options.schema' } },
+    );
+  }
 }
 
 /** Work between two pauses of {@link parseStructuredAsync}, in milliseconds. */
@@ -140,19 +179,29 @@ const giveWay = () => new Promise<void>((resolve) => setImmediate(resolve));
  * in slices of a few milliseconds with the event loop free in between, and an abort rejects with
  * `ABORTED` at the next pause. Short replies never pause. Not exported from the package.
  */
-export async function parseStructuredAsync<S extends z.ZodType>(
+export async function parseStructuredAsync<S extends StandardSchemaV1>(
   text: string,
   options: ParseStructuredOptions<S> & { signal?: AbortSignal | undefined },
-): Promise<ParseStructuredResult<z.output<S>>> {
+): Promise<ParseStructuredResult<SchemaOutput<S>>> {
   const { signal } = options;
   throwIfAborted(signal, 'parse');
-  const steps = searchReply(text, options.schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS);
+  const steps = searchReply<SchemaOutput<S>>(text, options.schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS);
   let sliceStart = performance.now();
   let read = 0;
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     throwIfAborted(signal, 'parse');
+    if (typeof step.value !== 'number') {
+      // An async schema (a check against a database, say): waited for, but never past an abort.
+      const check = step.value;
+      check.settled = await abortable(signal, () => check.pending, 'parse').then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      throwIfAborted(signal, 'parse');
+      continue;
+    }
     read += step.value;
     if (read >= SLICE_CHARS || performance.now() - sliceStart >= SLICE_MS) {
       await giveWay();

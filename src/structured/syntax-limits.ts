@@ -35,8 +35,9 @@ export const SCAN_CHUNK = 65_536;
  * A step-wise computation: it yields the number of characters it read since its last yield
  * (0 at a pause point that read nothing) wherever its caller may give way to the event loop,
  * and returns its result. Run to the end in one go, it is the plain synchronous computation.
+ * `Y` widens what it yields for a driver that answers more (structured output's async schemas).
  */
-export type Steps<R> = Generator<number, R, void>;
+export type Steps<R, Y = number> = Generator<Y, R, void>;
 
 /** Runs `steps` to the end without pausing. */
 export function runSteps<R>(steps: Steps<R>): R {

@@ -49,7 +49,7 @@ export const reportReplySchema = z.looseObject({
 export function readReply<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   const parsed = parseStructured(text, { schema });
   if (!parsed.success) throw new TotError('INVALID_FORMAT', parsed.error, { details: { issues: parsed.issues } });
-  return parsed.value;
+  return parsed.value as z.output<S>;
 }
 
 /** A wire position as the library holds it. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { abortable, abortedError, throwIfAborted } from '../../internal/abort.js';
+import { isStandardSchema, issueSentences, jsonSchemaOf as convertToJsonSchema, NOT_A_SCHEMA, validatorOf, type SchemaOutput, type StandardSchemaV1 } from '../../internal/standard-schema.js';
 import { parseOptions, signalSchema } from '../../internal/validate.js';
 import { calculateDate, calculateDateInputSchema, getNow, getNowInputSchema, parseGetNowOptions, type CalculateDateInput, type GetNowOptions } from './date-tools.js';
 
@@ -34,12 +35,17 @@ export interface ToolRunContext {
  * };
  * ```
  */
-export interface AgentTool<S extends z.ZodType = z.ZodType> {
+export interface AgentTool<S extends StandardSchemaV1 = StandardSchemaV1> {
   /** The name agents call it by, e.g. `get_now`. */
   name: string;
   /** One sentence on what it answers, shown to the model. */
   description: string;
-  /** The zod schema of the input (the request without its `"tool"` key); `.describe()` on a field is shown to the model. */
+  /**
+   * The schema of the input (the request without its `"tool"` key): any Standard Schema (zod
+   * 3.24+, zod 4, valibot, arktype, …). Its fields are shown to the model when a JSON Schema can
+   * be had from it (zod 4, or a library's own Standard JSON Schema converter), with zod's
+   * `.describe()` texts.
+   */
   input: S;
   /**
    * Answers a request whose input the schema accepted; the result becomes the reply's `data`, and
@@ -53,7 +59,7 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
    * await getNowTool!.run({}, {});
    * ```
    */
-  run(input: z.output<S>, context: ToolRunContext): unknown;
+  run(input: SchemaOutput<S>, context: ToolRunContext): unknown;
 }
 
 /**
@@ -128,7 +134,14 @@ export function agentTools(options: GetNowOptions = {}): AgentTool[] {
 }
 
 const runOptionsSchema = z.object({ signal: signalSchema }).optional();
-const toolsSchema = z.array(z.custom<AgentTool>((t) => typeof t === 'object' && t !== null && typeof (t as AgentTool).name === 'string', 'expected an AgentTool'));
+/** A zod schema for one {@link AgentTool}: a name, a function, and a Standard Schema for the input. */
+export const agentToolSchema = z
+  .custom<AgentTool>((v) => typeof v === 'object' && v !== null && typeof (v as AgentTool).name === 'string' && typeof (v as AgentTool).run === 'function', 'expected a tool ({ name, description, input, run })')
+  .check((ctx) => {
+    // Checked apart, so that a tool without a schema is refused with the field named (`tools[0].input`).
+    if (!isStandardSchema(ctx.value.input)) ctx.issues.push({ code: 'custom', message: NOT_A_SCHEMA, input: ctx.value.input, path: ['input'] });
+  });
+const toolsSchema = z.array(agentToolSchema);
 
 /**
  * `text` trimmed, and without one markdown code fence around it (three backticks and a language
@@ -174,16 +187,21 @@ export async function runToolCall(tools: readonly AgentTool[], request: unknown,
   const { tool: name, ...input } = request;
   const tool = tools.find((t) => t.name === name);
   if (!tool) return { tool: name, success: false, error: `There is no tool ${JSON.stringify(name)}. The tools are: ${names}. Send one of them, e.g. ${example(tools[0])}.` };
-  const parsed = tool.input.safeParse(input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join('.')}: ${issue.message}`))
-      .join('; ');
-    return { tool: name, success: false, error: `Invalid input for ${name}: ${problems}. Send ${example(tool)}.` };
-  }
+  let parsed;
   try {
-    const data = await abortable(signal, () => tool.run(parsed.data, { signal }), 'tool call');
+    // The schema may check asynchronously (against a service, say): never waited on past an abort.
+    parsed = await abortable(signal, () => validatorOf(tool.input)(input), 'tool call');
+  } catch (error) {
+    if (signal?.aborted) throw abortedError(signal, 'tool call');
+    const message = error instanceof Error ? error.message : String(error);
+    return { tool: name, success: false, error: `${name} could not check its input: ${message}. Check the input (${example(tool)}) or go on without this tool.` };
+  }
+  if (!parsed.ok) {
+    return { tool: name, success: false, error: `Invalid input for ${name}: ${issueSentences(parsed.issues, 3).join('; ')}. Send ${example(tool)}.` };
+  }
+  const value = parsed.value;
+  try {
+    const data = await abortable(signal, () => tool.run(value, { signal }), 'tool call');
     return { tool: name, success: true, data };
   } catch (error) {
     if (signal?.aborted) throw abortedError(signal, 'tool call');
@@ -254,13 +272,12 @@ type JsonSchema = {
   description?: string;
 };
 
-/** The JSON schema of a tool's input, or `undefined` when zod cannot write one (a transform, a custom check). */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema | undefined {
-  try {
-    return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  } catch {
-    return undefined;
-  }
+/**
+ * The JSON schema of a tool's input, or `undefined` when none can be had (zod 3, valibot without
+ * a converter; a zod 4 schema zod cannot write one for).
+ */
+function jsonSchemaOf(schema: StandardSchemaV1): JsonSchema | undefined {
+  return convertToJsonSchema(schema, 'input') as JsonSchema | undefined;
 }
 
 /** A compact, TypeScript-like picture of a type, short enough for a prompt. */
@@ -288,8 +305,8 @@ function example(tool: AgentTool | undefined): string {
   return `{"tool": ${JSON.stringify(tool.name)}${fields.join('')}}`;
 }
 
-/** Each input field, `offset.weeks (optional): whole weeks to add`; none when zod cannot describe the schema. */
-function inputFields(input: z.ZodType): string[] {
+/** Each input field, `offset.weeks (optional): whole weeks to add`; none when no JSON Schema describes the input. */
+function inputFields(input: StandardSchemaV1): string[] {
   const schema = jsonSchemaOf(input);
   if (!schema) return [];
   const out: string[] = [];
