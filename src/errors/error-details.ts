@@ -111,7 +111,7 @@ export interface TotErrorDetailsMap {
     format?: 'json' | 'yaml';
     /** Every raw model reply, in order (`errors` says why each could not be used). */
     rawOutputs?: string[];
-    /** The last schema issues (zod's). */
+    /** The last schema issues, each with its `message` and `path` (a zod 4 schema's are zod's own, whole). */
     issues?: readonly unknown[];
     usage?: { inputTokens?: number; outputTokens?: number };
     /** The offending value (a user function's return value, a vote list, …). */
