@@ -8,6 +8,15 @@ export type { StandardSchemaV1 };
 /**
  * The value a schema gives back once it accepts an input: zod's `z.output`, valibot's
  * `InferOutput`, arktype's `.infer`, read from the Standard Schema types every one of them carries.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * import type { SchemaOutput } from '@tot/core';
+ *
+ * const Score = v.object({ score: v.number(), note: v.optional(v.string(), '') });
+ * type Score = SchemaOutput<typeof Score>; // { score: number; note: string }
+ * ```
  */
 export type SchemaOutput<S extends StandardSchemaV1> = StandardSchemaV1.InferOutput<S>;
 
@@ -16,6 +25,13 @@ export type SchemaOutput<S extends StandardSchemaV1> = StandardSchemaV1.InferOut
  * value itself) and what (`message`). A zod 4 schema's issues are zod's own, with `code` and the
  * rest of its fields; another library's are reduced to these two, so that no issue carries the
  * offending input along into an error or a log.
+ *
+ * @example
+ * ```ts
+ * import type { SchemaIssue } from '@tot/core';
+ *
+ * const line = (issue: SchemaIssue) => `${issue.path.map(String).join('.') || '(the value)'}: ${issue.message}`;
+ * ```
  */
 export interface SchemaIssue {
   readonly message: string;

@@ -7,4 +7,4 @@ export {
   type GenerateStructuredResult,
   type RepairContext,
 } from './generate-structured.js';
-export type { SchemaIssue, SchemaOutput, StandardSchemaV1 } from '../internal/standard-schema.js';
+export type { SchemaIssue, SchemaOutput } from '../internal/standard-schema.js';
