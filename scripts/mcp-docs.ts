@@ -37,7 +37,8 @@ function typeOf(s: Schema): string {
   if (s.enum) return s.enum.map(code).join(' | ');
   if (s.const !== undefined) return code(s.const);
   const union = s.anyOf ?? s.oneOf;
-  if (union) return union.map(typeOf).join(' or ');
+  // A named alternative (think_plan_step's ExecutionPlan or DocPlan) reads better by its name.
+  if (union) return union.map((u) => (typeof u.title === 'string' ? u.title : typeOf(u))).join(' or ');
   const t = Array.isArray(s.type) ? s.type.join(' or ') : s.type;
   if (t === 'array') return s.items ? `${typeOf(s.items).includes(' ') ? `(${typeOf(s.items)})` : typeOf(s.items)}[]` : 'array';
   if (t === 'object' && !s.properties) return 'JSON object';

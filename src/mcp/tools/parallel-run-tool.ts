@@ -13,7 +13,7 @@ export const parallelRunTool: ToolSpec = tool({
   name: 'think_parallel_run',
   title: 'Work branches in parallel',
   description:
-    'Works several branches at once and picks one: race (the first valid plan wins, the others stop), best (all finish, highest reward), vote (majority answer), bandit (UCB gives rounds to the most promising). Branches are planned by your model through MCP sampling when your client offers it, else by the server\'s model; with neither, the tool returns the branches that still need a plan: write one for each with think_plan_step (branch_id and plan), then call this tool again to score and schedule them.',
+    'Works several branches at once and picks one: race (the first valid plan wins, the others stop), best (all finish, highest reward), vote (majority answer), bandit (UCB gives rounds to the most promising). Branches are planned by your model through MCP sampling when your client offers it, else by the server\'s model; with neither, the tool returns the branches that still need a plan (status needs_plans): write one for each with think_plan_step (branch_id and plan), then call this tool again to score and schedule them. Status completed means the winner\'s plan passed validation; no_valid_plan means none did, with each branch\'s issues to fix.',
   input: z.object({
     session_id: sessionId,
     branch_ids: strings('branch_ids', 1, 64),
@@ -24,11 +24,12 @@ export const parallelRunTool: ToolSpec = tool({
   }),
   output: z.object({
     ...sessionLineShape,
-    status: z.enum(['completed', 'needs_plans']),
+    /** completed: the winner's plan passed validation; no_valid_plan: no branch's did (each branch says why); needs_plans: write plans first. */
+    status: z.enum(['completed', 'no_valid_plan', 'needs_plans']),
     planner: z.string(),
     stop_reason: z.string().optional(),
     winner: branchShape.optional(),
-    branches: z.array(branchShape.extend({ has_plan: z.boolean().optional(), rounds: z.number().optional() })),
+    branches: z.array(branchShape.extend({ has_plan: z.boolean().optional(), rounds: z.number().optional(), issues: z.array(z.string()).optional() })),
     votes: z.record(z.string(), z.number()).optional(),
     errors: z.array(z.object({ code: z.string(), message: z.string(), branch_id: z.string().optional() })).optional(),
     next: z.string().optional(),
@@ -71,20 +72,51 @@ export const parallelRunTool: ToolSpec = tool({
       maxRounds: planner === 'client' ? 1 : a.max_rounds,
       signal: ctx.signal,
     });
-    const winner = r.winner;
-    const branches = r.branches.map((b) => ({ branch_id: b.branchId, name: b.name, state: b.state, rounds: b.rounds, ...(b.reward === undefined ? {} : { reward: b.reward }), ...(b.earlyStopReason ? { early_stop_reason: b.earlyStopReason } : {}) }));
+    // A winner on reward (best, bandit) or votes need not be valid: only a validated one completes the run.
+    const winner = r.winner?.state === 'validated' ? r.winner : undefined;
+    const branches = r.branches.map((b) => {
+      const issues = b.state === 'validated' ? undefined : s.branch(b.branchId)?.issues;
+      return {
+        branch_id: b.branchId,
+        name: b.name,
+        state: b.state,
+        rounds: b.rounds,
+        ...(b.reward === undefined ? {} : { reward: b.reward }),
+        ...(b.earlyStopReason ? { early_stop_reason: b.earlyStopReason } : {}),
+        ...(issues && issues.length > 0 ? { issues } : {}),
+      };
+    });
+    const errors = r.errors.length > 0 ? { errors: r.errors.map((e) => ({ code: e.code, message: e.message, ...(e.where?.kind === 'branch' ? { branch_id: e.where.branchId } : {}) })) } : {};
+    const errorText = r.errors.length > 0 ? `\nErrors: ${r.errors.map((e) => e.message).join('; ')}` : '';
+    if (!winner) {
+      const fix = planner === 'client' ? 'fix the plans with think_plan_step (branch_id and plan)' : 'call this tool again (the planner revises a rejected plan from its issues), or write the plans yourself with think_plan_step and planner "client"';
+      const why = branches.map((b) => `${b.branch_id} ${b.state}${b.issues ? ` (${b.issues.join('; ')})` : ''}`).join(', ');
+      return {
+        structured: {
+          ...sessionLine(s),
+          status: 'no_valid_plan',
+          planner,
+          stop_reason: r.stopReason,
+          branches,
+          ...(r.votes ? { votes: r.votes } : {}),
+          ...errors,
+          next: `No branch's plan passed validation: ${fix}, then call think_parallel_run again.`,
+        },
+        text: `${a.strategy}: no valid plan; ${why}.${errorText}\n${s.auditBar()}`,
+      };
+    }
     return {
       structured: {
         ...sessionLine(s),
         status: 'completed',
         planner,
         stop_reason: r.stopReason,
-        ...(winner ? { winner: { branch_id: winner.id, name: winner.name, state: winner.state, ...(winner.reward === undefined ? {} : { reward: winner.reward }) } } : {}),
+        winner: { branch_id: winner.id, name: winner.name, state: winner.state, ...(winner.reward === undefined ? {} : { reward: winner.reward }) },
         branches,
         ...(r.votes ? { votes: r.votes } : {}),
-        ...(r.errors.length > 0 ? { errors: r.errors.map((e) => ({ code: e.code, message: e.message, ...(e.where?.kind === 'branch' ? { branch_id: e.where.branchId } : {}) })) } : {}),
+        ...errors,
       },
-      text: `${a.strategy}: ${winner ? `${winner.id} (${winner.name}) wins${winner.state === 'validated' ? '' : ` on reward, not validated (${winner.state})`}` : 'no branch validated'}; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.${r.errors.length > 0 ? `\nErrors: ${r.errors.map((e) => e.message).join('; ')}` : ''}\n${s.auditBar()}`,
+      text: `${a.strategy}: ${winner.id} (${winner.name}) wins; ${branches.map((b) => `${b.branch_id} ${b.state}`).join(', ')}.${errorText}\n${s.auditBar()}`,
     };
   },
 });

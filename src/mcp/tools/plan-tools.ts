@@ -1,7 +1,37 @@
 import { z } from 'zod';
-import { bool, branchId, int, num, sessionId } from '../input.js';
+import { assessPlan, DocPlan, ExecutionPlan } from '../../got/plans.js';
+import { bool, branchId, int, num, object, sessionId } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
 import { branchOut, branchShape, readOnly, sessionLine, sessionLineShape, writes, writesOnce } from './shapes.js';
+
+/** A plan kind's JSON Schema, written by zod from the schema think_validate_plan checks plans with. */
+function planJsonSchema(schema: z.ZodType, title: string, description: string): Record<string, unknown> {
+  // What a client sends is the schema's input (dry_run may be left out: it defaults to true).
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  return { title, description, ...json };
+}
+
+/**
+ * think_plan_step's `plan`: any JSON object (or a string of one) is recorded, as a plan that does
+ * not match is the branch's to fix after think_validate_plan rejects it, with its issues on record;
+ * but the tool's JSON Schema says what a plan that passes is, an ExecutionPlan or a DocPlan,
+ * generated from the very schemas the validation uses, so an agent knows before it writes one.
+ */
+const planSchemas = [
+  planJsonSchema(ExecutionPlan, 'ExecutionPlan', 'plan_kind "execution" (the default): max_changes at most 1000, one of the rollback strategies, the capabilities it needs and its success criteria.'),
+  planJsonSchema(DocPlan, 'DocPlan', 'plan_kind "doc": where the document goes, its naming convention, its structure and the rules it must pass.'),
+];
+const needs = (schema: Record<string, unknown>) => `${String(schema.title)} needs ${(schema.required as string[]).join(', ')}`;
+
+export const planInput = object('plan').meta({
+  description: `The branch's plan: an ExecutionPlan (plan_kind "execution", the default) or a DocPlan (plan_kind "doc"); an ${planSchemas.map(needs).join('; a ')}. A plan that does not match is recorded, and think_validate_plan rejects it with its issues.`,
+  anyOf: planSchemas,
+});
+
+/** What validation would find wrong with `plan` as a plan of `kind`: none when it would pass. */
+export function planIssues(plan: unknown, kind: string | undefined): string[] {
+  return assessPlan(plan, { kind: kind ?? 'execution' }).issues;
+}
 
 const exported = z.looseObject({ _got_metadata: z.looseObject({ session_id: z.string(), branch_id: z.string() }) });
 

@@ -1,7 +1,8 @@
 import { TotError } from '../../errors/index.js';
 import { z } from 'zod';
-import { branchId, int, object, sessionId, strings } from '../input.js';
+import { branchId, int, sessionId, strings } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
+import { planInput, planIssues } from './plan-tools.js';
 import { branchOut, branchShape, edges, roles, sessionLine, sessionLineShape, triggers, writes } from './shapes.js';
 
 /** Branch states whose plan may still change. */
@@ -12,7 +13,7 @@ export const thoughtTools: ToolSpec[] = [
     name: 'think_plan_step',
     title: 'Add a thought',
     description:
-      'Adds a thought to the session\'s graph: a role (planner, critic, tester, decider), at most the session\'s character limit (400 by default: split longer thinking into several steps), its parents and how it relates to them. With branch_id it belongs to that branch; with plan it also sets the branch\'s plan (a JSON object: an execution plan by default, or plan_kind "doc"). An idempotency_key makes a retried call add nothing twice.',
+      'Adds a thought to the session\'s graph: a role (planner, critic, tester, decider), at most the session\'s character limit (400 by default: split longer thinking into several steps), its parents and how it relates to them. With branch_id it belongs to that branch; with plan it also sets the branch\'s plan: an ExecutionPlan (the default) or, with plan_kind "doc", a DocPlan, as the plan\'s input schema shows; what validation would refuse in it comes back at once as plan_issues. An idempotency_key makes a retried call add nothing twice.',
     input: z.object({
       session_id: sessionId,
       content: z.string({ error: 'content: send the thought as text' }).min(1, 'content: send the thought as text'),
@@ -21,11 +22,11 @@ export const thoughtTools: ToolSpec[] = [
       edge: z.enum(edges, { error: `edge: send one of ${edges.join(', ')}` }).optional(),
       branch_id: branchId.optional(),
       tokens: int('tokens', 0, 1_000_000).optional(),
-      plan: object('plan').optional(),
+      plan: planInput.optional(),
       plan_kind: z.enum(['execution', 'doc'], { error: 'plan_kind: send execution or doc' }).optional(),
       idempotency_key: z.string().min(1).max(200).optional(),
     }),
-    output: z.object({ ...sessionLineShape, thought_id: z.string(), branch: branchShape.optional() }),
+    output: z.object({ ...sessionLineShape, thought_id: z.string(), branch: branchShape.optional(), plan_issues: z.array(z.string()).optional() }),
     annotations: writes,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
@@ -53,9 +54,12 @@ export const thoughtTools: ToolSpec[] = [
         signal: ctx.signal,
       });
       const branch = a.plan === undefined ? undefined : s.branch(a.branch_id!);
+      // Said now, not only when think_validate_plan rejects it: the agent can fix the plan at once.
+      const issues = branch ? planIssues(branch.plan, branch.planKind) : [];
+      const fix = issues.length > 0 ? `; it will not pass validation: ${issues.join('; ')} (send a fixed plan)` : '';
       return {
-        structured: { ...sessionLine(s), thought_id: t.id, ...(branch ? { branch: branchOut(branch) } : {}) },
-        text: `${t.id} (${t.role}) added${branch ? `; branch ${branch.id} has a plan` : ''}.\n${s.auditBar()}`,
+        structured: { ...sessionLine(s), thought_id: t.id, ...(branch ? { branch: branchOut(branch) } : {}), ...(issues.length > 0 ? { plan_issues: issues } : {}) },
+        text: `${t.id} (${t.role}) added${branch ? `; branch ${branch.id} has a plan${fix}` : ''}.\n${s.auditBar()}`,
       };
     },
   }),
