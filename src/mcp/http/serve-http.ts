@@ -139,10 +139,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpMcpServe
             res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unknown or missing mcp-session-id' }));
             return;
           }
-          // A GET is the session's event stream, open for as long as the client listens: it
-          // uses the session but is no request in flight. A DELETE is.
-          if (req.method === 'GET') table.touch(sessionId);
-          else res.once('close', table.begin(sessionId));
+          // A GET is the session's event stream, open for as long as the client listens: a
+          // request in flight, so a client that is connected never loses its session to others.
+          res.once('close', table.begin(sessionId));
           await existing.handleRequest(req, res);
           return;
         }
