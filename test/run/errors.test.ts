@@ -3,18 +3,28 @@ import {
   bfs,
   createEvaluator,
   createGenerator,
+  Deliberation,
   Explorer,
   FractalSolver,
   fromFunction,
+  GotEngine,
   InMemoryEventStore,
+  OperationGraph,
+  solve,
   TotError,
   withRetry,
+  type ErrorLocation,
   type ExplorationResult,
+  type Operation,
+  type RunError,
   type SearchEvent,
+  type ThoughtEvaluator,
+  type ThoughtGenerator,
 } from '../../src/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { scriptedRoles } from '../search/fixtures.js';
 
 /** A script with a rule for the generator only: the evaluator's prompt matches nothing. */
 const generatorOnly = () => scriptedModel({ rules: [{ name: 'propose', when: (r) => r.tags?.role === 'generator', reply: '{"candidates": [{"content": "13 - 9 = 4"}]}' }] });
@@ -110,5 +120,78 @@ describe('errors of a run', () => {
     const events: SearchEvent[] = [];
     await explorerOn(generatorOnly()).run('R', { onEvent: (e) => events.push(e) });
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', stopReason: 'search_exhausted', errors: [{ code: 'GENERATION_FAILED', recoverable: false, where: { kind: 'node', nodeId: 'node_1_1', role: 'evaluator' } }] });
+  });
+});
+
+describe('an untyped error thrown by user code', () => {
+  const boom = () => new Error('boom');
+  const expectInternal = (errors: readonly RunError[], where: Partial<ErrorLocation>) => {
+    expect(errors).toMatchObject([{ code: 'INTERNAL', message: 'boom', where }]);
+    expect((errors[0]!.cause as Error).message).toBe('boom');
+  };
+
+  it('of a custom evaluator is recorded as INTERNAL with the cause attached', async () => {
+    const { generator } = scriptedRoles();
+    const evaluator: ThoughtEvaluator = {
+      evaluate: async () => {
+        throw boom();
+      },
+    };
+    const r = await new Explorer({ generator, evaluator, maxDepth: 1 }).run('R');
+    expect(r.errors).toHaveLength(3);
+    expect(r.errors.every((e) => e.code === 'INTERNAL' && e.message === 'boom' && (e.cause as Error).message === 'boom')).toBe(true);
+  });
+
+  it('of a custom generator is recorded as INTERNAL', async () => {
+    const generator: ThoughtGenerator = {
+      generate: async () => {
+        throw boom();
+      },
+    };
+    const r = await new Explorer({ generator, evaluator: scriptedRoles().evaluator, maxDepth: 1 }).run('R');
+    expectInternal(r.errors, { kind: 'node', nodeId: 'root', role: 'generator' });
+  });
+
+  it("of solve()'s decomposer is recorded as INTERNAL", async () => {
+    const decomposer = {
+      decompose: async () => {
+        throw boom();
+      },
+    };
+    const r = await solve({ problem: 'R', ...scriptedRoles(), maxDepth: 1, decomposer });
+    expectInternal(r.errors, { kind: 'phase', phase: 'decompose' });
+  });
+
+  it("of a FractalSolver's think is recorded as INTERNAL, on the frame too", async () => {
+    const r = await new FractalSolver({
+      think: () => {
+        throw boom();
+      },
+      eval: () => ({ type: 'RETURN', description: 'x' }),
+    }).run('goal');
+    expectInternal(r.errors, { kind: 'frame', frameId: 'f0', operator: 'think' });
+    expect(r.root.all()[0]!.error).toMatchObject({ code: 'INTERNAL', message: 'boom' });
+  });
+
+  it('of a custom operation is recorded as INTERNAL', async () => {
+    const g = new OperationGraph<{ v: string }>();
+    g.add({ kind: 'custom', describe: () => ({}), execute: async () => Promise.reject(boom()) } as unknown as Operation<{ v: string }>, { id: 'a' });
+    const r = await g.run({ input: { v: 'x' } });
+    expectInternal(r.errors, { kind: 'operation', operationId: 'a' });
+  });
+
+  it("of a runParallel worker is recorded as INTERNAL", async () => {
+    const engine = new GotEngine({ store: new InMemoryEventStore(), writerId: 'w' });
+    const s = await engine.startSession({ goal: 'g', successCriteria: ['c'] });
+    const t = await s.addThought({ role: 'planner', content: 'start' });
+    const [branch] = await s.fork({ from: t.id, branches: [{ name: 'only' }] });
+    const r = await s.runParallel({ branchIds: [branch!.id], worker: () => Promise.reject(boom()) });
+    expectInternal(r.errors, { kind: 'branch', branchId: branch!.id });
+  });
+
+  it('of a deliberation agent is recorded as INTERNAL', async () => {
+    const host = { decide: () => ({ action: 'converge' as const, reason: '', nextAgents: [], constraints: { mustAddress: [], avoid: [] }, directives: [] }) };
+    const r = await new Deliberation({ agents: [{ id: 'a', respond: () => Promise.reject(boom()) }], host }).run('q');
+    expectInternal(r.errors, { kind: 'agent', agentId: 'a', round: 1 });
   });
 });

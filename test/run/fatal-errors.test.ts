@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { bfs, createEvaluator, createGenerator, Explorer, InMemoryEventStore, solve, withRetry, type ExplorationResult, type LanguageModel, type SolveFailed, type SolveResult } from '../../src/index.js';
+import { bfs, createEvaluator, createGenerator, Explorer, InMemoryEventStore, solve, withRetry, type ExplorationResult, type LanguageModel, type SolveAnswered, type SolveFailed, type SolveResult } from '../../src/index.js';
 import { openAIModel } from '../../src/openai/index.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
@@ -103,6 +103,6 @@ describe('an error that concerns one request stays in the result', () => {
 
   it('the type of a result with stopReason error has no solution to read', () => {
     expectTypeOf<SolveFailed['solution']>().toEqualTypeOf<undefined>();
-    expectTypeOf<Extract<SolveResult, { stopReason: 'solution_found' }>['solution']['answer']>().toEqualTypeOf<string>();
+    expectTypeOf<SolveAnswered['solution']['answer']>().toEqualTypeOf<string>();
   });
 });

@@ -1,0 +1,50 @@
+// A test fixture (a script a test spawns, often many times) bundled with its sources into one
+// file, so that a process starts in a fraction of the time tsx takes to compile the sources on
+// every start. Built once per state of the sources, into .tmp/fixtures/<name>/<sources' time>/.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const newest = (path: string): number => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+};
+
+/** The path of `fixture` (relative to the repository) bundled from the current sources; builds it when they changed. */
+export async function bundleFixture(fixture: string): Promise<string> {
+  const name = basename(fixture, '.ts');
+  const sources = Math.floor(Math.max(newest(`${root}src`), newest(`${root}${fixture}`)));
+  const base = `${root}.tmp/fixtures/${name}`;
+  const dir = `${base}/${sources}`;
+  const lock = `${dir}.lock`;
+  mkdirSync(base, { recursive: true });
+  for (;;) {
+    if (existsSync(`${dir}/${name}.js`)) return `${dir}/${name}.js`;
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Another test file is building it; a lock older than five minutes was left by a killed run.
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      const tmp = `${dir}.partial`;
+      rmSync(tmp, { recursive: true, force: true });
+      execFileSync('npx', ['tsup', fixture, '--no-config', '--format', 'esm', '--target', 'node20', '--external', 'better-sqlite3', '--external', 'pg', '--out-dir', tmp, '--silent'], { cwd: root, stdio: 'ignore' });
+      renameSync(tmp, dir);
+      for (const old of readdirSync(base)) {
+        const path = `${base}/${old}`;
+        if (old !== String(sources) && !old.endsWith('.lock') && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+      }
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
