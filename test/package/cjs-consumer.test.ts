@@ -13,7 +13,7 @@ const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai
 
 // The packed package's dependencies and the @types its declarations import, taken from the repo,
 // and the provider clients a consumer passes to the adapters.
-const linked = ['zod', 'eventemitter3', 'yaml', 'better-sqlite3', 'pg', '@types/node', '@types/better-sqlite3', '@types/pg', 'openai', '@ai-sdk/openai-compatible'];
+const linked = ['zod', '@standard-schema/spec', 'eventemitter3', 'yaml', 'better-sqlite3', 'pg', '@types/node', '@types/better-sqlite3', '@types/pg', 'openai', '@ai-sdk/openai-compatible'];
 
 /** A typed import from every subpath; the @ts-expect-error lines fail if a subpath came back as `any`. */
 const consumer = `
