@@ -47,7 +47,7 @@ export interface BudgetOptions {
    * to, or else its first admitted call (`start()` starts it explicitly).
    */
   deadlineMs?: number;
-  /** Fraction of a limit at which `budget.warning` is emitted once. Default 0.8 (seed 004). */
+  /** Fraction of a limit at which `budget.warning` is emitted once. Default 0.8. */
   warnAt?: number;
   /** Clock in epoch milliseconds. Default `Date.now`. */
   now?: () => number;

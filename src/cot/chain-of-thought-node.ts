@@ -15,7 +15,7 @@ import { chainOfThoughtEventShapes, type ChainOfThoughtEvent } from './cot-event
 import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColons, type PlanStep } from './plan.js';
 
 /**
- * One thought of a {@link ChainOfThoughtNode} (seed 003's thought dictionary).
+ * One thought of a {@link ChainOfThoughtNode} (the thought dictionary).
  *
  * @example
  * ```ts
@@ -32,7 +32,7 @@ export interface Thought {
 }
 
 /**
- * The node's shared state (seed 003's `shared`), for hosts that drive it with {@link ChainOfThoughtNode.step}.
+ * The node's shared state (`shared`), for hosts that drive it with {@link ChainOfThoughtNode.step}.
  *
  * @example
  * ```ts
@@ -127,9 +127,9 @@ export interface ChainOfThoughtResult extends RunResult<ChainOfThoughtStopReason
  */
 export interface ChainOfThoughtOptions {
   model: LanguageModel;
-  /** `yaml` (default, the seed's format) or `json`. */
+  /** `yaml` (default; the format the prompt was first written for) or `json`. */
   format?: 'yaml' | 'json';
-  /** Hard cap on thoughts per run (the seed's reference has none and can loop forever). Default 20. */
+  /** Hard cap on thoughts per run (the original prompt has none and can loop forever). Default 20. */
   maxThoughts?: number;
   /** Repairs per thought. Default 2. */
   maxRepairs?: number;
@@ -164,7 +164,7 @@ const thoughtSchema = z.object({
 });
 
 /**
- * The instructions of seed 003, in the prompt of every thought.
+ * The instructions of chain of thought over a nested plan, in the prompt of every thought.
  *
  * @example
  * ```ts
@@ -296,9 +296,9 @@ function resultFromLog(log: RecordedRun): ChainOfThoughtResult {
 }
 
 /**
- * Seed 003's self-looping chain-of-thought node: each thought evaluates the previous one,
+ * The self-looping chain-of-thought node: each thought evaluates the previous one,
  * executes the next pending step of a nested plan, updates the plan, and says whether another
- * thought is needed. Replies are YAML (the seed's format; unquoted colons are repaired) or JSON,
+ * thought is needed. Replies are YAML (the original format; unquoted colons are repaired) or JSON,
  * validated with zod down to every sub-step, with a repair loop, and a hard `maxThoughts` cap.
  *
  * Use `run(problem)` on its own (a run like every runner's: events, budget, recording, resume),

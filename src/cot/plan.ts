@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * A step's status in a chain-of-thought plan (seed 003).
+ * A step's status in a chain-of-thought plan.
  *
  * @example
  * ```ts
@@ -69,7 +69,7 @@ export const MAX_PLAN_STEPS = 200;
 
 const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
-/** A plan step as a model writes it: the seed's snake_case `sub_steps`, or `subSteps`. */
+/** A plan step as a model writes it: the original format's snake_case `sub_steps`, or `subSteps`. */
 const rawStep: z.ZodType<PlanStep> = z.lazy(() =>
   z
     .object({
@@ -125,7 +125,7 @@ export const planSchema = z.array(rawStep).superRefine((plan, ctx) => {
 });
 
 /**
- * The plan a first thought starts from when the model gives none (seed 003's cookbook shape).
+ * The plan a first thought starts from when the model gives none (the cookbook shape).
  *
  * @example
  * ```ts
@@ -164,7 +164,7 @@ export function formatPlan(plan: readonly PlanStep[], indent = 0): string {
     .join('\n');
 }
 
-/** Rewrites `key: value with: colons` lines of the seed's YAML keys into quoted strings. */
+/** Rewrites `key: value with: colons` lines of the original format's YAML keys into quoted strings. */
 export function quoteUnquotedColons(text: string): string | undefined {
   let changed = false;
   const out = text.split('\n').map((line) => {

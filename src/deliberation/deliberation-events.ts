@@ -8,7 +8,7 @@ import type { AgentOutput, HostDecision, SkipReason } from './types.js';
  * The events of a {@link Deliberation} run, besides the shared run events: a round started (who
  * speaks, at once or in turn), an agent's output, an agent skipped (timeout, failure, content
  * filter: its previous output is reused, marked stale), the host's decision, the final report.
- * `toSSE` turns them into the seed's server-sent events.
+ * `toSSE` turns them into the protocol's server-sent events.
  *
  * @example
  * ```ts

@@ -50,7 +50,7 @@ export interface DeliberationStats extends RunStats {
 }
 
 /**
- * What a deliberation returns (seed 001 §4, §6.2): the rounds, the final report, the consensus
+ * What a deliberation returns: the rounds, the final report, the consensus
  * trend, and the shared result fields. A run stopped early returns the rounds it finished.
  *
  * @example
@@ -80,10 +80,10 @@ export interface DeliberationResult extends RunResult<DeliberationStopReason, De
 }
 
 /**
- * What a content filter answers about an output (seed 001 §10): `false` or `{ allowed: false }`
+ * What a content filter answers about an output: `false` or `{ allowed: false }`
  * withholds it. Every output is checked: each agent's, the report, and each host decision, given
  * as the host's output (`outputType: 'control'`, `content` its reason, `metadata` the decision
- * and its analysis in the seed's wire form, as `decisionToProtocol` writes them). A withheld
+ * and its analysis in the protocol's wire form, as `decisionToProtocol` writes them). A withheld
  * decision's text (its reason, answer, constraints, metadata, and its orders' requirements and
  * reasons) is not shown or passed on. A filter that throws or runs past `agentTimeoutMs` allows
  * nothing: the agent is skipped, the report dropped, the decision withheld.
@@ -173,7 +173,7 @@ function measureOf(text: string, calls: readonly MadeCall[]): OutputMeasure | un
 const timeoutError = (agentId: string, ms: number) => new TotError('TIMEOUT', `Agent "${agentId}" took longer than ${ms} ms.`);
 
 /**
- * One deliberation run. Round 1's agents speak at once (seed 001 §9) or in turn; later rounds
+ * One deliberation run. Round 1's agents speak at once or in turn; later rounds
  * follow the host's `nextAgents`. After each round the host decides; a converge, a terminate or
  * the round limit ends the rounds and the reporter writes the report. A resumed run (`log`)
  * takes the rounds its log finished as they were; the agents' memories are rebuilt from them.

@@ -32,18 +32,18 @@ export interface DeliberationOptions {
   host: DeliberationHost;
   /** Writes the final report. Default none (the result has the rounds only). */
   reporter?: DeliberationReporter;
-  /** Round limit (seed 001 §10). Default 5. */
+  /** Round limit. Default 5. */
   maxRounds?: number;
   /** Who speaks in round 1, in order. Default every agent. */
   firstRoundAgents?: readonly string[];
-  /** Round 1's agents speak at once (seed 001 §9), each without the others' round-1 output. Default true. */
+  /** Round 1's agents speak at once, each without the others' round-1 output. Default true. */
   parallelFirstRound?: boolean;
   /** Later rounds' agents speak at once too (each then sees only earlier rounds). Default false: in turn. */
   parallelLaterRounds?: boolean;
-  /** An agent (or the host, or the reporter) slower than this is skipped for the round (seed 001 §7.1). Default 60,000. */
+  /** An agent (or the host, or the reporter) slower than this is skipped for the round. Default 60,000. */
   agentTimeoutMs?: number;
   /**
-   * The per-output token cap (seed 001 §10: a single agent's output is at most 2,000 tokens).
+   * The per-output token cap (a single agent's output is at most 2,000 tokens).
    * Every model call of a participant gets `maxOutputTokens` = the smaller of what it asked for and
    * the cap (the cap when it asked for none); every output over the cap (an agent's or the
    * reporter's `content`, a host decision's `reason`) is cut to it, ended with `…`, and marked
@@ -54,7 +54,7 @@ export interface DeliberationOptions {
    */
   maxOutputTokens?: number;
   /**
-   * Checks every output (seed 001 §10): an agent's withheld output is treated as a skipped turn; a
+   * Checks every output: an agent's withheld output is treated as a skipped turn; a
    * withheld report is no report; a withheld host decision still steers the rounds, but its text
    * is replaced (see `HostDecision.withheld`), and so it is when the filter throws or runs out of
    * time on it.
@@ -148,7 +148,7 @@ const querySchema = z.string().max(100_000).refine((q) => q.trim() !== '', 'give
 type Parsed = z.output<typeof optionsSchema>;
 
 /**
- * A multi-agent deliberation (seed 001): agents speak in rounds, a host measures their
+ * A multi-agent deliberation: agents speak in rounds, a host measures their
  * consensus and decides (converge, continue with focus points, force opposition, order a
  * stubborn agent to move, terminate), and a reporter writes the final report — the divergent
  * conclusion when the round limit comes first. It runs on the run kernel: one budget, events,
@@ -269,7 +269,7 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
 
   /**
    * With a query: starts a deliberation and returns its events as they happen (`toSSE` turns them
-   * into the seed's server-sent events). Leaving the loop early, or cancelling the SSE stream (a
+   * into the protocol's server-sent events). Leaving the loop early, or cancelling the SSE stream (a
    * client that disconnects), aborts the deliberation: no model call is made after it. The run's
    * outcome is in its `run.finished` event. With stream options instead: the events of a run in
    * progress, as on every runner.

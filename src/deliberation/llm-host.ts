@@ -43,7 +43,7 @@ export interface LlmHostOptions {
   turn: (ctx: HostContext) => string;
   /**
    * Reads the reply. Default {@link parseHostReply}: a JSON object or a Python-dict literal with
-   * the seed's fields (`action`, `reason`, `next_agents`, `constraints`, `answer`). A throw asks
+   * the protocol's fields (`action`, `reason`, `next_agents`, `constraints`, `answer`). A throw asks
    * for a repair (`maxRepairs`), then fails the round's decision.
    */
   parse?: (text: string, ctx: HostContext) => ModeratorVerdict | Promise<ModeratorVerdict>;
@@ -67,7 +67,7 @@ const ACTIONS: readonly HostAction[] = ['continue', 'converge', 'force_oppositio
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /**
- * Reads a moderator's reply in the seed's host format (seed 001 §2.4), as JSON or as the
+ * Reads a moderator's reply in the protocol's host format, as JSON or as the
  * Python-dict literal models often write: `action` (or `decision.action`), `reason`,
  * `next_agents`, `constraints.must_address` / `avoid`, and an `answer` when it ends the debate.
  *

@@ -3,7 +3,7 @@ import type { FinishReason } from '../model/types.js';
 import { ELLIPSIS, safeCutEnd } from '../internal/clip-text.js';
 
 /**
- * How an output hit the per-output token cap (seed 001 §10: a single agent's output is at most
+ * How an output hit the per-output token cap (a single agent's output is at most
  * `maxOutputTokens`): cut by the engine to the cap (judged by the provider's own count of the
  * output tokens when the call that wrote it reported one, otherwise by {@link estimateTokens}), or
  * stopped by the provider itself at the call's `maxOutputTokens` (`by: 'provider'`, not cut again).

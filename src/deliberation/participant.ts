@@ -21,9 +21,9 @@ export interface DeliberationContext {
   maxRounds: number;
   /** The finished rounds, in order. */
   history: readonly DeliberationRound[];
-  /** Tools the deliberation offers (seed 001 §3): agents may call them. */
+  /** Tools the deliberation offers: agents may call them. */
   tools: readonly AgentTool[];
-  /** The per-output token cap (seed 001 §10): calls through `generate` get at most this `maxOutputTokens`, and a longer output is cut to it. */
+  /** The per-output token cap: calls through `generate` get at most this `maxOutputTokens`, and a longer output is cut to it. */
   maxOutputTokens: number;
   /**
    * Calls a model through the run: its budget, recording, concurrency and cancellation. Custom
@@ -153,7 +153,7 @@ export interface DeliberationHost {
 export interface ReporterContext extends DeliberationContext {
   /** `converged`, `plateau`, `terminated` or `max_rounds_reached`. */
   stopReason: string;
-  /** True when the agents did not converge (seed 001 §7.2: write the divergent conclusion). */
+  /** True when the agents did not converge (write the divergent conclusion). */
   divergent: boolean;
   /** The host's last decision. */
   decision?: HostDecision;

@@ -3,7 +3,7 @@ import type { PositionChanges, PositionSummary } from './types.js';
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
- * How `now` moved from `before` (seed 001 §8 `changes_from_last_round`): computed by the engine
+ * How `now` moved from `before` (`changes_from_last_round`): computed by the engine
  * rather than asked of the model, which reports its own changes unreliably.
  *
  * @example

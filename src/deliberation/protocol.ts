@@ -25,7 +25,7 @@ function positionToProtocol(p: PositionSummary): Record<string, unknown> {
 }
 
 /**
- * An output in the seed's wire form (seed 001 §2): snake_case, the position inside `metadata`.
+ * An output in the protocol's wire form: snake_case, the position inside `metadata`.
  *
  * @example
  * ```ts
@@ -52,7 +52,7 @@ function truncationToProtocol(t: OutputTruncation): Record<string, number | stri
 }
 
 /**
- * A host decision in the seed's wire form (seed 001 §2.4): an output of the host with
+ * A host decision in the protocol's wire form: an output of the host with
  * `metadata.decision` and `metadata.analysis`.
  *
  * @example
@@ -115,7 +115,7 @@ interface Session {
   statuses?: Record<string, string>;
 }
 
-/** The seed's name of the host in a session's `agents` (seed 001 §4.1), whatever the host's id. */
+/** The protocol's name of the host in a session's `agents`, whatever the host's id. */
 const HOST = 'host';
 
 const statusOf = (stopReason: string): 'converged' | 'terminated' => (stopReason === 'converged' || stopReason === 'plateau' ? 'converged' : 'terminated');
@@ -174,7 +174,7 @@ function sessionOfEvents(events: Iterable<DeliberationEvent | StoredEvent>): Ses
 }
 
 /**
- * A deliberation's session state in the seed's wire form (seed 001 §4.1): status, rounds, each
+ * A deliberation's session state in the protocol's wire form: status, rounds, each
  * participant's status and last output, the history with the host's decisions, the consensus
  * trend and the final report.
  *

@@ -7,9 +7,9 @@ import { EmbeddingCache, PositionComparer, positionText } from './similarity/ind
 import type { AgentDirective, AgentOutput, ConsensusAnalysis, HostDecision } from './types.js';
 
 /**
- * Consensus thresholds of one similarity measure (seed 001 §5): above `converge` the agents
+ * Consensus thresholds of one similarity measure: above `converge` the agents
  * converge; above `continue` they continue with focus points; at or below it the host forces
- * opposition. The inequalities are the seed's: a mean of exactly `converge` (0.90) continues, one
+ * opposition. The inequalities are the protocol's: a mean of exactly `converge` (0.90) continues, one
  * of exactly `continue` (0.70) forces opposition. Means are compared rounded to 9 decimals, so
  * floating-point noise does not cross a threshold.
  *
@@ -42,7 +42,7 @@ export interface SimilarityHostOptions {
   embedder?: Embedder;
   /** Shared embedding cache (by embedder id and text). Default: one per host. */
   cache?: EmbeddingCache;
-  /** Thresholds for embedding similarity. Default the seed's `{ converge: 0.9, continue: 0.7 }`. */
+  /** Thresholds for embedding similarity. Default the protocol's `{ converge: 0.9, continue: 0.7 }`. */
   thresholds?: Partial<ConsensusThresholds>;
   /**
    * Thresholds for the lexical measure (no embedder, or it failed). Default `{ converge: 0.9,
@@ -55,7 +55,7 @@ export interface SimilarityHostOptions {
   lexicalThresholds?: Partial<ConsensusThresholds>;
   /** An agent whose position's similarity to its previous one exceeds `selfSimilarity` for `rounds` rounds in a row is ordered to move. Default `{ selfSimilarity: 0.98, rounds: 2 }`; `false` turns it off. */
   stubborn?: { selfSimilarity?: number; rounds?: number } | false;
-  /** Converge early when consensus moved by at most `epsilon` over `rounds` rounds (seed 001 §9). Default `{ rounds: 2, epsilon: 0.02 }`; `false` turns it off. */
+  /** Converge early when consensus moved by at most `epsilon` over `rounds` rounds. Default `{ rounds: 2, epsilon: 0.02 }`; `false` turns it off. */
   plateau?: { rounds?: number; epsilon?: number } | false;
   /** Who plays devil's advocate on low consensus. Default: of the least similar pair, the more confident agent. */
   oppositionTarget?: string | ((ctx: HostContext, analysis: ConsensusAnalysis) => string);
@@ -76,7 +76,7 @@ const optionsSchema = z.strictObject({
 });
 
 /**
- * The seed's requirements (seed 001 §5), in the words the similarity host gives agents.
+ * The protocol's requirements, in the words the similarity host gives agents.
  *
  * @example
  * ```ts
@@ -95,7 +95,7 @@ export const HOST_REQUIREMENTS = Object.freeze({
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /**
  * A similarity as the rules compare it: rounded to 9 decimals, so that floating-point noise never
- * crosses a threshold (two vectors at cosine 0.9 may measure 0.9000000000000001, which the seed's
+ * crosses a threshold (two vectors at cosine 0.9 may measure 0.9000000000000001, which the protocol's
  * "> 0.90" would otherwise call a consensus).
  */
 const settled = (x: number) => Math.round(x * 1e9) / 1e9;
@@ -127,11 +127,11 @@ function critiquePoints(outputs: readonly AgentOutput[]): string[] {
 }
 
 /**
- * The seed's host (seed 001 §5): after each round it compares the agents' positions
+ * The protocol's host: after each round it compares the agents' positions
  * (`comparePositions`: an embedder's cosine, or TF-IDF cosine of conclusion and key reasons when
  * there is no embedder or it fails — recorded as `fallback: 'lexical'`) and decides, in this
  * order: mean similarity above `converge` → converge (the reporter summarises); an agent that
- * repeats itself (self-similarity above 0.98 for 2 rounds) → `update_command` with the seed's
+ * repeats itself (self-similarity above 0.98 for 2 rounds) → `update_command` with the protocol's
  * requirement; consensus that stopped moving (plateau) → converge; at or below `continue` →
  * force opposition (a devil's advocate); otherwise continue with focus points and constraints.
  * Only new positions are embedded; pairs already measured are reused.

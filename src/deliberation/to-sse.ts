@@ -1,7 +1,7 @@
 import type { DeliberationEvent } from './deliberation-events.js';
 import { outputToProtocol } from './protocol.js';
 
-/** The seed's SSE message for an event, or nothing for events the protocol does not show. */
+/** The protocol's SSE message for an event, or nothing for events the protocol does not show. */
 function message(e: DeliberationEvent, reported: boolean): Record<string, unknown> | undefined {
   switch (e.type) {
     case 'agent.output': {
@@ -46,7 +46,7 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
 }
 
 /**
- * A deliberation's events as the seed's server-sent events (seed 001 §6.1): `data: {"type":
+ * A deliberation's events as the protocol's server-sent events: `data: {"type":
  * "agent_output", …}`, `host_decision`, `final_report` (and `agent_error` for a skipped agent,
  * `error` when the run stopped abnormally), then `data: [DONE]`. An output cut to the token cap
  * carries `truncated`; a decision whose text the content filter withheld, `withheld: true`. A web `ReadableStream` of UTF-8

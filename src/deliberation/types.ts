@@ -3,7 +3,7 @@ import type { OutputTruncation } from './output-cap.js';
 
 /**
  * How a position moved since the same agent's previous one: computed by the engine, never asked
- * of the model (seed 001 §8).
+ * of the model.
  *
  * @example
  * ```ts
@@ -24,7 +24,7 @@ export interface PositionChanges {
 }
 
 /**
- * An agent's position in a round (seed 001 §8): what the host compares.
+ * An agent's position in a round: what the host compares.
  *
  * @example
  * ```ts
@@ -47,7 +47,7 @@ export interface PositionSummary {
 }
 
 /**
- * What an output is (seed 001 §2.1).
+ * What an output is.
  *
  * @example
  * ```ts
@@ -78,7 +78,7 @@ export interface Exchange {
 }
 
 /**
- * Why an agent's output of a round is an earlier one (seed 001 §7.1: skip the agent, use its
+ * Why an agent's output of a round is an earlier one (skip the agent, use its
  * previous output).
  *
  * @example
@@ -91,7 +91,7 @@ export interface Exchange {
 export type SkipReason = 'agent_timeout' | 'agent_failed' | 'content_filtered';
 
 /**
- * One output of an agent, the host or the reporter (seed 001 §2). The seed's snake_case form is
+ * One output of an agent, the host or the reporter. The protocol's snake_case form is
  * `outputToProtocol(output)`.
  *
  * @example
@@ -120,12 +120,12 @@ export interface AgentOutput {
   transcript?: Exchange[];
   /** Set when the agent was skipped this round and this is its previous output, reused. */
   stale?: { reason: SkipReason; fromRound: number };
-  /** Set when `content` was longer than the per-output token cap and was cut to it (seed 001 §10). */
+  /** Set when `content` was longer than the per-output token cap and was cut to it. */
   truncated?: OutputTruncation;
 }
 
 /**
- * A host's action (seed 001 §2.4, §5): `update_command` orders stubborn agents to move.
+ * A host's action: `update_command` orders stubborn agents to move.
  *
  * @example
  * ```ts
@@ -158,7 +158,7 @@ export interface AgentDirective {
 }
 
 /**
- * The measurements behind a similarity host's decision (seed 001 §2.4 `analysis`).
+ * The measurements behind a similarity host's decision (`analysis`).
  *
  * @example
  * ```ts
@@ -187,7 +187,7 @@ export interface ConsensusAnalysis {
 }
 
 /**
- * A host's decision after a round (seed 001 §2.4, §5).
+ * A host's decision after a round.
  *
  * @example
  * ```ts
@@ -217,10 +217,10 @@ export interface HostDecision {
   metadata?: Record<string, unknown>;
   /** A model host's exchanges (its conversation memory). */
   transcript?: Exchange[];
-  /** Set when `reason` was longer than the per-output token cap and was cut to it (seed 001 §10). */
+  /** Set when `reason` was longer than the per-output token cap and was cut to it. */
   truncated?: OutputTruncation;
   /**
-   * Set when the content filter withheld the decision's text (seed 001 §10), or failed or ran out
+   * Set when the content filter withheld the decision's text, or failed or ran out
    * of time checking it: the action, the next agents and who gets an order (in what role) still
    * apply; the reason and each order's `requirement` say it was withheld, and the orders' reasons,
    * the answer, the constraints, the metadata and the host's exchange of this round are dropped.

@@ -2,7 +2,7 @@
  * Every code a {@link TotError} can carry, with whether an error of that code is recoverable
  * by default (a retry or a different branch may succeed).
  *
- * The first four are seed 000's protocol codes; the rest belong to the library.
+ * The first four are the error codes of the Tree-of-Thoughts agent protocol; the rest belong to the library.
  *
  * @example
  * ```ts

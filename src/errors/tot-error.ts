@@ -24,7 +24,7 @@ export interface TotErrorOptions<C extends TotErrorCode = TotErrorCode> {
 }
 
 /**
- * The seed protocol's error object, `{ code, message, recoverable }`.
+ * The Tree-of-Thoughts agent protocol's error object, `{ code, message, recoverable }`.
  *
  * @example
  * ```ts
@@ -107,7 +107,7 @@ export class TotError<C extends TotErrorCode = TotErrorCode> extends Error {
   }
 
   /**
-   * The seed protocol's error object for this error.
+   * The Tree-of-Thoughts agent protocol's error object for this error.
    *
    * @example
    * ```ts

@@ -17,7 +17,7 @@ export type ClockOrder = 'before' | 'after' | 'equal' | 'concurrent';
 const clockSchema = z.record(z.string(), z.number().int().nonnegative());
 
 /**
- * Seed 004's vector clock: one counter per node, for telling causal order from concurrent writes.
+ * The vector clock: one counter per node, for telling causal order from concurrent writes.
  * Immutable: `increment` and `merge` return new clocks.
  *
  * @example
@@ -53,7 +53,7 @@ export class VectorClock {
   }
 
   /**
-   * Receiving `other`: the element-wise maximum, then this node's increment (seed 004).
+   * Receiving `other`: the element-wise maximum, then this node's increment.
    *
    * @example
    * ```ts
@@ -126,7 +126,7 @@ export function compareClocks(a: Readonly<Record<string, number>>, b: Readonly<R
 }
 
 /**
- * The causal DAG of events over `parentIds` (seed 004's edges table), with the seed's conflict
+ * The causal DAG of events over `parentIds` (its edges), with the GoT engine's conflict
  * rule: a new event must come causally after each of its parents.
  *
  * @example
@@ -199,7 +199,7 @@ export class EventDag {
   }
 
   /**
-   * Throws `EXPECTED_VERSION_CONFLICT` (seed 004's 409) when a parent is unknown or the new
+   * Throws `EXPECTED_VERSION_CONFLICT` (an HTTP 409 conflict) when a parent is unknown or the new
    * event's clock does not come after a parent's clock — a write made concurrently with, or
    * without having seen, its parent.
    *

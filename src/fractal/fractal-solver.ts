@@ -35,7 +35,7 @@ export interface FractalSolverOptions {
   eval?: EvalFunction;
   thinkPrompt?: PromptTemplate;
   evalPrompt?: PromptTemplate;
-  /** Tools think may call (never eval: seed 002). */
+  /** Tools think may call (never eval). */
   tools?: Record<string, FractalTool>;
   /** Deepest frame (the root is 0); a frame at it cannot call sub-goals and returns its state. Default 4. */
   maxDepth?: number;
@@ -190,7 +190,7 @@ const stateOf = (frame: Frame) => (frame.done.length > 0 ? frame.done.join('\n')
 
 const statusOf = (stopReason: FractalStopReason): FractalStatus => (stopReason === 'completed' ? 'completed' : stopReason === 'error' || stopReason === 'loop_detected' ? 'failed' : 'degraded');
 
-/** One run of the solver: seed 002's recursion over frames, on a run. */
+/** One run of the solver: the recursion over frames, on a run. */
 function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunProgram<FractalResult> {
   const tree = new FrameTree();
   const stats = { frames: 0, steps: 0, thinkCalls: 0, evalCalls: 0, toolCalls: 0, deepest: 0 };
@@ -384,7 +384,7 @@ function resultFromLog(log: RecordedRun): FractalResult {
 }
 
 /**
- * Seed 002's fractal thinking: a recursive think/eval loop over frames `{ goal, parent, todo, done }`.
+ * Fractal thinking: a recursive think/eval loop over frames `{ goal, parent, todo, done }`.
  * Think runs first on every new frame and either returns a result or writes a plan; eval then
  * either calls a sub-goal (a child frame, solved recursively) or returns. A child's result —
  * success or failure — is appended to the parent's `done` before the parent's next eval (the

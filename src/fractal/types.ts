@@ -4,7 +4,7 @@ import type { LanguageModel } from '../model/types.js';
 import type { StopDetail } from '../run/stop-detail.js';
 
 /**
- * A frame of seed 002's recursion: `S = { goal, parent, todo, done }`, plus what the solver records.
+ * A frame of the recursion: `S = { goal, parent, todo, done }`, plus what the solver records.
  *
  * @example
  * ```ts
@@ -49,7 +49,7 @@ export interface ToolCall {
 }
 
 /**
- * Think's output (seed 002): `RETURN` a result, or `TODO` a plan.
+ * Think's output: `RETURN` a result, or `TODO` a plan.
  *
  * @example
  * ```ts
@@ -64,7 +64,7 @@ export interface ThinkOutput {
 }
 
 /**
- * Eval's output (seed 002): `CALL` a sub-goal, or `RETURN` this frame's result.
+ * Eval's output: `CALL` a sub-goal, or `RETURN` this frame's result.
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 import { TotError } from '../errors/index.js';
 
 /**
- * The states of a branch of a GoT session (seed 004's branch state machine).
+ * The states of a branch of a GoT session (the branch state machine).
  *
  * @example
  * ```ts
@@ -25,7 +25,7 @@ export type BranchState = 'init' | 'planning' | 'scoring' | 'validating' | 'vali
 export type BranchTrigger = 'user_input' | 'validate_pass' | 'validate_fail' | 'race_lost' | 'budget_exceeded' | 'evidence_success' | 'evidence_failure';
 
 /**
- * The seed's transition table, exactly: for each state, the triggers it accepts and where each
+ * The GoT engine's transition table, exactly: for each state, the triggers it accepts and where each
  * leads. `early_stopped` and `completed` accept none.
  *
  * @example

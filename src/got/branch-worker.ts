@@ -142,12 +142,12 @@ export function thoughtsBeforeFailure(error: unknown): NonNullable<BranchRoundOu
 const fill = (template: string, values: Record<string, string>) => template.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m);
 
 /**
- * The default worker (seed 004's loop: plan step, then validation; on rejection a critic revision
+ * The default worker (the loop: plan step, then validation; on rejection a critic revision
  * and another round). A first round is one model call: the planner's plan and a short summary.
  * A round after a rejection is two: the critic (a model call with {@link DEFAULT_CRITIC_PROMPT})
  * reads the rejected plan and the validation's issues and says what must change, then the planner
  * revises with both. The critic is a model call rather than a list of the issues because the
- * issues say what failed, not how to fix it, and because the seed's critic is a role of the model.
+ * issues say what failed, not how to fix it, and because the GoT engine's critic is a role of the model.
  * Thoughts are clipped to the session's `maxThoughtChars`; the round's output stays within
  * `roundTokens` (the critic may write a quarter of it, the planner what is left).
  *

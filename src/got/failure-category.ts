@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../internal/validate.js';
 
 /**
- * What went wrong when a plan was executed, from its stderr and exit code (seed 004's categories).
+ * What went wrong when a plan was executed, from its stderr and exit code.
  *
  * @example
  * ```ts
@@ -49,22 +49,22 @@ export interface FailureRule {
 }
 
 /**
- * The built-in rules, in the order they are tried. The seed's patterns, completed for every
+ * The built-in rules, in the order they are tried. The original design's patterns, completed for every
  * category; the specific before the general (a missing module before a missing file, a test
  * runner's summary before the assertion inside it, an ES module's missing export before a syntax
  * error, a failed test before a timeout, an errno `EACCES`/`EPERM` before the words "access
  * denied"), and the shell's exit codes last (124 timeout, 126 not executable, 127 not found).
  *
- * Where the rules depart from the seed's table, and why:
- * - **AssertionError.** The seed's table maps `AssertionError` to `test_failed`, yet its enum also
+ * Where the rules depart from the original design's table, and why:
+ * - **AssertionError.** That table maps `AssertionError` to `test_failed`, yet its enum also
  *   has `assertion_error`, which that table could never produce. Here a test runner's verdict
  *   (pytest's `FAILED` lines and `N failed` summary, jest's `FAIL` and `Tests: N failed`, TAP's
  *   `not ok`) is `test_failed` and is tried first, so a test that failed on an AssertionError under
- *   a runner is still `test_failed` and gets the seed's test strategies (`analyze_diff`, …); an
+ *   a runner is still `test_failed` and gets the healing table's test strategies (`analyze_diff`, …); an
  *   `AssertionError` with no runner around it (a script's own `assert`, Node's `assert`) is
  *   `assertion_error`, a broken invariant rather than a failing test, which the healing table has
  *   no row for (the user is asked, with the stderr).
- * - **`FAILED` is a runner's verdict only where a runner writes one** (the seed matches the word
+ * - **`FAILED` is a runner's verdict only where a runner writes one** (the original table matches the word
  *   anywhere, ignoring case): case-sensitive, at the start of a line (`FAILED tests/x.py::test_a`,
  *   `FAILED (failures=1)`) or after a test's id (`tests/x.py::test_a FAILED`,
  *   `test_a (module.Class) ... FAILED`). Anywhere else the word is a tool's own verdict on

@@ -14,7 +14,7 @@ import type { FailureCategory } from './failure-category.js';
 export type RetryVerdict = { retry: true; attempt: number } | { retry: false; reason: 'max_retries' | 'not_retryable'; message: string };
 
 /**
- * Categories never retried as they are: they need a change first (seed 004).
+ * Categories never retried as they are: they need a change first.
  *
  * @example
  * ```ts
@@ -26,7 +26,7 @@ export type RetryVerdict = { retry: true; attempt: number } | { retry: false; re
 export const NON_RETRYABLE_FAILURES: readonly FailureCategory[] = Object.freeze(['syntax_error', 'path_outside_project']);
 
 /**
- * Counts retries per failure signature (seed 004): a failure is retried at most `maxRetries` times
+ * Counts retries per failure signature: a failure is retried at most `maxRetries` times
  * (default 3), then the strategy must change; a syntax error or a path outside the project is
  * never retried.
  *

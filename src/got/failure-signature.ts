@@ -55,7 +55,7 @@ export function normalizeFailureMessage(stderr: string): string {
 }
 
 /**
- * A stable 16-hex-character signature of a failure (seed 004: SHA-256 of error type, normalised
+ * A stable 16-hex-character signature of a failure (SHA-256 of error type, normalised
  * message, tool, key arguments and exit code): the same failure gets the same signature when only
  * paths, line numbers, pids, temporary names or timestamps change; another failure gets another.
  *

@@ -31,9 +31,9 @@ export interface GotEngineOptions {
   /** The model the engine's own LLM-backed parts use. */
   model?: LanguageModel;
   limits?: {
-    /** Characters a thought may have. Default 400 (seed 004). */
+    /** Characters a thought may have. Default 400. */
     maxThoughtChars?: number;
-    /** Tokens a digest may have. Default 200 (seed 004). */
+    /** Tokens a digest may have. Default 200. */
     digestTokens?: number;
     /**
      * Bytes a branch's plan may have, as JSON. Default 1 MiB, the stores' default largest event
@@ -92,7 +92,7 @@ const startSchema = z.strictObject({
 
 
 /**
- * The Graph-of-Thought engine (seed 004): sessions with hard budgets whose every change is an
+ * The Graph-of-Thought engine: sessions with hard budgets whose every change is an
  * event in the session's stream of an {@link EventStore}, so that a session survives its process
  * and several processes can drive one session through SQLite or PostgreSQL. The engine never
  * executes anything: it records thoughts and branches, schedules them (`runParallel`), scores and

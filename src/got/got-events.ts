@@ -4,7 +4,7 @@ import type { BranchScore } from './reward.js';
 import type { SessionState } from './session-state.js';
 
 /**
- * The roles of a thought (seed 004).
+ * The roles of a thought.
  *
  * @example
  * ```ts
@@ -16,7 +16,7 @@ import type { SessionState } from './session-state.js';
 export type ThoughtRole = 'planner' | 'critic' | 'tester' | 'decider';
 
 /**
- * How a thought relates to its parents (seed 004's edge types).
+ * How a thought relates to its parents (the edge types).
  *
  * @example
  * ```ts

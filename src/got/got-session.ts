@@ -108,8 +108,8 @@ const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z
 const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
 
 /**
- * The default idempotency key of a thought, in the seed's form `session:thought:<index>:<hash>`
- * (the seed: `f"{session_id}:plan_step:{step_index}:{hash(content[:50])}"`), made from the request
+ * The default idempotency key of a thought, in the GoT engine's form `session:thought:<index>:<hash>`
+ * (in Python: `f"{session_id}:plan_step:{step_index}:{hash(content[:50])}"`), made from the request
  * alone so that the same request sent again, by this object or by another process after a
  * restart, finds the thought it stored:
  * - `index` is the position right after the thought's latest parent (parents `t3`, `t7` → 8; a
@@ -199,10 +199,10 @@ const copy = <T>(value: T): T => structuredClone(value);
 const CHECKPOINT_GROWTH = 0.25;
 
 /**
- * One GoT session (seed 004), live: its thought DAG, its branches and their state machine, its
+ * One GoT session, live: its thought DAG, its branches and their state machine, its
  * budget, all as events in the session's stream. Every write is checked against the session as
  * the store holds it: a writer that was behind (another process wrote meanwhile) gets the store's
- * `EXPECTED_VERSION_CONFLICT` (the seed's 409), reads what it missed, checks again and retries, so
+ * `EXPECTED_VERSION_CONFLICT` (an HTTP 409 conflict), reads what it missed, checks again and retries, so
  * nothing is lost or written twice. Each call is one append, stored whole or not at all, under
  * idempotency keys of the call's own: another call, however alike and from whichever writer, is
  * a write of its own, applied from the state the first left or refused (only a thought is known
@@ -476,7 +476,7 @@ export class GotSession {
   /**
    * Merges branches: a thought (a `decider`'s by default) whose parents are the branches' latest
    * thoughts (or their fork points), in the order given, that can carry on as one line of thought.
-   * The branches keep their states (the seed's machine has no merged state).
+   * The branches keep their states (the GoT engine's machine has no merged state).
    *
    * @example
    * ```ts
@@ -504,7 +504,7 @@ export class GotSession {
   }
 
   /**
-   * Moves a branch along the seed's state machine (`ILLEGAL_STATE` for a transition the table
+   * Moves a branch along the GoT engine's state machine (`ILLEGAL_STATE` for a transition the table
    * does not have; nothing is written). Each call is a move of its own: when another writer moved
    * the branch first, this one is applied from the state that writer left, or refused with
    * `ILLEGAL_STATE` when that state does not take the trigger.
@@ -578,7 +578,7 @@ export class GotSession {
   }
 
   /**
-   * Validates a branch's plan (seed 004): its schema with the seed's rules ({@link ExecutionPlan},
+   * Validates a branch's plan: its schema with the GoT engine's rules ({@link ExecutionPlan},
    * {@link DocPlan}, or `schema`), its completeness and its risk. The branch is taken to
    * `validating` (through `planning` and `scoring` when it is not there yet, or again after a
    * rejection), scored (completeness, risk, cost in tokens, reward) and moved to `validated` or
@@ -636,7 +636,7 @@ export class GotSession {
   }
 
   /**
-   * The execution plan of a validated branch, for the executor, with `_got_metadata` (seed 004);
+   * The execution plan of a validated branch, for the executor, with `_got_metadata`;
    * the branch moves to `executing`. Exporting it again returns the same plan.
    *
    * @example
@@ -662,7 +662,7 @@ export class GotSession {
   }
 
   /**
-   * Records an execution's result for an exported plan (seed 004): the branch moves to
+   * Records an execution's result for an exported plan: the branch moves to
    * `evidence_received`; a failure is classified and signed from its stderr (or its summary) and
    * asks for a critic. The same `executionId` again returns the same evidence.
    *
@@ -688,7 +688,7 @@ export class GotSession {
   }
 
   /**
-   * Records a documentation service's validation of an exported doc plan (seed 004): compliant at
+   * Records a documentation service's validation of an exported doc plan: compliant at
    * a compliance score of 0.95 or more; the branch moves to `evidence_received`.
    *
    * @example
@@ -759,7 +759,7 @@ export class GotSession {
   }
 
   /**
-   * Works branches in parallel and picks a winner (seed 004), on the run kernel: one budget, the
+   * Works branches in parallel and picks a winner, on the run kernel: one budget, the
    * model calls logged as events (the engine's `on`/`stream()`), abort through `signal`. `race`:
    * the first branch to validate wins and every other branch's work is aborted at once and
    * recorded `early_stopped` (`race_lost`); `best`: all finish, the highest reward wins (a
@@ -769,7 +769,7 @@ export class GotSession {
    * validated branch, else ends on the best latest reward as `best` does. Each round is the
    * `worker`'s (default: the LLM-backed planner; after a rejection a critic model call reviews
    * the plan and the planner revises it), its plan validated at once.
-   * Between rounds the seed's early-stopping rules apply: 90% of the session's tokens or time,
+   * Between rounds the GoT engine's early-stopping rules apply: 90% of the session's tokens or time,
    * a validated branch complete with risk under 0.2, and (best) two validated branches or more
    * whose rewards are within a variance of 0.1.
    *
@@ -801,7 +801,7 @@ export class GotSession {
   }
 
   /**
-   * The seed's token audit bar, for a branch (default: the latest one still working).
+   * The GoT engine's token audit bar, for a branch (default: the latest one still working).
    *
    * @example
    * ```ts
@@ -993,7 +993,7 @@ export class GotSession {
     );
   }
 
-  /** The move to `warning` a write brings once 80% of a budget is used (seed 004): the batch's second event. */
+  /** The move to `warning` a write brings once 80% of a budget is used: the batch's second event. */
   private warning(m: SessionModel, next: { tokens?: number; branches?: number }, intent: string): NewEvent | undefined {
     if (m.snapshot.state !== 'active' || this.usedRatio(m, next) < 0.8) return undefined;
     return this.stateEvent(m, 'warning', `${intent}:warning`, 'a budget is 80% used');

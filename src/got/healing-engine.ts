@@ -2,7 +2,7 @@ import { TotError } from '../errors/index.js';
 import type { FailureCategory } from './failure-category.js';
 
 /**
- * A healing action: its name and its parameters, as the seed's strategy table writes them.
+ * A healing action: its name and its parameters, as the GoT engine's strategy table writes them.
  *
  * @example
  * ```ts
@@ -17,7 +17,7 @@ export interface HealingStrategy {
 }
 
 /**
- * The seed's strategy table: for each failure category, the healing actions to choose from.
+ * The GoT engine's strategy table: for each failure category, the healing actions to choose from.
  * Categories it has no row for fall back to asking the user.
  *
  * @example
@@ -87,16 +87,16 @@ const FALLBACK: HealingStrategy = Object.freeze({ action: 'ask_user', include_st
 export interface HealingEngineOptions {
   /** The strategy table. Default {@link HEALING_STRATEGIES}. */
   strategies?: Readonly<Partial<Record<FailureCategory, readonly HealingStrategy[]>>>;
-  /** The learning rate of the success rates' moving average. Default 0.3 (the seed's). */
+  /** The learning rate of the success rates' moving average. Default 0.3. */
   alpha?: number;
-  /** The success rate of an action not tried yet. Default 0.5 (the seed's). */
+  /** The success rate of an action not tried yet. Default 0.5. */
   prior?: number;
   /** Success rates to start from, by `category:action` (e.g. restored from a session). */
   history?: Record<string, number>;
 }
 
 /**
- * Chooses how to heal a failure (seed 004): of the strategies for its category, the one with the
+ * Chooses how to heal a failure: of the strategies for its category, the one with the
  * best success rate so far (ties: the table's order), and learns from each outcome with an
  * exponential moving average (α 0.3, from 0.5).
  *

@@ -23,7 +23,7 @@ import { budgetStop, calculateReward, convergenceStop } from './reward.js';
 import type { GotBranch } from './session-model.js';
 
 /**
- * How `runParallel` picks a winner (seed 004): `race` (the first branch to validate; the others
+ * How `runParallel` picks a winner: `race` (the first branch to validate; the others
  * are stopped at once), `best` (all finish; the highest reward), `vote` (all finish; the answer most
  * validated branches give, ties to the higher reward), `bandit` (UCB gives one round at a time to a
  * branch; the first to validate wins, else the highest reward when the rounds or the budget run out).
@@ -66,7 +66,7 @@ export interface RunParallelOptions extends RunOptions<ParallelEvent> {
    * returns, and the prompt counts too, so cutting a round off at it would waste the calls already
    * paid for (or refuse the default worker's first call); a round is recorded at what it really
    * cost, and the hard limits are the session's budget and the run's `budget`. Under `bandit`, a
-   * branch that overspends pays for it out of the same budgets (the seed's loop debits what a round
+   * branch that overspends pays for it out of the same budgets (the GoT engine's loop debits what a round
    * cost, not what it was given).
    */
   roundTokens?: number;
@@ -178,7 +178,7 @@ function branchModel(model: LanguageModel, signal: AbortSignal, count: (tokens: 
   };
 }
 
-/** The way out of a state towards `early_stopped` (the seed's table has it from planning and scoring only). */
+/** The way out of a state towards `early_stopped` (the original design's table has it from planning and scoring only). */
 function stopPath(state: BranchState, trigger: 'race_lost' | 'budget_exceeded'): BranchTrigger[] | undefined {
   if (state === 'planning') return [trigger];
   if (state === 'scoring' && trigger === 'race_lost') return ['race_lost'];
@@ -344,7 +344,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
     }
   };
 
-  /** Stops a branch early: its work aborted, and the seed's early stop recorded when its state allows. */
+  /** Stops a branch early: its work aborted, and the GoT engine's early stop recorded when its state allows. */
   const stop = async (t: Track, trigger: 'race_lost' | 'budget_exceeded', reason: string) => {
     if (t.stopped) return;
     t.stopped = trigger;
@@ -359,13 +359,13 @@ function parallelProgram(run: Run<ParallelEvent>, session: GotSession, o: z.outp
     if (path) await session.transitions(t.id, path, { reason });
   };
 
-  /** The session's budget rule (seed 004): more than 90% of its tokens or time used. */
+  /** The session's budget rule: more than 90% of its tokens or time used. */
   const sessionBudgetSpent = () => {
     const s = session.snapshot();
     return budgetStop({ tokensUsed: s.tokensUsed, ...(s.budget.maxTokens ? { maxTokens: s.budget.maxTokens } : {}), msElapsed: run.now() - s.startedAt, ...(s.budget.maxMs ? { maxMs: s.budget.maxMs } : {}) });
   };
 
-  /** The quality rule (seed 004): a validated branch complete with risk under 0.2. */
+  /** The quality rule: a validated branch complete with risk under 0.2. */
   const excellent = (id: string) => {
     const b = session.branch(id)!;
     return b.state === 'validated' && (b.score?.completeness ?? 0) === 1 && (b.score?.risk ?? 1) < 0.2;

@@ -3,7 +3,7 @@ import { TotError } from '../errors/index.js';
 import { isStandardSchema, issueSentences, NOT_A_SCHEMA, validateSync, type StandardSchemaV1 } from '../internal/standard-schema.js';
 
 /**
- * The rollback strategies an execution plan may name (seed 004).
+ * The rollback strategies an execution plan may name.
  *
  * @example
  * ```ts
@@ -15,9 +15,9 @@ import { isStandardSchema, issueSentences, NOT_A_SCHEMA, validateSync, type Stan
 export const ROLLBACK_STRATEGIES = ['git_revert', 'backup_restore', 'none'] as const;
 
 /**
- * The plan a validated branch hands to an executor (seed 004, snake_case as on the wire): a dry
+ * The plan a validated branch hands to an executor (snake_case as on the wire): a dry
  * run first by default, a rollback with one of {@link ROLLBACK_STRATEGIES}, limits with
- * `max_changes` ≤ 1000, the capabilities it needs and its success criteria. Fields the seed's risk
+ * `max_changes` ≤ 1000, the capabilities it needs and its success criteria. Fields the GoT engine's risk
  * scorer reads (`risk_estimate`, `context_sufficiency`) are optional; others pass through.
  *
  * @example
@@ -60,7 +60,7 @@ export const ExecutionPlan = z.looseObject({
 export type ExecutionPlanValue = z.output<typeof ExecutionPlan>;
 
 /**
- * The plan a validated branch hands to a documentation service (seed 004): where the document
+ * The plan a validated branch hands to a documentation service: where the document
  * goes, its naming convention, its structure and the rules it must pass.
  *
  * @example
@@ -90,7 +90,7 @@ export const DocPlan = z.looseObject({
 export type DocPlanValue = z.output<typeof DocPlan>;
 
 /**
- * How complete a plan is (seed 004's `CompletenessChecker`): the share of the required fields it
+ * How complete a plan is (`CompletenessChecker`): the share of the required fields it
  * has (present and not null).
  *
  * @example
@@ -107,7 +107,7 @@ export interface CompletenessReport {
 }
 
 /**
- * Seed 004's completeness checker: the required fields of an execution plan (`dry_run`,
+ * The completeness checker: the required fields of an execution plan (`dry_run`,
  * `rollback`, `limits`, `capabilities_required`, `success_criteria`) and of a doc plan
  * (`target_path`, `naming_convention`, `structure_template`, `validation_rules`), overridable; and
  * the context-sufficiency check (unresolved symbols under 5%, call graph coverage over 90%).
@@ -148,7 +148,7 @@ export class CompletenessChecker {
   }
 
   /**
-   * Whether the context a plan was made in is enough (seed 004): fewer than 5% unresolved
+   * Whether the context a plan was made in is enough: fewer than 5% unresolved
    * symbols and more than 90% of the call graph covered.
    *
    * @example
@@ -163,7 +163,7 @@ export class CompletenessChecker {
 }
 
 /**
- * A risk assessment (seed 004's `RiskScorer`): the weighted total and its parts, and its level.
+ * A risk assessment (`RiskScorer`): the weighted total and its parts, and its level.
  *
  * @example
  * ```ts
@@ -182,7 +182,7 @@ export interface RiskReport {
 }
 
 /**
- * Seed 004's risk scorer: scope (max of `max_changes`/500 and `max_files`/50), test coverage
+ * The risk scorer: scope (max of `max_changes`/500 and `max_files`/50), test coverage
  * (1 − coverage), unknown symbols (unresolved rate / 5%), history (1 − success rate of similar
  * operations, 0.5 without any), weighted 0.3, 0.3, 0.2, 0.2; levels under 0.2 low, 0.5 medium,
  * 0.7 high, else critical.
@@ -261,7 +261,7 @@ export interface AssessPlanOptions {
 }
 
 /**
- * Checks a plan the way a branch is validated (seed 004): its schema (with the seed's rules),
+ * Checks a plan the way a branch is validated: its schema (with the GoT engine's rules),
  * its completeness and its risk. It passes when the schema accepts it and no required field is
  * missing.
  *

@@ -1,7 +1,7 @@
 import { TotError } from '../errors/index.js';
 
 /**
- * The scores of a branch that its reward is made of (seed 004): `completeness` 0–1, `risk` 0–1
+ * The scores of a branch that its reward is made of: `completeness` 0–1, `risk` 0–1
  * (lower is better), `cost` in tokens (lower is better), `historyPrior` 0–1.
  *
  * @example
@@ -38,7 +38,7 @@ export interface RewardWeights {
 }
 
 /**
- * The seed's weights: 0.4 completeness, 0.3 (1 − risk), 0.2 (1 − min(cost / 2000, 1)), 0.1 history prior.
+ * The GoT engine's weights: 0.4 completeness, 0.3 (1 − risk), 0.2 (1 − min(cost / 2000, 1)), 0.1 history prior.
  *
  * @example
  * ```ts
@@ -50,7 +50,7 @@ export interface RewardWeights {
 export const DEFAULT_REWARD_WEIGHTS: Readonly<RewardWeights> = Object.freeze({ completeness: 0.4, risk: 0.3, cost: 0.2, historyPrior: 0.1, costScale: 2000 });
 
 /**
- * A branch's reward (seed 004's `calculate_reward`), with the seed's defaults for what the score
+ * A branch's reward (`calculate_reward`), with the GoT engine's defaults for what the score
  * leaves out (completeness 0, risk 0.5, cost 1000, history prior 0.5) and its weights unless given.
  *
  * @example
@@ -71,7 +71,7 @@ export function calculateReward(score: BranchScore, weights: Partial<RewardWeigh
 }
 
 /**
- * The seed's budget rule: stop early once tokens or time pass 90% of their budget.
+ * The GoT engine's budget rule: stop early once tokens or time pass 90% of their budget.
  *
  * @example
  * ```ts
@@ -86,7 +86,7 @@ export function budgetStop(usage: { tokensUsed?: number; maxTokens?: number; msE
 }
 
 /**
- * The seed's quality rule: the first branch complete (1.0) with risk under 0.2 wins at once.
+ * The GoT engine's quality rule: the first branch complete (1.0) with risk under 0.2 wins at once.
  *
  * @example
  * ```ts
@@ -100,7 +100,7 @@ export function qualityStop<B extends { score: BranchScore }>(branches: readonly
 }
 
 /**
- * The seed's convergence rule: with two branches or more, stop when the variance of their rewards
+ * The GoT engine's convergence rule: with two branches or more, stop when the variance of their rewards
  * is under `threshold` (default 0.1): they are about as good as each other.
  *
  * @example

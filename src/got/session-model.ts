@@ -163,7 +163,7 @@ export class SessionModel {
   }
 
   /**
-   * A model from the session's first event: `active` at once. The seed's `init` is the session
+   * A model from the session's first event: `active` at once. The GoT engine's `init` is the session
    * before this event is stored; once it is, the session exists and is active (see
    * {@link SessionState}), so no model, live or restored, is ever in `init`.
    */

@@ -5,7 +5,7 @@ import type { BranchScore } from './reward.js';
 import type { GotBranch, SessionSnapshot } from './session-model.js';
 
 /**
- * A session's metrics (seed 004's observability): TPST (total prompt and sampling tokens), model
+ * A session's metrics (what a session reports): TPST (total prompt and sampling tokens), model
  * hops, whether the first validation passed, the share of tokens spent on branches that did not
  * pay off, early stops, and per branch its tokens, time, score and outcome.
  *
@@ -74,7 +74,7 @@ export function sessionMetrics(s: SessionSnapshot): SessionMetrics {
   };
 }
 
-/** The seed's token audit bar: the budget as a 10-cell bar, the current branch, every branch, the estimate. */
+/** The GoT engine's token audit bar: the budget as a 10-cell bar, the current branch, every branch, the estimate. */
 export function auditBar(s: SessionSnapshot, branchId?: string): string {
   const budget = s.budget.maxTokens;
   const used = s.tokensUsed;
@@ -92,7 +92,7 @@ export function auditBar(s: SessionSnapshot, branchId?: string): string {
 }
 
 /**
- * One step of a branch's evidence chain (seed 004's audit log): its plan, each validation, the
+ * One step of a branch's evidence chain (the audit log): its plan, each validation, the
  * export for execution, each piece of evidence, the end.
  *
  * @example

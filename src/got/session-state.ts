@@ -1,14 +1,14 @@
 /**
- * The states of a GoT session (seed 004): `init` (being created), `active`, `warning` (80% of a
+ * The states of a GoT session: `init` (being created), `active`, `warning` (80% of a
  * budget used), `paused` (resumable), and the final `completed`, `failed`, `timeout`,
  * `budget_exceeded`.
  *
- * `init` is the seed's "session created" state, and here it is the state of a session before its
+ * `init` is the GoT engine's "session created" state, and here it is the state of a session before its
  * first event, `session.started`, is stored. That event is what creates the session (a session is
  * its stream), and the session object is built from it, `active`, in the same call: no handle
  * (`engine.startSession()`, `engine.restore()`, the MCP tools) ever observes a session in `init`,
  * and no event moves a session into it (a stream that does is corrupt). The state stays in the
- * type because the seed's enum has it and a checkpoint may name it.
+ * type because the original design's enum has it and a checkpoint may name it.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { protocolSearchConfigSchema, protocolThoughtNodeSchema, protocolThoughtTreeSchema } from './thought-node.js';
 
 /**
- * The roles that exchange seed-000 messages.
+ * The roles that exchange Tree-of-Thoughts protocol messages.
  *
  * @example
  * ```ts
@@ -14,7 +14,7 @@ import { protocolSearchConfigSchema, protocolThoughtNodeSchema, protocolThoughtT
 export const agentRoleSchema = z.enum(['orchestrator', 'decomposer', 'generator', 'evaluator', 'explorer', 'synthesizer']);
 
 /**
- * The error object any seed-000 message may carry.
+ * The error object any Tree-of-Thoughts protocol message may carry.
  *
  * @example
  * ```ts
@@ -191,7 +191,7 @@ export const initializeSearchPayloadSchema = z.object({
 });
 
 /**
- * search_complete payload. `stats` keeps any extra counters beside the seed's three.
+ * search_complete payload. `stats` keeps any extra counters beside the protocol's three.
  *
  * @example
  * ```ts
@@ -227,7 +227,7 @@ export const synthesizeSolutionPayloadSchema = z.object({
 });
 
 /**
- * final_solution payload. The seed's own example omits `validation_errors` and
+ * final_solution payload. The protocol's own example omits `validation_errors` and
  * `alternative_solutions`, so both are optional.
  *
  * @example
@@ -263,7 +263,7 @@ function message<T extends string, P extends z.ZodType>(type: T, payload: P) {
 }
 
 /**
- * Every seed-000 message type with its payload schema.
+ * Every Tree-of-Thoughts protocol message type with its payload schema.
  *
  * @example
  * ```ts
@@ -286,7 +286,7 @@ export const protocolPayloadSchemas = {
 } as const;
 
 /**
- * A seed-000 message: the envelope `{ from, to, type, payload, task_id, error? }` with the payload
+ * A Tree-of-Thoughts protocol message: the envelope `{ from, to, type, payload, task_id, error? }` with the payload
  * matching `type`.
  *
  * @example
@@ -313,7 +313,7 @@ export const protocolMessageSchema = z.discriminatedUnion('type', [
 ]);
 
 /**
- * Any seed-000 message.
+ * Any Tree-of-Thoughts protocol message.
  *
  * @example
  * ```ts
@@ -325,7 +325,7 @@ export const protocolMessageSchema = z.discriminatedUnion('type', [
 export type ProtocolMessage = z.infer<typeof protocolMessageSchema>;
 
 /**
- * The seed-000 message types.
+ * The Tree-of-Thoughts protocol message types.
  *
  * @example
  * ```ts
@@ -337,7 +337,7 @@ export type ProtocolMessage = z.infer<typeof protocolMessageSchema>;
 export type ProtocolMessageType = ProtocolMessage['type'];
 
 /**
- * The payload of a seed-000 message type.
+ * The payload of a Tree-of-Thoughts protocol message type.
  *
  * @example
  * ```ts

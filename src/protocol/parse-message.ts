@@ -3,8 +3,8 @@ import { TotError } from '../errors/index.js';
 import { protocolMessageSchema, protocolPayloadSchemas, type ProtocolMessage, type ProtocolMessageType, type ProtocolPayload } from './messages.js';
 
 /**
- * Validates a seed-000 message (an object or its JSON text). Anything else throws
- * `INVALID_FORMAT` — the seed's code for "the message does not follow the protocol" — with the
+ * Validates a Tree-of-Thoughts protocol message (an object or its JSON text). Anything else throws
+ * `INVALID_FORMAT` — the protocol's code for "the message does not follow the protocol" — with the
  * zod issues in `details.issues`.
  *
  * @example
@@ -56,7 +56,7 @@ export interface CreateProtocolMessageOptions<T extends ProtocolMessageType> {
 }
 
 /**
- * Builds a validated seed-000 message. Throws `INVALID_ARGUMENT` if the payload does not match
+ * Builds a validated Tree-of-Thoughts protocol message. Throws `INVALID_ARGUMENT` if the payload does not match
  * the type, so a host never sends a message its peers would reject.
  *
  * @example

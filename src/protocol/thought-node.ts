@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Seed 000's node evaluation on the wire: `{ score 0–10, confidence 0–1, reasoning, dimension_scores? }`.
+ * The Tree-of-Thoughts agent protocol's node evaluation on the wire: `{ score 0–10, confidence 0–1, reasoning, dimension_scores? }`.
  *
  * @example
  * ```ts
@@ -18,7 +18,7 @@ export const protocolEvaluationSchema = z.object({
 });
 
 /**
- * The four node states of seed 000.
+ * The four node states of the Tree-of-Thoughts agent protocol.
  *
  * @example
  * ```ts
@@ -30,7 +30,7 @@ export const protocolEvaluationSchema = z.object({
 export const nodeStatusSchema = z.enum(['pending', 'expanded', 'pruned', 'terminal']);
 
 /**
- * Seed 000's ThoughtNode, snake_case, field for field.
+ * The Tree-of-Thoughts agent protocol's ThoughtNode, snake_case, field for field.
  *
  * @example
  * ```ts
@@ -56,7 +56,7 @@ export const protocolThoughtNodeSchema = z.object({
 });
 
 /**
- * Seed 000's search_config. `strategy` is `BFS` or `DFS` in the seed; this library also writes
+ * The Tree-of-Thoughts agent protocol's search_config. `strategy` is `BFS` or `DFS` in the protocol; this library also writes
  * `BEST_FIRST`, `MCTS` and the names of custom strategies.
  *
  * @example
@@ -74,7 +74,7 @@ export const protocolSearchConfigSchema = z.object({
 });
 
 /**
- * Seed 000's ThoughtTree, snake_case, field for field.
+ * The Tree-of-Thoughts agent protocol's ThoughtTree, snake_case, field for field.
  *
  * @example
  * ```ts
@@ -98,7 +98,7 @@ export const protocolThoughtTreeSchema = z.object({
 });
 
 /**
- * A seed-000 ThoughtNode on the wire.
+ * A protocol ThoughtNode on the wire.
  *
  * @example
  * ```ts
@@ -110,7 +110,7 @@ export const protocolThoughtTreeSchema = z.object({
 export type ProtocolThoughtNode = z.infer<typeof protocolThoughtNodeSchema>;
 
 /**
- * A seed-000 ThoughtTree on the wire.
+ * A protocol ThoughtTree on the wire.
  *
  * @example
  * ```ts

@@ -61,7 +61,7 @@ const optionsSchema = z.object({
 });
 
 /**
- * An LLM-backed {@link Decomposer}: returns seed 000's decomposition_result (granularity,
+ * An LLM-backed {@link Decomposer}: returns the Tree-of-Thoughts agent protocol's decomposition_result (granularity,
  * intermediate steps, depth estimate, constraints, success criteria) in camelCase.
  *
  * @example

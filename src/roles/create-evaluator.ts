@@ -33,7 +33,7 @@ export interface EvaluatorOptions {
   strategy?: 'independent_scoring' | 'comparative_voting';
   /** Samples per candidate (scoring) or votes (voting). Default 1. */
   samples?: number;
-  /** What scores consider. Default `['correctness', 'progress', 'feasibility']` (seed 000). */
+  /** What scores consider. Default `['correctness', 'progress', 'feasibility']`. */
   criteria?: string[];
   /**
    * Overrides the prompt. Variables: `problem`, `goal`, `constraints`, `path`, `criteria`,
@@ -122,7 +122,7 @@ export function rankEvaluations(evaluations: NodeEvaluation[], pruningThreshold?
 }
 
 /**
- * An LLM-backed {@link ThoughtEvaluator} (seed 000's evaluation strategies). Replies are parsed
+ * An LLM-backed {@link ThoughtEvaluator} (the Tree-of-Thoughts agent protocol's evaluation strategies). Replies are parsed
  * with structured output (repairs included); model calls go through the run (its
  * budget, concurrency and log).
  *

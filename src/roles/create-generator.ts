@@ -90,7 +90,7 @@ const optionsSchema = z.object({
 });
 
 /**
- * An LLM-backed {@link ThoughtGenerator} (seed 000's generation strategies). Replies are parsed
+ * An LLM-backed {@link ThoughtGenerator} (the Tree-of-Thoughts agent protocol's generation strategies). Replies are parsed
  * with {@link generateStructured} (repairs included); model calls go through the run
  * (its budget, concurrency and log).
  *

@@ -79,7 +79,7 @@ const optionsSchema = z.object({
 });
 
 /**
- * Runs a host verifier and turns whatever it does (a boolean, a verdict, a throw) into seed 000's
+ * Runs a host verifier and turns whatever it does (a boolean, a verdict, a throw) into the Tree-of-Thoughts agent protocol's
  * verification object.
  *
  * @example
@@ -101,7 +101,7 @@ export async function runVerifier(verify: SolutionVerifier, answer: string, inpu
 }
 
 /**
- * An LLM-backed {@link Synthesizer}: writes seed 000's final_solution from the best path. With a
+ * An LLM-backed {@link Synthesizer}: writes the Tree-of-Thoughts agent protocol's final_solution from the best path. With a
  * host `verify`, `verification` is the verifier's verdict; otherwise it is the model's own check.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * Defaults for one task type, from seed 000's task table.
+ * Defaults for one task type, from the Tree-of-Thoughts agent protocol's task table.
  *
  * @example
  * ```ts
@@ -12,14 +12,14 @@ export interface TaskPreset {
   taskType: string;
   /** What one thought is (seed: 思维粒度). */
   granularity: string;
-  /** Recommended depth range; `null` where the seed says it varies. */
+  /** Recommended depth range; `null` where the protocol says it varies. */
   depth: [number, number] | null;
   strategy: 'bfs' | 'dfs';
   evaluation: 'independent_scoring' | 'comparative_voting';
 }
 
 /**
- * Seed 000's task table: granularity, recommended depth, strategy and evaluation per task type.
+ * The Tree-of-Thoughts agent protocol's task table: granularity, recommended depth, strategy and evaluation per task type.
  *
  * @example
  * ```ts
@@ -37,7 +37,7 @@ export const TASK_PRESETS = {
 } as const satisfies Record<string, TaskPreset>;
 
 /**
- * The task types of seed 000's table.
+ * The task types of the Tree-of-Thoughts agent protocol's table.
  *
  * @example
  * ```ts
@@ -49,7 +49,7 @@ export const TASK_PRESETS = {
 export type TaskType = keyof typeof TASK_PRESETS;
 
 /**
- * The preset of a task type, or `undefined` for a type outside the seed's table.
+ * The preset of a task type, or `undefined` for a type outside the protocol's table.
  *
  * @example
  * ```ts

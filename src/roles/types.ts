@@ -40,7 +40,7 @@ export interface RoleCallOptions {
 export type RoleDescription = Readonly<Record<string, unknown>>;
 
 /**
- * What roles know about the task (seed 000's `context`).
+ * What roles know about the task (the Tree-of-Thoughts agent protocol's `context`).
  *
  * @example
  * ```ts
@@ -65,7 +65,7 @@ export interface TaskContext {
 }
 
 /**
- * A proposed thought, before the explorer gives it an id (seed 000's generated_thoughts candidate).
+ * A proposed thought, before the explorer gives it an id (the Tree-of-Thoughts agent protocol's generated_thoughts candidate).
  *
  * @example
  * ```ts
@@ -101,7 +101,7 @@ export interface NodeEvaluation {
 }
 
 /**
- * An evaluator's answer for a batch of candidates (seed 000's evaluation_results).
+ * An evaluator's answer for a batch of candidates (the Tree-of-Thoughts agent protocol's evaluation_results).
  *
  * @example
  * ```ts
@@ -141,7 +141,7 @@ export interface GenerateThoughtsInput {
 }
 
 /**
- * Proposes the next thoughts from a node (seed 000's generator).
+ * Proposes the next thoughts from a node (the Tree-of-Thoughts agent protocol's generator).
  *
  * @example
  * ```ts
@@ -179,7 +179,7 @@ export interface EvaluateThoughtsInput {
 }
 
 /**
- * Scores candidate nodes (seed 000's evaluator).
+ * Scores candidate nodes (the Tree-of-Thoughts agent protocol's evaluator).
  *
  * @example
  * ```ts
@@ -201,7 +201,7 @@ export interface ThoughtEvaluator {
 }
 
 /**
- * A decomposer's analysis of a problem (seed 000's decomposition_result).
+ * A decomposer's analysis of a problem (the Tree-of-Thoughts agent protocol's decomposition_result).
  *
  * @example
  * ```ts
@@ -225,7 +225,7 @@ export interface Decomposition {
 }
 
 /**
- * Analyses a problem before the search (seed 000's decomposer).
+ * Analyses a problem before the search (the Tree-of-Thoughts agent protocol's decomposer).
  *
  * @example
  * ```ts
@@ -241,12 +241,12 @@ export interface Decomposition {
 export interface Decomposer {
   /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
   readonly config?: RoleDescription;
-  /** Seed 000's decomposition_result for the problem. */
+  /** The Tree-of-Thoughts agent protocol's decomposition_result for the problem. */
   decompose(input: { problem: string; taskType: string }, options?: RoleCallOptions): Promise<Decomposition>;
 }
 
 /**
- * The answer built from the best path (seed 000's final_solution).
+ * The answer built from the best path (the Tree-of-Thoughts agent protocol's final_solution).
  *
  * @example
  * ```ts
@@ -288,7 +288,7 @@ export interface SynthesizeInput {
 }
 
 /**
- * Turns the best path into an answer (seed 000's synthesizer).
+ * Turns the best path into an answer (the Tree-of-Thoughts agent protocol's synthesizer).
  *
  * @example
  * ```ts
@@ -305,6 +305,6 @@ export interface SynthesizeInput {
 export interface Synthesizer {
   /** What the role is (its model, strategy, prompt), recorded with a run; see {@link RoleDescription}. */
   readonly config?: RoleDescription;
-  /** Seed 000's final_solution from the best path. */
+  /** The Tree-of-Thoughts agent protocol's final_solution from the best path. */
   synthesize(input: SynthesizeInput, options?: RoleCallOptions): Promise<FinalSolution>;
 }

@@ -227,7 +227,7 @@ class LiveCall {
 /**
  * One run of any runner: its id, clock and signal; its budget; its model calls, logged, admitted
  * and served from the log on resume; its events, published, streamed and recorded; its errors.
- * A runner is a small program on top of it (see DESIGN §3.12).
+ * A runner is a small program on top of it (see the Runs guide).
  */
 export class Run<E extends RunEventBase = RunEventBase> {
   readonly runId: string;

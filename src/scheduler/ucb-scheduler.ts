@@ -13,7 +13,7 @@ import { parseOptions } from '../internal/validate.js';
  * ```
  */
 export interface UCBSchedulerOptions {
-  /** Exploration constant. Default √2 (seed 004). */
+  /** Exploration constant. Default √2. */
   c?: number;
 }
 
@@ -36,7 +36,7 @@ export interface ArmStats {
 const optionsSchema = z.object({ c: z.number().min(0).default(Math.SQRT2) });
 
 /**
- * Seed 004's Upper Confidence Bound scheduler: arms never pulled come first (in the order given),
+ * The Upper Confidence Bound scheduler: arms never pulled come first (in the order given),
  * then the arm with the highest `mean + c·√(ln N / n)`, where `N` is the total pulls and `n` the
  * arm's. Ties go to the arm listed first. Usable on its own to share work between any branches,
  * and the selection rule of {@link mcts}.

@@ -121,7 +121,7 @@ export function searchSetup(o: Parsed, strategy: SearchStrategy, tree: ThoughtTr
 }
 
 /**
- * Searches a tree of thoughts with a strategy, a generator and an evaluator (seed 000's explorer).
+ * Searches a tree of thoughts with a strategy, a generator and an evaluator (the Tree-of-Thoughts agent protocol's explorer).
  *
  * Independent calls run concurrently up to `concurrency` (generation across a level, evaluation
  * across candidates), so a BFS level costs about one generation plus one evaluation latency.

@@ -14,7 +14,7 @@ import type { SearchEvent } from './search-events.js';
  *
  * - `solution_found`: `isSolution` accepted a node (and `stopOnSolution` is on).
  * - `max_depth`: the search reached `maxDepth` (BFS, ToT style).
- * - `search_exhausted`: nothing is left to expand (seed 000's `SEARCH_EXHAUSTED`).
+ * - `search_exhausted`: nothing is left to expand (the Tree-of-Thoughts agent protocol's `SEARCH_EXHAUSTED`).
  * - `max_states`: the strategy's state limit was reached.
  * - `iterations`: MCTS ran all its iterations.
  * - and the shared reasons: `completed` (a strategy that stopped without a reason),
@@ -32,7 +32,7 @@ export type StopReason = 'solution_found' | 'max_depth' | 'search_exhausted' | '
 
 /**
  * Counters of one search: the shared {@link RunStats} plus the search's own. `totalNodes`,
- * `totalBacktracks` and `llmCalls` are seed 000's `total_nodes`, `total_backtracks` and `llm_calls`.
+ * `totalBacktracks` and `llmCalls` are the Tree-of-Thoughts agent protocol's `total_nodes`, `total_backtracks` and `llm_calls`.
  *
  * @example
  * ```ts
@@ -141,7 +141,7 @@ export interface SearchContext {
   prune(node: ThoughtNode, reason?: string): void;
   /** Marks a pending node terminal. */
   markTerminal(node: ThoughtNode, options?: { solution?: boolean }): void;
-  /** Counts one backtrack (seed 000's `total_backtracks`). */
+  /** Counts one backtrack (the Tree-of-Thoughts agent protocol's `total_backtracks`). */
   backtrack(): void;
   /** Sets the path the result reports (default: `tree.bestPath()`). */
   setBestPath(nodes: readonly ThoughtNode[]): void;
@@ -253,7 +253,7 @@ export interface ExplorerRunOptions extends RunOptions<SearchEvent> {
   taskId?: string;
   /** Extra data for the roles' {@link TaskContext} (JSON, when the run is recorded). */
   data?: Record<string, unknown>;
-  /** Refuse to record a thought longer than this (seed 004 caps thoughts at 400 characters). */
+  /** Refuse to record a thought longer than this (agent sessions cap thoughts at 400 characters). */
   maxContentChars?: number;
 }
 

@@ -38,7 +38,7 @@ import { solve, type SolveOptions } from './solve.js';
 export type ProtocolHandlerOptions = Omit<SolveOptions, 'problem' | 'taskType' | 'maxDepth' | 'branchingFactor' | 'pruningThreshold' | 'strategy' | 'signal'>;
 
 /**
- * A seed-000 endpoint, as returned by {@link createProtocolHandler}.
+ * A Tree-of-Thoughts protocol endpoint, as returned by {@link createProtocolHandler}.
  *
  * @example
  * ```ts
@@ -53,7 +53,7 @@ export interface ProtocolHandler {
    * Answers one message: `decompose_task` → `decomposition_result`, `initialize_search` →
    * `search_complete`, `synthesize_solution` → `final_solution`, `generate_thoughts` →
    * `generated_thoughts`, `evaluate_thoughts` → `evaluation_results`. A role failure is answered
-   * with the reply type, an empty payload and the seed's `error` object; a message that is not
+   * with the reply type, an empty payload and the protocol's `error` object; a message that is not
    * valid protocol throws `INVALID_FORMAT`; an abort throws `ABORTED`.
    */
   handle(message: unknown, options?: { signal?: AbortSignal }): Promise<ProtocolMessage>;
@@ -106,7 +106,7 @@ function treeWith(problem: string, taskType: string, taskId: string, nodes: Prot
 }
 
 /**
- * Serves seed 000's JSON messages with this library: a host that speaks the seed's protocol (an
+ * Serves the Tree-of-Thoughts agent protocol's JSON messages with this library: a host that speaks the protocol (an
  * orchestrator, or an explorer that wants remote generation and evaluation) drives the roles,
  * the explorer and the synthesizer through it.
  *
@@ -317,7 +317,7 @@ async function exchange<T extends ProtocolMessageType>(send: ProtocolTransport, 
 }
 
 /**
- * A {@link ThoughtGenerator} served by a remote peer over seed 000's messages: each call sends
+ * A {@link ThoughtGenerator} served by a remote peer over the Tree-of-Thoughts agent protocol's messages: each call sends
  * `generate_thoughts` and reads `generated_thoughts`. A reply carrying an `error` becomes a
  * {@link TotError} with that code.
  *
@@ -348,7 +348,7 @@ export function protocolGenerator(options: RemoteRoleOptions): ThoughtGenerator 
 }
 
 /**
- * A {@link ThoughtEvaluator} served by a remote peer over seed 000's messages: each call sends
+ * A {@link ThoughtEvaluator} served by a remote peer over the Tree-of-Thoughts agent protocol's messages: each call sends
  * `evaluate_thoughts` and reads `evaluation_results`.
  *
  * @example

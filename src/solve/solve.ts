@@ -59,7 +59,7 @@ export type SolveEvent =
  */
 export interface SolveOptions extends Partial<Omit<ExplorerOptions, 'generator' | 'evaluator' | 'taskType' | 'strategy' | 'maxDepth'>>, RunOptions<SolveEvent> {
   problem: string;
-  /** Default `'general'`; a seed-000 task type picks the preset's strategy and evaluation. */
+  /** Default `'general'`; a Tree-of-Thoughts protocol task type picks the preset's strategy and evaluation. */
   taskType?: string;
   model?: LanguageModel;
   decomposer?: Decomposer;
@@ -91,7 +91,7 @@ export interface SolveOptions extends Partial<Omit<ExplorerOptions, 'generator' 
 export type ResumeSolveOptions = Omit<SolveOptions, 'problem' | 'signal' | 'runId' | 'store' | 'onEvent'> & ResumeOptions<SolveEvent>;
 
 /**
- * What {@link solve} returns: seed 000's final_solution plus the search behind it. A run that
+ * What {@link solve} returns: the Tree-of-Thoughts agent protocol's final_solution plus the search behind it. A run that
  * could not work (`stopReason: 'error'`: every model or role call failed) has no `solution`, so
  * that no code reads an empty answer as one; narrow on `stopReason` to read it.
  *
@@ -261,7 +261,7 @@ function unsynthesized(steps: readonly ThoughtNode[]): FinalSolution {
   return { answer: steps.at(-1)?.content ?? '', reasoningTrace: steps.map((n) => n.content), confidence: 0, verification: { isValid: false, validationErrors: ['not synthesized: the run stopped first'] } };
 }
 
-/** Seed 000's pipeline on one run: decompose, search, synthesise. */
+/** The Tree-of-Thoughts agent protocol's pipeline on one run: decompose, search, synthesise. */
 function solveProgram(run: Run<SolveEvent>, o: Parsed, p: Prepared, problem: string, taskId: string, verify: SolutionVerifier | undefined): RunProgram<SolveResult> {
   const roleOptions: RoleCallOptions = { signal: run.signal, runModel: (m) => run.runModel(m) };
   let decomposition: Decomposition | undefined;
@@ -358,7 +358,7 @@ function resultFromLog(log: RecordedRun, o: Parsed, p: Prepared): SolveResult {
 }
 
 /**
- * Seed 000's whole flow on one run: decompose → initialise the search from the decomposition →
+ * The Tree-of-Thoughts agent protocol's whole flow on one run: decompose → initialise the search from the decomposition →
  * explore → synthesise. Whatever stops it — depth, budget, time limit, exhaustion, a failed
  * decomposer (the preset's defaults stand in) or synthesizer (the best path's last step is the
  * answer) — it resolves with a solution built from the best path so far, its `stopReason`

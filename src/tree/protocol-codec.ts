@@ -6,7 +6,7 @@ const TO_WIRE: Record<string, string> = { bfs: 'BFS', dfs: 'DFS', 'best-first': 
 const FROM_WIRE: Record<string, string> = Object.fromEntries(Object.entries(TO_WIRE).map(([k, v]) => [v, k]));
 
 /**
- * A node in seed 000's snake_case wire format.
+ * A node in the Tree-of-Thoughts agent protocol's snake_case wire format.
  *
  * @example
  * ```ts
@@ -39,7 +39,7 @@ export function nodeToProtocol(node: ThoughtNode): ProtocolThoughtNode {
 }
 
 /**
- * A node from seed 000's snake_case wire format.
+ * A node from the Tree-of-Thoughts agent protocol's snake_case wire format.
  *
  * @example
  * ```ts

@@ -30,7 +30,7 @@ export interface ThoughtTreeOptions {
   problem: string;
   /** Default `'task'`. */
   taskId?: string;
-  /** Default `'general'`. Seed 000 uses `math_reasoning`, `creative_writing`, `planning`, … */
+  /** Default `'general'`. The Tree-of-Thoughts agent protocol uses `math_reasoning`, `creative_writing`, `planning`, … */
   taskType?: string;
   /** Defaults: `{ strategy: 'bfs', maxDepth: 3, branchingFactor: 5, pruningThreshold: 3 }`. */
   searchConfig?: Partial<SearchConfig>;
@@ -91,10 +91,10 @@ function formatError(message: string, details?: Record<string, unknown>): TotErr
 }
 
 /**
- * Seed 000's ThoughtTree: nodes with parent/child links, a status machine
+ * The Tree-of-Thoughts agent protocol's ThoughtTree: nodes with parent/child links, a status machine
  * (`pending → expanded | pruned | terminal`; illegal changes throw `ILLEGAL_STATE`), deterministic
  * ids (`root`, then `node_<depth>_<n>` in creation order), paths, subtree pruning, and exports to
- * JSON, the seed's snake_case protocol, Mermaid and Graphviz DOT.
+ * JSON, the protocol's snake_case protocol, Mermaid and Graphviz DOT.
  *
  * @example
  * ```ts
@@ -608,7 +608,7 @@ export class ThoughtTree {
   }
 
   /**
-   * The tree in seed 000's snake_case wire format, field for field.
+   * The tree in the Tree-of-Thoughts agent protocol's snake_case wire format, field for field.
    *
    * @example
    * ```ts
@@ -677,7 +677,7 @@ export class ThoughtTree {
   }
 
   /**
-   * Rebuilds a tree from seed 000's snake_case wire format, with the same checks as {@link ThoughtTree.fromJSON}.
+   * Rebuilds a tree from the Tree-of-Thoughts agent protocol's snake_case wire format, with the same checks as {@link ThoughtTree.fromJSON}.
    *
    * @example
    * ```ts

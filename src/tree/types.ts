@@ -1,5 +1,5 @@
 /**
- * The four node states of seed 000.
+ * The four node states of the Tree-of-Thoughts agent protocol.
  *
  * @example
  * ```ts

@@ -35,7 +35,7 @@ export interface PlanningDebateOptions {
   timeZone?: string;
   /** Clock of `get_now` and timestamps. Default `Date.now`. */
   now?: () => number;
-  /** Checks every output (seed 001 §10). */
+  /** Checks every output. */
   contentFilter?: ContentFilter;
   /** Limits on the run's model calls. */
   budget?: RunBudget;
@@ -59,7 +59,7 @@ const optionsSchema = z.strictObject({
 });
 
 /**
- * Seed 001 as one call: a planner and a critic (round 1 at once), a similarity host with the
+ * The multi-agent planning protocol as one call: a planner and a critic (round 1 at once), a similarity host with the
  * seed's rules, a reporter, the `get_now` and `calculate_date` tools, at most 5 rounds.
  *
  * @example

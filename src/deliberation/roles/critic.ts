@@ -3,7 +3,7 @@ import { roleAgent, type RoleAgentOptions } from './role-agent.js';
 import { criticReplySchema } from './wire-schemas.js';
 
 /**
- * The critic's system message: its task and the seed's output format (seed 001 §2.3).
+ * The critic's system message: its task and the protocol's output format.
  *
  * @example
  * ```ts
@@ -22,7 +22,7 @@ Reply with one JSON object only, in this form:
    "validity_check": {"feasible": true, "realistic": true, "complete": false}}}`;
 
 /**
- * The seed's critic (seed 001 §1.3, §2.3): risks, suggestions and a validity check of the others'
+ * The protocol's critic: risks, suggestions and a validity check of the others'
  * plans, with its position summary; validated and repaired like the planner. In round 1 (when it
  * speaks in parallel) it critiques the request itself.
  *

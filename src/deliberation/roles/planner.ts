@@ -3,7 +3,7 @@ import { roleAgent, type RoleAgentOptions } from './role-agent.js';
 import { plannerReplySchema } from './wire-schemas.js';
 
 /**
- * The planner's system message: its task and the seed's output format (seed 001 §2.2). Extend it
+ * The planner's system message: its task and the protocol's output format. Extend it
  * rather than replace it, or keep the format in yours.
  *
  * @example
@@ -20,7 +20,7 @@ Reply with one JSON object only, in this form:
  "plan": {"title": "", "goal": "", "phases": [{"phase_name": "", "duration": "", "tasks": [{"title": "", "estimated_hours": 10, "deadline": "YYYY-MM-DD", "tags": [""]}]}], "total_estimated_hours": 0}}`;
 
 /**
- * The seed's planner (seed 001 §1.2, §2.2): turns the goal into a structured plan, with its
+ * The protocol's planner: turns the goal into a structured plan, with its
  * position summary; the reply is validated (zod) and repaired when it is not the format. Its
  * conversation carries across rounds; later rounds show it the others' positions and the host's
  * constraints.

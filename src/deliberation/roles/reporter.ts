@@ -40,7 +40,7 @@ const optionsSchema = z.strictObject({
 });
 
 /**
- * The reporter's system message and the seed's report format (seed 001 §2.5).
+ * The reporter's system message and the protocol's report format.
  *
  * @example
  * ```ts
@@ -71,9 +71,9 @@ function reportTurn(ctx: ReporterContext): string {
 }
 
 /**
- * The seed's reporter (seed 001 §1.4, §2.5): the final plan in Markdown with its summary (key
+ * The protocol's reporter: the final plan in Markdown with its summary (key
  * agreements, resolved concerns, remaining uncertainties); after the round limit, the divergent
- * conclusion (seed 001 §7.2). Validated and repaired like the agents.
+ * conclusion. Validated and repaired like the agents.
  *
  * @example
  * ```ts

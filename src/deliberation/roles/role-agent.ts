@@ -49,7 +49,7 @@ interface Role {
 }
 
 /**
- * A role of the seed as an llmAgent: its system message with the output format, JSON replies read
+ * A role of the multi-agent planning protocol as an llmAgent: its system message with the output format, JSON replies read
  * against the role's schema (the position summary required) and repaired, its turn from
  * `debateTurn`. The planner and the critic are roles.
  */

@@ -3,7 +3,7 @@ import { TotError } from '../../errors/index.js';
 import { parseStructured } from '../../structured/parse-structured.js';
 import type { PositionSummary } from '../types.js';
 
-/** A position as models write it (seed 001 §8, snake_case). */
+/** A position as models write it (snake_case). */
 export const positionWireSchema = z.looseObject({
   conclusion: z.string().min(1),
   key_reasons: z.array(z.string()).min(1, 'give at least one key reason'),
@@ -14,14 +14,14 @@ export const positionWireSchema = z.looseObject({
 const task = z.looseObject({ title: z.string().min(1), estimated_hours: z.coerce.number().nonnegative().optional(), deadline: z.string().optional(), tags: z.array(z.string()).optional() });
 const phase = z.looseObject({ phase_name: z.string().min(1), duration: z.string().optional(), tasks: z.array(task).default([]) });
 
-/** A plan as models write it (seed 001 §2.2). */
+/** A plan as models write it. */
 export const planWireSchema = z.looseObject({ title: z.string().min(1), goal: z.string().optional(), phases: z.array(phase).min(1), total_estimated_hours: z.coerce.number().nonnegative().optional() });
 
 /** The planner's reply: text, position, plan. */
 export const plannerReplySchema = z.looseObject({ content: z.string().min(1), position: positionWireSchema, plan: planWireSchema });
 
 const level = z.enum(['low', 'medium', 'high']);
-/** The critic's reply (seed 001 §2.3). */
+/** The critic's reply. */
 export const criticReplySchema = z.looseObject({
   content: z.string().min(1),
   position: positionWireSchema,
@@ -34,7 +34,7 @@ export const criticReplySchema = z.looseObject({
   }),
 });
 
-/** The reporter's reply (seed 001 §2.5). */
+/** The reporter's reply. */
 export const reportReplySchema = z.looseObject({
   content: z.string().min(1),
   final_plan: z.looseObject({ title: z.string().min(1) }),

@@ -18,7 +18,7 @@ const optionsSchema = z.object({ ...comparerOptionsShape, signal: signalSchema }
 const textsSchema = z.array(z.string());
 
 /**
- * How close a set of positions are, measured once (the seed's `compare_positions` tool): a fresh
+ * How close a set of positions are, measured once (the protocol's `compare_positions` tool): a fresh
  * {@link PositionComparer}'s comparison. Across rounds of a deliberation, keep one comparer
  * instead, which measures only what is new.
  *

@@ -138,7 +138,7 @@ const textsSchema = z.array(z.string());
 const compareOptionsSchema = z.object({ signal: signalSchema });
 
 /**
- * Measures how close agents' positions are (the seed's `compare_positions`), round after round,
+ * Measures how close agents' positions are (the protocol's `compare_positions`), round after round,
  * without measuring anything twice: a text's vector comes from the cache when it is there, the
  * texts that are not go to the embedder in one call per comparison, and the similarity of two
  * texts already compared is reused. With no embedder, or one that fails (throws, or returns

@@ -23,7 +23,7 @@ const HEX: string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padSt
  * database index on them grows at its end.
  *
  * Drawing random bytes is most of the cost of an id, so a batch draws once per 65,536 ids and
- * numbers them with a counter in the last 16 bits — RFC 9562 §6.2, method 1. That leaves 58
+ * numbers them with a counter in the last 16 bits — RFC 9562 section 6.2, method 1. That leaves 58
  * random bits per block: two blocks made in the same millisecond collide with odds of 2⁻⁵⁸.
  * Ids are made on demand, so a store can keep the block and rebuild an id when it is read.
  */

@@ -56,9 +56,9 @@ export interface NewEvent {
    * UUID (version 7) that the store assigns.
    */
   eventId?: string;
-  /** Ids of the events this one follows from (seed 004's DAG). */
+  /** Ids of the events this one follows from (a DAG). */
   parentIds?: string[];
-  /** Vector clock (seed 004): worker id → a whole number ≥ 0. */
+  /** Vector clock: worker id → a whole number ≥ 0. */
   clock?: Record<string, number>;
   metadata?: Record<string, unknown>;
 }
