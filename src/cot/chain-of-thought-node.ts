@@ -164,6 +164,19 @@ const thoughtSchema = z.object({
 });
 
 /**
+ * The reply the default chain-of-thought prompt asks for, one thought (snake_case, as models write
+ * it, in YAML or JSON as the node's `format` says). A custom prompt must still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { chainOfThoughtReplySchema } from '@tot/core';
+ *
+ * chainOfThoughtReplySchema.parse({ current_thinking: '13 - 9 = 4', planning: [{ description: 'Reach 24', status: 'Pending' }], next_thought_needed: true });
+ * ```
+ */
+export const chainOfThoughtReplySchema = thoughtSchema;
+
+/**
  * The instructions of chain of thought over a nested plan, in the prompt of every thought.
  *
  * @example
@@ -441,7 +454,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
       maxRepairs: this.o.maxRepairs,
       useResponseFormat: true,
       temperature: this.o.temperature,
-      tags: { role: 'chain-of-thought' },
+      tags: { role: 'chain-of-thought', thought: String(prepared.thoughtNumber) },
       ...(this.o.format === 'yaml' ? { fallback: quoteUnquotedColons } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });

@@ -2,6 +2,7 @@ export { DEFAULT_FIRST_PLAN, formatPlan, MAX_PLAN_DEPTH, MAX_PLAN_STEPS, planSch
 export {
   ChainOfThoughtNode,
   CHAIN_OF_THOUGHT_INSTRUCTIONS,
+  chainOfThoughtReplySchema,
   DEFAULT_CHAIN_OF_THOUGHT_PROMPT,
   foldChainOfThoughtEvents,
   type ChainOfThoughtOptions,

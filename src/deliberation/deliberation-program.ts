@@ -210,7 +210,10 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
       }
       // The per-output cap (seed 001 §10) on every call, whatever the participant asked for.
       const maxOutputTokens = request.maxOutputTokens === undefined ? spec.maxOutputTokens : Math.min(request.maxOutputTokens, spec.maxOutputTokens);
-      const result = await callModel(m, { ...request, maxOutputTokens, tags: { ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant } }, { signal });
+      // Every call names its role (a participant's own role tag wins), for traces and for test models.
+      const role = phase === 'report' ? 'reporter' : participant === hostId ? 'host' : 'agent';
+      const tags = { role, ...request.tags, [PHASE_TAG]: phase, [ROUND_TAG]: String(round), [PARTICIPANT_TAG]: participant };
+      const result = await callModel(m, { ...request, maxOutputTokens, tags }, { signal });
       // What the provider said of its output: the cap is judged by its own count (makeOutput).
       const outputTokens = result.usage?.outputTokens;
       made.push({ outputs: [...result.outputs], ...(isTokenCount(outputTokens) ? { outputTokens } : {}), ...(result.finishReason ? { finishReason: result.finishReason } : {}), maxOutputTokens });

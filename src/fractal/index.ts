@@ -11,4 +11,4 @@ export {
   type FractalStopReason,
 } from './fractal-solver.js';
 export { FrameTree, foldFractalEvents, replayFractalRun } from './frame-tree.js';
-export { DEFAULT_EVAL_PROMPT, DEFAULT_THINK_PROMPT } from './llm-operators.js';
+export { DEFAULT_EVAL_PROMPT, DEFAULT_THINK_PROMPT, evalReplySchema, thinkReplySchema } from './llm-operators.js';

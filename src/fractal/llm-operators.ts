@@ -55,6 +55,37 @@ const thinkSchema = z.discriminatedUnion('type', [
 ]);
 const evalSchema = z.object({ type: z.enum(['RETURN', 'CALL']), description: z.string().min(1) });
 
+/**
+ * The reply {@link DEFAULT_THINK_PROMPT} asks for: the result (`RETURN`), a plan (`TODO`) or a
+ * tool call (`TOOL`). A custom think prompt must still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { thinkReplySchema } from '@tot/core';
+ *
+ * thinkReplySchema.parse({ type: 'TODO', description: '1. Outline 2. Draft' });
+ * ```
+ */
+export const thinkReplySchema = thinkSchema;
+
+/**
+ * The reply {@link DEFAULT_EVAL_PROMPT} asks for: the next sub-goal (`CALL`) or the goal's result
+ * (`RETURN`). A custom eval prompt must still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { evalReplySchema } from '@tot/core';
+ *
+ * evalReplySchema.parse({ type: 'CALL', description: 'Draft the outline' });
+ * ```
+ */
+export const evalReplySchema = evalSchema;
+
+/** What a call is about, for traces and for test models that answer by role and frame. */
+function frameTags(role: 'think' | 'eval', context: FrameContext): Record<string, string> {
+  return { role, frame: context.frame.id, depth: String(context.ancestors.length), goal: context.frame.goal };
+}
+
 function variables(context: FrameContext, tools: Record<string, FractalTool>): Record<string, string> {
   const { frame } = context;
   return {
@@ -78,7 +109,7 @@ export function llmThink(model: LanguageModel, tools: Record<string, FractalTool
         useResponseFormat: true,
         maxRepairs,
         temperature: 0.3,
-        tags: { role: 'think' },
+        tags: frameTags('think', context),
         ...(context.signal ? { signal: context.signal } : {}),
       });
       if (value.type !== 'TOOL') return value;
@@ -98,7 +129,7 @@ export function llmEval(model: LanguageModel, prompt: PromptTemplate, maxRepairs
       useResponseFormat: true,
       maxRepairs,
       temperature: 0,
-      tags: { role: 'eval' },
+      tags: frameTags('eval', context),
       ...(context.signal ? { signal: context.signal } : {}),
     });
     return value;

@@ -87,6 +87,20 @@ export type BranchWorker = (branch: GotBranch, ctx: BranchWorkerContext) => Bran
 const replySchema = z.object({ summary: z.string().min(1), plan: z.record(z.string(), z.unknown()) });
 
 /**
+ * The reply {@link DEFAULT_BRANCH_PROMPT} asks the planner for: a one-line summary and the plan
+ * object (validated afterwards against the session's plan schema). A custom prompt must still ask
+ * for it.
+ *
+ * @example
+ * ```ts
+ * import { branchPlannerReplySchema } from '@tot/core';
+ *
+ * branchPlannerReplySchema.parse({ summary: 'Three steps', plan: { steps: [] } });
+ * ```
+ */
+export const branchPlannerReplySchema = replySchema;
+
+/**
  * The prompt of {@link llmBranchWorker}'s round.
  *
  * @example
@@ -170,7 +184,7 @@ export function llmBranchWorker(options: { prompt?: string; criticPrompt?: strin
     if (ctx.issues.length > 0) {
       const issues = ctx.issues.join('; ');
       const prompt = fill(criticTemplate, { ...values, plan: clip(JSON.stringify(branch.plan ?? null), 4000), issues, maxChars: String(ctx.maxThoughtChars) });
-      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, Math.floor(ctx.roundTokens / 4)), tags: { role: 'critic', branch: branch.id } }, { signal: ctx.signal });
+      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, Math.floor(ctx.roundTokens / 4)), tags: { role: 'critic', branch: branch.id, round: String(ctx.round) } }, { signal: ctx.signal });
       const reply = (result.outputs[0] ?? '').trim();
       outputLeft -= result.usage.outputTokens ?? estimateTokens(reply);
       // A critic that says nothing still leaves the issues on record.
@@ -180,7 +194,7 @@ export function llmBranchWorker(options: { prompt?: string; criticPrompt?: strin
     }
     try {
       const prompt = fill(template, { ...values, history });
-      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, outputLeft), responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id } }, { signal: ctx.signal });
+      const result = await callModel(ctx.model, { messages: [{ role: 'user', content: prompt }], maxOutputTokens: Math.max(1, outputLeft), responseFormat: { type: 'json' }, tags: { role: 'planner', branch: branch.id, round: String(ctx.round) } }, { signal: ctx.signal });
       const parsed = parseStructured(result.outputs[0] ?? '', { schema: replySchema });
       if (!parsed.success) throw new TotError('INVALID_FORMAT', `Branch ${branch.id}: the planner's reply is not a plan: ${parsed.error}`, { details: { rawOutputs: [...result.outputs] } });
       thoughts.push({ role: 'planner', content: clip(parsed.value.summary, ctx.maxThoughtChars), modelCalls: 1 });

@@ -24,6 +24,6 @@ export type { GotBranch, GotEvidence, GotThought, SessionSnapshot } from './sess
 export { GotSession, type AddThoughtOptions } from './got-session.js';
 export { GotEngine, type GotEngineOptions, type StartSessionOptions } from './got-engine.js';
 export type { ParallelEvent } from './parallel-events.js';
-export { DEFAULT_BRANCH_PROMPT, DEFAULT_CRITIC_PROMPT, llmBranchWorker, type BranchRoundOutcome, type BranchWorker, type BranchWorkerContext } from './branch-worker.js';
+export { branchPlannerReplySchema, DEFAULT_BRANCH_PROMPT, DEFAULT_CRITIC_PROMPT, llmBranchWorker, type BranchRoundOutcome, type BranchWorker, type BranchWorkerContext } from './branch-worker.js';
 export type { BranchOutcome, ParallelResult, ParallelStopReason, ParallelStrategy, RunParallelOptions } from './parallel.js';
 export { redact, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';

@@ -108,7 +108,7 @@ class Context<S> implements OperationContext<S> {
     const op = this.op;
     if (!this.model) throw new TotError('INVALID_ARGUMENT', `Operation ${op.id} (${op.kind}) calls the model, and the run has none: give run() a model.`);
     const options = { signal: this.signal, [CALL_PRIORITY]: this.p.chain.get(op.id)! } as CallOptions;
-    const result = await callModel(this.model, { ...request, tags: { ...request.tags, operation: op.id, kind: op.kind } }, options);
+    const result = await callModel(this.model, { ...request, tags: { ...request.tags, role: op.kind, operation: op.id, kind: op.kind } }, options);
     return result.outputs;
   }
 

@@ -53,6 +53,19 @@ const decompositionSchema = z.object({
   success_criteria: z.string(),
 });
 
+/**
+ * The reply the default decomposer prompt asks for (snake_case, as models write it). A custom
+ * prompt must still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { decomposerReplySchema } from '@tot/core';
+ *
+ * decomposerReplySchema.parse({ thought_granularity: 'equation', intermediate_steps: ['a', 'b'], depth_estimate: 2, success_criteria: 'reaches 24' });
+ * ```
+ */
+export const decomposerReplySchema = decompositionSchema;
+
 const optionsSchema = z.object({
   model: languageModelSchema,
   prompt: promptTemplateSchema.optional(),

@@ -87,6 +87,20 @@ const scoreSchema = z.object({
 });
 const voteSchema = z.object({ best: z.number().int(), reasoning: z.string().default('') });
 
+/**
+ * The replies the default evaluator prompts ask for, by strategy: a score (`independent_scoring`)
+ * or a vote for the best candidate, numbered from 1 (`comparative_voting`). A custom prompt must
+ * still ask for these.
+ *
+ * @example
+ * ```ts
+ * import { evaluatorReplySchemas } from '@tot/core';
+ *
+ * evaluatorReplySchemas.independent_scoring.parse({ score: 8 }); // { score: 8, confidence: 0.5, reasoning: '' }
+ * ```
+ */
+export const evaluatorReplySchemas = { independent_scoring: scoreSchema, comparative_voting: voteSchema } as const;
+
 const optionsSchema = z.object({
   model: languageModelSchema,
   strategy: z.enum(['independent_scoring', 'comparative_voting']).default('independent_scoring'),
@@ -191,9 +205,9 @@ function mean(values: number[]): number {
 
 async function scoreEach(o: Parsed, template: PromptTemplate, temperature: number, input: EvaluateThoughtsInput, callOptions: RoleCallOptions): Promise<NodeEvaluation[]> {
   const base = { ...contextVariables(input.context), criteria: o.criteria.join(', ') };
-  const tags = { role: 'evaluator', strategy: 'independent_scoring' };
   return Promise.all(
     input.candidates.map(async (candidate): Promise<NodeEvaluation> => {
+      const tags = { role: 'evaluator', strategy: 'independent_scoring', node: candidate.id, depth: String(candidate.depth), thought: candidate.content };
       const prompt = renderPrompt(template, { ...base, path: pathVariable(input.tree, candidate), candidate: candidate.content });
       const samples = await sample(o, scoreSchema, prompt, temperature, tags, callOptions);
       const evaluation: NodeEvaluation = {
@@ -226,7 +240,7 @@ async function vote(o: Parsed, template: PromptTemplate, temperature: number, in
     candidates: listCandidates(candidates),
     path: candidates[0] ? pathVariable(input.tree, input.tree.parent(candidates[0].id) ?? candidates[0]) : '(none yet)',
   });
-  const votes = await sample(o, voteSchema, prompt, temperature, { role: 'evaluator', strategy: 'comparative_voting' }, callOptions);
+  const votes = await sample(o, voteSchema, prompt, temperature, { role: 'evaluator', strategy: 'comparative_voting', nodes: candidates.map((c) => c.id).join(',') }, callOptions);
   const tally = new Array<number>(candidates.length).fill(0);
   const reasons = new Array<string | undefined>(candidates.length);
   let valid = 0;

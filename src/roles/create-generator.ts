@@ -50,6 +50,20 @@ const candidateSchema = z.object({
 const proposalSchema = z.object({ candidates: z.array(candidateSchema) });
 
 /**
+ * The replies the default generator prompts ask for, by strategy: `sequential_proposal` a list of
+ * candidates, `independent_sampling` one candidate per sample. A custom prompt must still ask for
+ * these.
+ *
+ * @example
+ * ```ts
+ * import { generatorReplySchemas } from '@tot/core';
+ *
+ * generatorReplySchemas.sequential_proposal.parse({ candidates: [{ content: '13 - 9 = 4 (left: 4 4 10)' }] });
+ * ```
+ */
+export const generatorReplySchemas = { sequential_proposal: proposalSchema, independent_sampling: candidateSchema } as const;
+
+/**
  * The default generator prompts, by strategy.
  *
  * @example
@@ -104,11 +118,12 @@ const optionsSchema = z.object({
 export function createGenerator(options: GeneratorOptions): ThoughtGenerator {
   const o = parseOptions(optionsSchema, options, 'createGenerator');
   const template = o.prompt ?? DEFAULT_GENERATOR_PROMPTS[o.strategy];
-  const tags = { role: 'generator', strategy: o.strategy };
   return {
     config: { kind: 'llm-generator', modelId: o.model.modelId, strategy: o.strategy, prompt: describePrompt(template), system: o.system, temperature: o.temperature, maxRepairs: o.maxRepairs },
     async generate(input, callOptions = {}) {
       const model = roleModel(o.model, callOptions);
+      // What the call is about, for traces and for test models that answer by role and node.
+      const tags = { role: 'generator', strategy: o.strategy, node: input.parent.id, depth: String(input.parent.depth), thought: input.parent.content };
       const prompt = renderPrompt(template, {
         ...contextVariables(input.context),
         path: pathVariable(input.tree, input.parent),

@@ -70,6 +70,19 @@ const solutionSchema = z.object({
   alternative_solutions: z.array(z.string()).optional(),
 });
 
+/**
+ * The reply the default synthesizer prompt asks for (snake_case, as models write it). A custom
+ * prompt must still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { synthesizerReplySchema } from '@tot/core';
+ *
+ * synthesizerReplySchema.parse({ answer: '(10 - 4) * (13 - 9) = 24', reasoning_trace: ['13 - 9 = 4'], confidence: 0.9 });
+ * ```
+ */
+export const synthesizerReplySchema = solutionSchema;
+
 const optionsSchema = z.object({
   model: languageModelSchema,
   verify: z.custom<SolutionVerifier>((v) => typeof v === 'function').optional(),

@@ -58,7 +58,8 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
     if (e.type === 'llm.requested') {
       const request = (e.request ?? {}) as { tags?: Record<string, string>; messages?: readonly Message[] };
       const tags = request.tags ?? {};
-      const tag = tags.role ?? tags.operation ?? tags[PARTICIPANT_TAG] ?? tags.agent ?? tags.kind;
+      // The most specific label first: every call also carries its role, which names only the kind.
+      const tag = tags.operation ?? tags[PARTICIPANT_TAG] ?? tags.agent ?? tags.role ?? tags.kind;
       const messages = (Array.isArray(request.messages) ? request.messages : []).map((m) => ({ role: str(m?.role), content: str(m?.content) }));
       const c: ViewCall = {
         id: str(e.callId),

@@ -245,7 +245,7 @@ export function madDebate(options: MadDebateOptions): Deliberation {
       const made: Exchange[] = [];
       const ask = async (user: string): Promise<string> => {
         const messages: ChatMessage[] = [...conversation(system, made), { role: 'user', content: user }];
-        const result = await ctx.generate(modelOf('judge'), { messages, maxOutputTokens: ctx.maxOutputTokens, ...t, tags: { agent: 'judge', round: String(ctx.round) } });
+        const result = await ctx.generate(modelOf('judge'), { messages, maxOutputTokens: ctx.maxOutputTokens, ...t, tags: { role: 'judge', agent: 'judge', round: String(ctx.round) } });
         const reply = result.outputs[0] ?? '';
         made.push({ user, assistant: reply });
         return reply;

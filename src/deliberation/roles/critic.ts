@@ -1,6 +1,20 @@
 import type { DeliberationAgent } from '../participant.js';
 import { roleAgent, type RoleAgentOptions } from './role-agent.js';
-import { criticReplySchema } from './wire-schemas.js';
+import { criticReplySchema as wireCriticReplySchema } from './wire-schemas.js';
+
+/**
+ * The reply {@link CRITIC_SYSTEM} asks the critic for (snake_case, as models write it); the critic's
+ * replies are read against it and repaired when they do not match. A custom system message must
+ * still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { criticReplySchema } from '@tot/core';
+ *
+ * criticReplySchema.parse({ content: 'Too tight', position: { conclusion: 'Study 3 months', key_reasons: ['enough time'], confidence: 0.8 }, critique: { risks: [{ risk: 'burnout', severity: 'medium' }] } });
+ * ```
+ */
+export const criticReplySchema = wireCriticReplySchema;
 
 /**
  * The critic's system message: its task and the protocol's output format.

@@ -1,6 +1,20 @@
 import type { DeliberationAgent } from '../participant.js';
 import { roleAgent, type RoleAgentOptions } from './role-agent.js';
-import { plannerReplySchema } from './wire-schemas.js';
+import { plannerReplySchema as wirePlannerReplySchema } from './wire-schemas.js';
+
+/**
+ * The reply {@link PLANNER_SYSTEM} asks the planner for (snake_case, as models write it); the planner's
+ * replies are read against it and repaired when they do not match. A custom system message must
+ * still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { plannerReplySchema } from '@tot/core';
+ *
+ * plannerReplySchema.parse({ content: 'A 12-week plan', position: { conclusion: 'Study 3 months', key_reasons: ['enough time'], confidence: 0.8 }, plan: { title: 'IELTS', phases: [{ phase_name: 'Basics' }] } });
+ * ```
+ */
+export const plannerReplySchema = wirePlannerReplySchema;
 
 /**
  * The planner's system message: its task and the protocol's output format. Extend it

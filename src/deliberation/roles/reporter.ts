@@ -6,7 +6,21 @@ import type { ChatMessage, LanguageModel } from '../../model/types.js';
 import { repairTurn } from '../llm-agent.js';
 import type { AgentReply, DeliberationReporter, ReporterContext } from '../participant.js';
 import type { AgentOutput } from '../types.js';
-import { readReply, reportReplySchema } from './wire-schemas.js';
+import { readReply, reportReplySchema as wireReporterReplySchema } from './wire-schemas.js';
+
+/**
+ * The reply {@link REPORTER_SYSTEM} asks the reporter for (snake_case, as models write it); the reporter's
+ * replies are read against it and repaired when they do not match. A custom system message must
+ * still ask for it.
+ *
+ * @example
+ * ```ts
+ * import { reporterReplySchema } from '@tot/core';
+ *
+ * reporterReplySchema.parse({ content: '# Plan', final_plan: { title: 'IELTS in 12 weeks' }, summary: { key_agreements: ['weekly mocks'] } });
+ * ```
+ */
+export const reporterReplySchema = wireReporterReplySchema;
 
 /**
  * Options of {@link reporter}.
@@ -102,7 +116,7 @@ export function reporter(options: ReporterOptions): DeliberationReporter {
         });
         const text = result.outputs[0] ?? '';
         try {
-          const r = readReply(text, reportReplySchema);
+          const r = readReply(text, reporterReplySchema);
           const { content, ...metadata } = r;
           return { content, outputType: 'report', metadata: { ...metadata, divergent: ctx.divergent } };
         } catch (error) {

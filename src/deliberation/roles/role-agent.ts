@@ -55,7 +55,7 @@ interface Role {
  */
 export function roleAgent(options: RoleAgentOptions, role: Role): DeliberationAgent {
   const o = parseOptions(roleOptionsSchema, options, role.name);
-  return llmAgent({
+  const agent = llmAgent({
     id: o.id ?? role.name,
     model: o.model,
     system: o.system ?? role.system,
@@ -68,5 +68,11 @@ export function roleAgent(options: RoleAgentOptions, role: Role): DeliberationAg
       const { content, position, ...rest } = readReply(text, role.schema) as { content: string; position: z.output<typeof positionWireSchema> } & Record<string, unknown>;
       return { content, outputType: role.outputType, position: toPosition(position), metadata: rest };
     },
+  });
+  // The role's name on each of its calls, so traces and test models tell a planner's turn from a critic's.
+  return Object.freeze({
+    id: agent.id,
+    respond: (ctx: AgentContext, callOptions: { signal: AbortSignal }) =>
+      agent.respond({ ...ctx, generate: (model, request) => ctx.generate(model, { ...request, tags: { ...request.tags, role: role.name } }) }, callOptions),
   });
 }
