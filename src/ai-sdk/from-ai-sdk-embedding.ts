@@ -3,7 +3,7 @@ import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
-import { retryPolicy, type RetryOptions } from '../model/with-retry.js';
+import { optionsSchema as retryOptionsSchema, retryPolicy, type RetryOptions } from '../model/with-retry.js';
 import { aiSdkError } from './ai-sdk-error.js';
 import { checkedAiSdkResult } from './ai-sdk-result.js';
 import { aiSdkModelSchema, callSettings, callSettingsShape } from './model-schema.js';
@@ -33,8 +33,9 @@ export interface FromAiSdkEmbeddingOptions {
   retry?: RetryOptions;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   id: z.string().min(1).optional(),
+  retry: retryOptionsSchema.optional(),
   ...callSettingsShape,
 });
 

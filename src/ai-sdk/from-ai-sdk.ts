@@ -28,7 +28,7 @@ export interface FromAiSdkOptions {
   headers?: Record<string, string>;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   modelId: z.string().min(1).optional(),
   ...callSettingsShape,
 });

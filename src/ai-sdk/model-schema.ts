@@ -28,6 +28,7 @@ export function aiSdkModelSchema(method: 'doGenerate' | 'doEmbed') {
 
 /** The settings both AI SDK adapters send with every call: JSON-like provider options keyed by provider name, and HTTP headers. */
 export const callSettingsShape = {
+  // Passed through on purpose: each provider's own settings, which only the provider knows.
   providerOptions: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   headers: z.record(z.string(), z.string()).optional(),
 };

@@ -191,24 +191,26 @@ export interface BudgetReservation {
 
 const positive = z.number().positive();
 const optionsSchema = z
-  .object({
+  .strictObject({
     maxCalls: z.number().int().nonnegative().optional(),
     maxInputTokens: z.number().int().nonnegative().optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),
     maxTotalTokens: z.number().int().nonnegative().optional(),
     maxCost: z.number().nonnegative().optional(),
-    pricing: z.object({ inputPerMillionTokens: z.number().nonnegative(), outputPerMillionTokens: z.number().nonnegative() }).optional(),
+    pricing: z.strictObject({ inputPerMillionTokens: z.number().nonnegative(), outputPerMillionTokens: z.number().nonnegative() }).optional(),
     deadlineMs: positive.optional(),
     warnAt: z.number().gt(0).max(1).default(0.8),
     now: fnSchema<() => number>().optional(),
   })
   .refine((o) => o.maxCost === undefined || o.pricing !== undefined, { message: 'maxCost requires pricing', path: ['pricing'] });
 
-const estimateSchema = z.object({
+const estimateSchema = z.strictObject({
   calls: z.number().int().nonnegative().optional(),
   inputTokens: z.number().nonnegative().optional(),
   outputTokens: z.number().nonnegative().optional(),
 });
+
+const allowanceSchema = estimateSchema.pick({ inputTokens: true });
 
 /** A figure `settle` can add to a total: a finite, non-negative number (what `estimateSchema` accepts). */
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
@@ -466,7 +468,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
    */
   outputTokenAllowance(estimate: { inputTokens?: number } = {}): number | undefined {
     const l = this.limits;
-    const input = estimate.inputTokens ?? 0;
+    const input = parseOptions(allowanceSchema, estimate, 'Budget.outputTokenAllowance', 'estimate').inputTokens ?? 0;
     const bounds: number[] = [];
     if (l.maxOutputTokens !== undefined) bounds.push(l.maxOutputTokens - this.used.outputTokens - this.reserved.outputTokens);
     if (l.maxTotalTokens !== undefined) bounds.push(l.maxTotalTokens - this.used.totalTokens - this.reserved.totalTokens - input);

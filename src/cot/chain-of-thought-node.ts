@@ -147,7 +147,7 @@ export interface ChainOfThoughtOptions {
   now?: () => number;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   model: languageModelSchema,
   format: z.enum(['yaml', 'json']).default('yaml'),
   maxThoughts: z.number().int().positive().max(1_000).default(20),
@@ -245,9 +245,9 @@ function formatThought(t: Thought): string {
 }
 
 const problemSchema = z.string().min(1);
-const runOptionsSchema = z.object(runOptionsShape);
-const resumeOptionsSchema = z.object(resumeOptionsShape);
-const stepOptionsSchema = z.object({ signal: signalSchema, runModel: z.custom<(model: LanguageModel) => LanguageModel>((v) => typeof v === 'function').optional() });
+const runOptionsSchema = z.strictObject(runOptionsShape);
+const resumeOptionsSchema = z.strictObject(resumeOptionsShape);
+const stepOptionsSchema = z.strictObject({ signal: signalSchema, runModel: z.custom<(model: LanguageModel) => LanguageModel>((v) => typeof v === 'function').optional() });
 
 /**
  * Options of {@link ChainOfThoughtNode.step} and {@link ChainOfThoughtNode.exec}.
@@ -438,6 +438,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
    * ```
    */
   async exec(prepared: ChainOfThoughtPrep, options: ChainOfThoughtStepOptions = {}): Promise<Thought> {
+    parseOptions(stepOptionsSchema, options, 'ChainOfThoughtNode.exec');
     const prompt = renderPrompt(this.o.prompt ?? DEFAULT_CHAIN_OF_THOUGHT_PROMPT, {
       problem: prepared.problem,
       history: prepared.history,

@@ -167,6 +167,8 @@ export interface TotErrorDetailsMap {
     /** The offending option or argument, e.g. `options.maxRetries` or `events[2].idempotencyKey`. */
     field?: string;
     issues?: readonly unknown[];
+    /** For an unknown option, the known option nearest in spelling (`maxCalls` for `maxCall`). */
+    suggestion?: string;
     placeholder?: string;
     nodeId?: string;
     id?: string;

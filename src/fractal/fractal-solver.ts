@@ -147,10 +147,10 @@ export interface FractalResult extends RunResult<FractalStopReason, FractalStats
   root: FrameTree;
 }
 
-const toolSchema = z.object({ description: z.string().optional(), input: standardSchemaOption, run: fnSchema() });
+const toolSchema = z.strictObject({ description: z.string().optional(), input: standardSchemaOption, run: fnSchema() });
 
 const optionsSchema = z
-  .object({
+  .strictObject({
     model: languageModelSchema.optional(),
     think: fnSchema<ThinkFunction>().optional(),
     eval: fnSchema<EvalFunction>().optional(),
@@ -182,8 +182,8 @@ const evalOut = outputSchema(['RETURN', 'CALL'] as const);
 const normalise = (goal: string) => goal.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 const goalSchema = z.string().min(1);
-const runOptionsSchema = z.object(runOptionsShape);
-const resumeOptionsSchema = z.object(resumeOptionsShape);
+const runOptionsSchema = z.strictObject(runOptionsShape);
+const resumeOptionsSchema = z.strictObject(resumeOptionsShape);
 
 /** The state of a frame, as a result: its results so far, else its plan, else its goal. */
 const stateOf = (frame: Frame) => (frame.done.length > 0 ? frame.done.join('\n') : frame.todo || `(nothing done for: ${frame.goal})`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { clipText as clip } from '../internal/clip-text.js';
+import { parseOptions } from '../internal/validate.js';
 import { callModel } from '../model/call-model.js';
 import type { LanguageModel } from '../model/types.js';
 import { parseStructured } from '../structured/index.js';
@@ -173,6 +174,7 @@ const fill = (template: string, values: Record<string, string>) => template.repl
  * ```
  */
 export function llmBranchWorker(options: { prompt?: string; criticPrompt?: string } = {}): BranchWorker {
+  parseOptions(z.strictObject({ prompt: z.string().optional(), criticPrompt: z.string().optional() }), options, 'llmBranchWorker');
   const template = options.prompt ?? DEFAULT_BRANCH_PROMPT;
   const criticTemplate = options.criticPrompt ?? DEFAULT_CRITIC_PROMPT;
   return async (branch, ctx) => {

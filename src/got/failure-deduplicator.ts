@@ -1,5 +1,8 @@
-import { TotError } from '../errors/index.js';
+import { z } from 'zod';
+import { parseOptions } from '../internal/validate.js';
 import type { FailureCategory } from './failure-category.js';
+
+const optionsSchema = z.strictObject({ maxRetries: z.number().int().min(0).default(3) });
 
 /**
  * What {@link FailureDeduplicator.shouldRetry} answers.
@@ -44,9 +47,7 @@ export class FailureDeduplicator {
   private readonly counts = new Map<string, number>();
 
   constructor(options: { maxRetries?: number } = {}) {
-    const max = options.maxRetries ?? 3;
-    if (!Number.isInteger(max) || max < 0) throw new TotError('INVALID_ARGUMENT', `FailureDeduplicator: options.maxRetries: expected an integer ≥ 0, got ${max}.`, { details: { field: 'options.maxRetries' } });
-    this.maxRetries = max;
+    this.maxRetries = parseOptions(optionsSchema, options, 'FailureDeduplicator').maxRetries;
   }
 
   /**

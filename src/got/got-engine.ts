@@ -82,6 +82,7 @@ const optionsSchema = z.strictObject({
   now: fnSchema<() => number>().optional(),
 });
 
+const restoreSchema = z.strictObject({ signal: signalSchema });
 const startSchema = z.strictObject({
   goal: z.string().min(1),
   successCriteria: z.array(z.string().min(1)).default([]),
@@ -163,6 +164,7 @@ export class GotEngine extends RunEmitter<ParallelEvent> {
    * ```
    */
   async restore(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<GotSession> {
+    parseOptions(restoreSchema, options, 'GotEngine.restore');
     throwIfAborted(options.signal, 'session restore');
     const snapshot = await this.o.store.loadSnapshot(sessionId);
     let model: SessionModel | undefined;

@@ -11,7 +11,7 @@ import { transitionBranch, type BranchTrigger } from './branch-state.js';
 import type { ThoughtEdge, ThoughtRole } from './got-events.js';
 import { classifyFailure } from './failure-category.js';
 import { failureSignature } from './failure-signature.js';
-import { assessPlan, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
+import { assessPlan, assessPlanOptionsSchema, DocPlan, ExecutionPlan, type AssessPlanOptions, type PlanAssessment } from './plans.js';
 import { calculateReward, type BranchScore } from './reward.js';
 import { auditBar, branchTokens, digest, evidenceChain, sessionMetrics, sessionMermaid, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
 import { runParallel, type ParallelResult, type RunParallelOptions } from './parallel.js';
@@ -104,6 +104,13 @@ const thoughtSchema = z.strictObject({
   signal: signalSchema,
 });
 const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z.strictObject({ name: z.string().min(1).max(200) })).min(1), signal: signalSchema });
+// merge() hands its options on to addThought(), which checks them the same way.
+const mergeSchema = thoughtSchema.pick({ content: true, role: true, edge: true, tokens: true, idempotencyKey: true, signal: true }).partial().extend({ branchIds: z.unknown() });
+const signalOnlySchema = z.strictObject({ signal: signalSchema });
+const transitionSchema = z.strictObject({ reason: z.string().optional(), signal: signalSchema });
+const setPlanSchema = z.strictObject({ kind: z.string().min(1).max(200).optional(), signal: signalSchema });
+const validateSchema = assessPlanOptionsSchema.extend({ signal: signalSchema });
+const digestSchema = z.strictObject({ maxTokens: z.number().int().positive().optional(), audience: z.enum(['public', 'private']).optional() });
 
 const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
 
@@ -368,7 +375,8 @@ export class GotSession {
    * await session.refresh();
    * ```
    */
-  refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+  async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    parseOptions(signalOnlySchema, options, 'GotSession.refresh');
     return this.serial(async () => {
       await this.readNew(options.signal);
     });
@@ -484,6 +492,7 @@ export class GotSession {
    * ```
    */
   async merge(options: { branchIds: string[]; content: string; role?: ThoughtRole; edge?: ThoughtEdge; tokens?: number; idempotencyKey?: string; signal?: AbortSignal }): Promise<GotThought> {
+    parseOptions(mergeSchema, options, 'GotSession.merge');
     if (!Array.isArray(options.branchIds) || options.branchIds.length < 2) throw new TotError('INVALID_ARGUMENT', 'GotSession.merge: options.branchIds: give two branches or more.', { details: { field: 'options.branchIds' } });
     // After this object's writes in flight, so that the branches' latest thoughts are current.
     await this.queue;
@@ -529,6 +538,7 @@ export class GotSession {
    * ```
    */
   async transitions(branchId: string, triggers: BranchTrigger[], options: { reason?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    parseOptions(transitionSchema, options, 'GotSession.transition');
     await this.commit('transition', options.signal, (m, intent) => {
       const b = m.branchIndex.get(branchId);
       if (!b) throw new TotError('INVALID_ARGUMENT', `GotSession.transition: no branch ${branchId} in session ${m.snapshot.id}.`, { details: { field: 'branchId' } });
@@ -560,6 +570,7 @@ export class GotSession {
    * ```
    */
   async setPlan(branchId: string, plan: unknown, options: { kind?: string; signal?: AbortSignal } = {}): Promise<GotBranch> {
+    parseOptions(setPlanSchema, options, 'GotSession.setPlan');
     const kind = options.kind ?? 'execution';
     checkPlan(plan, this.ctx.maxPlanBytes, 'GotSession.setPlan');
     await this.commit('setPlan', options.signal, (m, intent) => ({ events: [this.planEvent(m, branchId, { plan, kind }, `${intent}:plan`, 'setPlan')] }));
@@ -605,6 +616,7 @@ export class GotSession {
    * ```
    */
   async validateAs(branchId: string, options: AssessPlanOptions & { signal?: AbortSignal }, admit: ((ok: boolean) => boolean) | undefined, plan: { plan: unknown; kind: string } | undefined): Promise<PlanAssessment & { branch: GotBranch }> {
+    parseOptions(validateSchema, options, 'GotSession.validatePlan');
     if (plan) checkPlan(plan.plan, this.ctx.maxPlanBytes, 'GotSession.setPlan');
     let assessment: PlanAssessment | undefined;
     await this.commit('validatePlan', options.signal, (m, intent) => {
@@ -644,7 +656,8 @@ export class GotSession {
    * const plan = await session.exportPlan('br0'); // { …, _got_metadata: { session_id, branch_id, confidence, alternatives_explored, token_cost } }
    * ```
    */
-  exportPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+  async exportPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    parseOptions(signalOnlySchema, options, 'GotSession.exportPlan');
     return this.exportAs(branchId, 'execution', options.signal);
   }
 
@@ -657,7 +670,8 @@ export class GotSession {
    * const docPlan = await session.exportDocPlan('br1');
    * ```
    */
-  exportDocPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+  async exportDocPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    parseOptions(signalOnlySchema, options, 'GotSession.exportDocPlan');
     return this.exportAs(branchId, 'doc', options.signal);
   }
 
@@ -837,6 +851,7 @@ export class GotSession {
    * ```
    */
   digest(options: DigestOptions = {}): string {
+    parseOptions(digestSchema, options, 'GotSession.digest');
     return digest(this.model.snapshot, { maxTokens: options.maxTokens ?? this.ctx.digestTokens, audience: options.audience ?? 'private' });
   }
 

@@ -1,4 +1,5 @@
-import { TotError } from '../errors/index.js';
+import { z } from 'zod';
+import { parseOptions } from '../internal/validate.js';
 import type { FailureCategory } from './failure-category.js';
 
 /**
@@ -71,6 +72,14 @@ export const HEALING_STRATEGIES: Readonly<Partial<Record<FailureCategory, readon
   ],
 });
 
+const optionsSchema = z.strictObject({
+  // A strategy is the seed's table row: an action and any parameters of its own.
+  strategies: z.record(z.string(), z.array(z.looseObject({ action: z.string() }))).optional(),
+  alpha: z.number().gt(0).max(1).default(0.3),
+  prior: z.number().min(0).max(1).default(0.5),
+  history: z.record(z.string(), z.number()).optional(),
+});
+
 /** What a category with no row in the table gets. */
 const FALLBACK: HealingStrategy = Object.freeze({ action: 'ask_user', include_stderr: true });
 
@@ -117,14 +126,11 @@ export class HealingEngine {
   private readonly rates = new Map<string, number>();
 
   constructor(options: HealingEngineOptions = {}) {
-    const alpha = options.alpha ?? 0.3;
-    const prior = options.prior ?? 0.5;
-    if (!(alpha > 0 && alpha <= 1)) throw new TotError('INVALID_ARGUMENT', `HealingEngine: options.alpha: expected a number in (0, 1], got ${alpha}.`, { details: { field: 'options.alpha' } });
-    if (!(prior >= 0 && prior <= 1)) throw new TotError('INVALID_ARGUMENT', `HealingEngine: options.prior: expected a number in [0, 1], got ${prior}.`, { details: { field: 'options.prior' } });
+    const { alpha, prior, history } = parseOptions(optionsSchema, options, 'HealingEngine');
     this.strategies = options.strategies ?? HEALING_STRATEGIES;
     this.alpha = alpha;
     this.prior = prior;
-    for (const [key, rate] of Object.entries(options.history ?? {})) this.rates.set(key, rate);
+    for (const [key, rate] of Object.entries(history ?? {})) this.rates.set(key, rate);
   }
 
   /**

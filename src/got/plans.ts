@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseOptions } from '../internal/validate.js';
 import { TotError } from '../errors/index.js';
 import { isStandardSchema, issueSentences, NOT_A_SCHEMA, validateSync, type StandardSchemaV1 } from '../internal/standard-schema.js';
 
@@ -124,6 +125,7 @@ export class CompletenessChecker {
   readonly required: Readonly<Record<string, readonly string[]>>;
 
   constructor(options: { required?: Record<string, readonly string[]> } = {}) {
+    parseOptions(checkerOptionsSchema, options, 'CompletenessChecker');
     this.required = {
       execution: ['dry_run', 'rollback', 'limits', 'capabilities_required', 'success_criteria'],
       doc: ['target_path', 'naming_convention', 'structure_template', 'validation_rules'],
@@ -157,6 +159,7 @@ export class CompletenessChecker {
    * ```
    */
   checkContext(context: { unresolved_symbol_rate?: number; callgraph_coverage?: number }): { sufficient: boolean; recommendation: 'proceed' | 'expand_context' } {
+    parseOptions(contextSchema, context, 'CompletenessChecker.checkContext', 'context');
     const sufficient = (context.unresolved_symbol_rate ?? 0) < 0.05 && (context.callgraph_coverage ?? 0) > 0.9;
     return { sufficient, recommendation: sufficient ? 'proceed' : 'expand_context' };
   }
@@ -207,6 +210,7 @@ export class RiskScorer {
     plan: { limits?: { max_changes?: number; max_files?: number }; risk_estimate?: { test_coverage?: number }; context_sufficiency?: { unresolved_symbol_rate?: number } },
     context: { similarOperations?: readonly { success: boolean }[] } = {},
   ): RiskReport {
+    parseOptions(riskContextSchema, context, 'RiskScorer.score', 'context');
     const scopeRisk = Math.max(Math.min((plan.limits?.max_changes ?? 100) / 500, 1), Math.min((plan.limits?.max_files ?? 10) / 50, 1));
     const testRisk = 1 - (plan.risk_estimate?.test_coverage ?? 0);
     const unknownSymbolsRisk = Math.min((plan.context_sufficiency?.unresolved_symbol_rate ?? 0.1) / 0.05, 1);
@@ -236,6 +240,21 @@ export interface PlanAssessment {
   risk: RiskReport;
   plan?: unknown;
 }
+
+// An outcome may be a stored record with more fields: only `success` is read.
+const similarOperationsSchema = z.array(z.looseObject({ success: z.boolean() })).optional();
+const checkerOptionsSchema = z.strictObject({ required: z.record(z.string(), z.array(z.string())).optional() });
+const contextSchema = z.strictObject({ unresolved_symbol_rate: z.number().optional(), callgraph_coverage: z.number().optional() });
+const riskContextSchema = z.strictObject({ similarOperations: similarOperationsSchema });
+
+/** The options of {@link assessPlan} (their names and kinds; `schema` is checked where it is used). */
+export const assessPlanOptionsSchema = z.strictObject({
+  kind: z.string().min(1).optional(),
+  schema: z.unknown().optional(),
+  checker: z.custom<CompletenessChecker>((v) => typeof (v as CompletenessChecker | null)?.check === 'function', 'expected a CompletenessChecker').optional(),
+  scorer: z.custom<RiskScorer>((v) => typeof (v as RiskScorer | null)?.score === 'function', 'expected a RiskScorer').optional(),
+  similarOperations: similarOperationsSchema,
+});
 
 /**
  * Options of {@link assessPlan}.
@@ -275,6 +294,7 @@ export interface AssessPlanOptions {
  * ```
  */
 export function assessPlan(plan: unknown, options: AssessPlanOptions = {}): PlanAssessment {
+  parseOptions(assessPlanOptionsSchema, options, 'assessPlan');
   const kind = options.kind ?? 'execution';
   if (options.schema !== undefined && !isStandardSchema(options.schema)) {
     throw new TotError('INVALID_ARGUMENT', `assessPlan: options.schema: ${NOT_A_SCHEMA}`, { details: { field: 'options.schema' } });

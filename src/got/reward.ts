@@ -1,4 +1,9 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { parseOptions } from '../internal/validate.js';
+
+const weightsSchema = z.strictObject({ completeness: z.number(), risk: z.number(), cost: z.number(), historyPrior: z.number(), costScale: z.number() }).partial();
+const usageSchema = z.strictObject({ tokensUsed: z.number().optional(), maxTokens: z.number().optional(), msElapsed: z.number().optional(), maxMs: z.number().optional() });
 
 /**
  * The scores of a branch that its reward is made of: `completeness` 0–1, `risk` 0–1
@@ -61,7 +66,7 @@ export const DEFAULT_REWARD_WEIGHTS: Readonly<RewardWeights> = Object.freeze({ c
  * ```
  */
 export function calculateReward(score: BranchScore, weights: Partial<RewardWeights> = {}): number {
-  const w = { ...DEFAULT_REWARD_WEIGHTS, ...weights };
+  const w = { ...DEFAULT_REWARD_WEIGHTS, ...parseOptions(weightsSchema, weights, 'calculateReward', 'weights') };
   if (!(w.costScale > 0)) throw new TotError('INVALID_ARGUMENT', `calculateReward: weights.costScale: expected a positive number, got ${w.costScale}.`, { details: { field: 'weights.costScale' } });
   const completeness = score.completeness ?? 0;
   const risk = score.risk ?? 0.5;
@@ -81,6 +86,7 @@ export function calculateReward(score: BranchScore, weights: Partial<RewardWeigh
  * ```
  */
 export function budgetStop(usage: { tokensUsed?: number; maxTokens?: number; msElapsed?: number; maxMs?: number }, threshold = 0.9): boolean {
+  parseOptions(usageSchema, usage, 'budgetStop', 'usage');
   const over = (used: number | undefined, max: number | undefined) => used !== undefined && max !== undefined && max > 0 && used / max > threshold;
   return over(usage.tokensUsed, usage.maxTokens) || over(usage.msElapsed, usage.maxMs);
 }

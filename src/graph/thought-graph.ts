@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { escapeMermaid } from '../internal/mermaid.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { StoredEvent } from '../events/store/types.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
@@ -57,6 +58,8 @@ export interface ThoughtGraphMermaidOptions<S> {
   /** A node's text. Default: its state as JSON, cut at 60 characters, and its score. */
   label?: (thought: GraphThought<S>) => string;
 }
+
+const mermaidOptionsSchema = z.strictObject({ label: fnSchema().optional() });
 
 const record = <S>(t: GraphThought<S>): ThoughtRecord<S> => ({ ...t, parentIds: [...t.parentIds] });
 
@@ -273,6 +276,7 @@ export class ThoughtGraph<S = unknown> {
    * ```
    */
   toMermaid(options: ThoughtGraphMermaidOptions<S> = {}): string {
+    parseOptions(mermaidOptionsSchema, options, 'ThoughtGraph.toMermaid');
     const node = (id: string) => `t_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
     const text = (s: string) => escapeMermaid(s).replace(/\n/g, ' ');
     const label =

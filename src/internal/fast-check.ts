@@ -138,10 +138,11 @@ function compile(def: Def, userCode: boolean): FastCheck {
       // zod's own verdict on which keys may be absent (an `unknown` field may not, an optional one may).
       const mayBeAbsent = entries.map(([, s]) => (s as { _zod: { optin?: string } })._zod.optin === 'optional');
       const known = new Set(keys);
-      // A catchall of `unknown` (a loose object) keeps unknown keys as they are; anything else may change them.
+      // A catchall of `unknown` (a loose object) keeps unknown keys as they are; none strips them
+      // and `never` (a strict object) refuses them, so a value with one is not sure; any other may change them.
       const catchall = def.catchall === undefined ? undefined : defOf(def.catchall).type;
-      if (catchall !== undefined && catchall !== 'unknown') throw new Unsupported('catchall');
-      const strict = catchall === undefined;
+      if (catchall !== undefined && catchall !== 'unknown' && catchall !== 'never') throw new Unsupported('catchall');
+      const strict = catchall !== 'unknown';
       return (v) => {
         if (!isPlainObject(v)) return false;
         if (strict) for (const key in v) if (!known.has(key)) return false;
@@ -218,7 +219,7 @@ export function compileFastParse<S extends z.ZodType>(schema: S): ((value: unkno
 }
 
 function compileOptions(def: Def): (value: unknown) => unknown {
-  if (def.type !== 'object' || def.catchall !== undefined) throw new Unsupported('options');
+  if (def.type !== 'object' || (def.catchall !== undefined && defOf(def.catchall).type !== 'never')) throw new Unsupported('options');
   const shape = def.shape as Record<string, unknown>;
   const defaults: [string, () => unknown][] = [];
   const plain: Record<string, unknown> = {};

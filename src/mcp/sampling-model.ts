@@ -1,6 +1,10 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { whenAborted } from '../internal/abort.js';
+import { parseOptions } from '../internal/validate.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
+
+const optionsSchema = z.strictObject({ maxTokens: z.number().optional(), timeoutMs: z.number().optional(), relatedRequestId: z.union([z.string(), z.number()]).optional() });
 
 /**
  * The part of an MCP server that asks its client's model (`sampling/createMessage`): the SDK's
@@ -50,6 +54,7 @@ const textOf = (content: unknown): string => {
  * ```
  */
 export function samplingModel(peer: SamplingPeer, options: { maxTokens?: number; timeoutMs?: number; relatedRequestId?: string | number } = {}): LanguageModel {
+  parseOptions(optionsSchema, options, 'samplingModel');
   return {
     modelId: 'mcp-sampling',
     async generate(request: GenerateRequest, callOptions: { signal?: AbortSignal } = {}): Promise<GenerateResult> {

@@ -1,7 +1,12 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { raceAbort } from '../internal/abort.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
 import type { GotEngine } from '../got/got-engine.js';
 import type { GotSession } from '../got/got-session.js';
+
+const optionsSchema = z.strictObject({ maxOpen: z.number().optional() });
+const getOptionsSchema = z.strictObject({ signal: signalSchema });
 
 /**
  * The sessions a server holds open: an LRU over the engine's store. A session not held is restored
@@ -34,6 +39,7 @@ export class SessionCache {
     private readonly engine: GotEngine,
     options: { maxOpen?: number } = {},
   ) {
+    parseOptions(optionsSchema, options, 'SessionCache');
     this.maxOpen = Math.max(1, Math.floor(options.maxOpen ?? 64));
   }
 
@@ -46,6 +52,7 @@ export class SessionCache {
    * ```
    */
   async get(id: string, options: { signal?: AbortSignal } = {}): Promise<GotSession> {
+    parseOptions(getOptionsSchema, options, 'SessionCache.get');
     const held = this.open.get(id);
     if (held) {
       this.counts.hits += 1;

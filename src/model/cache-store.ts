@@ -58,7 +58,7 @@ export interface LruCacheStore extends CacheStore {
   clear(): void;
 }
 
-const optionsSchema = z.object({ maxEntries: z.number().int().positive().default(1000) });
+const optionsSchema = z.strictObject({ maxEntries: z.number().int().positive().default(1000) });
 
 /**
  * A least-recently-used in-memory store: the default store of {@link withCache}.

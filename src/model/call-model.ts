@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { linkSignals, raceAbort, throwIfAborted } from '../internal/abort.js';
 import { compileFastCheck } from '../internal/fast-check.js';
-import { parseOptions } from '../internal/validate.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import { generateRequestSchema, generateResultSchema, isLanguageModel } from './schemas.js';
 import type { CallOptions, FinishReason, GenerateRequest, GenerateResult, LanguageModel, Usage } from './types.js';
 import { SETTLES_ON_ABORT } from './wrap-model.js';
@@ -44,6 +45,7 @@ export function callModel(model: LanguageModel, request: GenerateRequest, option
       });
     }
     const valid = checkedRequest(request, 'callModel');
+    if (!isValidCallOptions(options)) parseOptions(callOptionsSchema, options, 'callModel');
     throwIfAborted(options.signal, 'model call');
     const n = valid.n ?? 1;
     if (n > 1 && model.capabilities?.multipleOutputs !== true) return emulateN(model, valid, n, options);
@@ -53,7 +55,10 @@ export function callModel(model: LanguageModel, request: GenerateRequest, option
   }
 }
 
+const callOptionsSchema = z.strictObject({ signal: signalSchema, onRetry: fnSchema<NonNullable<CallOptions['onRetry']>>().optional() });
+
 // Compiled from the schemas (see fast-check.ts): a valid request or result is used as it is.
+const isValidCallOptions = compileFastCheck(callOptionsSchema) ?? (() => false);
 const isValidRequest = compileFastCheck(generateRequestSchema) ?? (() => false);
 const isValidResult = compileFastCheck(generateResultSchema) ?? (() => false);
 

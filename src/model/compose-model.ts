@@ -2,12 +2,12 @@ import { TotError } from '../errors/index.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from './schemas.js';
 import type { LanguageModel } from './types.js';
-import { withBudget, type BudgetModelOptions } from './with-budget.js';
-import { withCache, type CacheOptions } from './with-cache.js';
-import { withConcurrency, type ConcurrencyOptions } from './with-concurrency.js';
-import { withRetry, type RetryOptions } from './with-retry.js';
-import { withTimeout, type TimeoutOptions } from './with-timeout.js';
-import { withUsage, type UsageOptions } from './with-usage.js';
+import { withBudget, optionsSchema as budgetOptionsSchema, type BudgetModelOptions } from './with-budget.js';
+import { withCache, optionsSchema as cacheOptionsSchema, type CacheOptions } from './with-cache.js';
+import { withConcurrency, optionsSchema as concurrencyOptionsSchema, type ConcurrencyOptions } from './with-concurrency.js';
+import { withRetry, optionsSchema as retryOptionsSchema, type RetryOptions } from './with-retry.js';
+import { withTimeout, optionsSchema as timeoutOptionsSchema, type TimeoutOptions } from './with-timeout.js';
+import { withUsage, optionsSchema as usageOptionsSchema, type UsageOptions } from './with-usage.js';
 
 /**
  * The built-in middleware, outermost first: the order {@link composeModel} puts them in.
@@ -79,6 +79,7 @@ const builtIn = (kind: MiddlewareKind, wrap: (model: LanguageModel) => LanguageM
  * ```
  */
 export function usageMiddleware(options: UsageOptions): ModelMiddleware {
+  parseOptions(usageOptionsSchema, options, 'usageMiddleware');
   return builtIn('usage', (model) => withUsage(model, options));
 }
 
@@ -87,12 +88,13 @@ export function usageMiddleware(options: UsageOptions): ModelMiddleware {
  *
  * @example
  * ```ts
- * import { cacheMiddleware } from '@tot/core';
+ * import { cacheMiddleware, createLruCacheStore } from '@tot/core';
  *
- * const cache = cacheMiddleware({ maxEntries: 1_000 });
+ * const cache = cacheMiddleware({ store: createLruCacheStore({ maxEntries: 1_000 }) });
  * ```
  */
 export function cacheMiddleware(options: CacheOptions = {}): ModelMiddleware {
+  parseOptions(cacheOptionsSchema, options, 'cacheMiddleware');
   return builtIn('cache', (model) => withCache(model, options));
 }
 
@@ -107,6 +109,7 @@ export function cacheMiddleware(options: CacheOptions = {}): ModelMiddleware {
  * ```
  */
 export function concurrencyMiddleware(options: ConcurrencyOptions): ModelMiddleware {
+  parseOptions(concurrencyOptionsSchema, options, 'concurrencyMiddleware');
   return builtIn('concurrency', (model) => withConcurrency(model, options));
 }
 
@@ -121,6 +124,7 @@ export function concurrencyMiddleware(options: ConcurrencyOptions): ModelMiddlew
  * ```
  */
 export function retryMiddleware(options: RetryOptions = {}): ModelMiddleware {
+  parseOptions(retryOptionsSchema, options, 'retryMiddleware');
   return builtIn('retry', (model) => withRetry(model, options));
 }
 
@@ -135,6 +139,7 @@ export function retryMiddleware(options: RetryOptions = {}): ModelMiddleware {
  * ```
  */
 export function timeoutMiddleware(options: TimeoutOptions): ModelMiddleware {
+  parseOptions(timeoutOptionsSchema, options, 'timeoutMiddleware');
   return builtIn('timeout', (model) => withTimeout(model, options));
 }
 
@@ -150,6 +155,7 @@ export function timeoutMiddleware(options: TimeoutOptions): ModelMiddleware {
  * ```
  */
 export function budgetMiddleware(options: BudgetModelOptions): ModelMiddleware {
+  parseOptions(budgetOptionsSchema, options, 'budgetMiddleware');
   return builtIn('budget', (model) => withBudget(model, options));
 }
 

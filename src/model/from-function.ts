@@ -52,10 +52,10 @@ export interface FromFunctionOptions {
   capabilities?: ModelCapabilities;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   modelId: z.string().min(1).default('function'),
   input: z.enum(['prompt', 'request']).default('prompt'),
-  capabilities: z.object({ multipleOutputs: z.boolean().optional() }).default({}),
+  capabilities: z.strictObject({ multipleOutputs: z.boolean().optional() }).default({}),
 });
 
 /**

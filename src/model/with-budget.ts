@@ -35,7 +35,8 @@ export interface BudgetModelOptions {
 
 const DEFAULT_OUTPUT_TOKENS_PER_CALL = 1024;
 
-const optionsSchema = z.object({
+/** The options, strict: the middleware form checks them when it is made. */
+export const optionsSchema = z.strictObject({
   budget: z.instanceof(Budget, { message: 'expected a Budget' }),
   estimateInputTokens: fnSchema<(request: GenerateRequest) => number>().optional(),
   outputTokensPerCall: z.number().int().positive().default(DEFAULT_OUTPUT_TOKENS_PER_CALL),

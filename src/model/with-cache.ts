@@ -27,7 +27,8 @@ export interface CacheOptions {
   shouldCache?: (request: GenerateRequest) => boolean;
 }
 
-const optionsSchema = z.object({
+/** The options, strict: the middleware form checks them when it is made. */
+export const optionsSchema = z.strictObject({
   store: z
     .custom<CacheStore>((v) => typeof v === 'object' && v !== null && typeof (v as CacheStore).get === 'function' && typeof (v as CacheStore).set === 'function', 'expected a CacheStore ({ get, set })')
     .optional(),

@@ -21,7 +21,8 @@ export interface ConcurrencyOptions {
   limit: number;
 }
 
-const optionsSchema = z.object({ limit: z.number().int().positive() });
+/** The options, strict: the middleware form checks them when it is made. */
+export const optionsSchema = z.strictObject({ limit: z.number().int().positive() });
 
 /**
  * Caps the calls in flight through this model at `limit` (p-limit); the rest queue in order.

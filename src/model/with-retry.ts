@@ -36,7 +36,8 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-const optionsSchema = z.object({
+/** The options, strict: the middleware form and the embedders check them when they are made. */
+export const optionsSchema = z.strictObject({
   maxRetries: z.number().int().min(0).max(100).default(2),
   initialDelayMs: z.number().min(0).default(500),
   backoffFactor: z.number().min(1).default(2),

@@ -21,7 +21,8 @@ export interface TimeoutOptions {
   ms: number;
 }
 
-const optionsSchema = z.object({ ms: z.number().positive().max(2_147_483_647) });
+/** The options, strict: the middleware form checks them when it is made. */
+export const optionsSchema = z.strictObject({ ms: z.number().positive().max(2_147_483_647) });
 
 /**
  * Fails a call with `TIMEOUT` (recoverable, so {@link withRetry} retries it) when it takes longer

@@ -20,7 +20,8 @@ export interface UsageOptions {
   meter: UsageMeter;
 }
 
-const optionsSchema = z.object({ meter: z.instanceof(UsageMeter, { message: 'expected a UsageMeter' }) });
+/** The options, strict: the middleware form checks them when it is made. */
+export const optionsSchema = z.strictObject({ meter: z.instanceof(UsageMeter, { message: 'expected a UsageMeter' }) });
 
 /**
  * Counts every call that passes through the model, and its tokens, into `meter`. A call whose

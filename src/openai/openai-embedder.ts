@@ -4,7 +4,7 @@ import { callProvider } from '../internal/provider-error.js';
 import { parseOptions } from '../internal/validate.js';
 import { embedInBatches } from '../model/embed-in-batches.js';
 import type { EmbedOptions, Embedder } from '../model/embedder.js';
-import { retryPolicy, type RetryOptions } from '../model/with-retry.js';
+import { optionsSchema as retryOptionsSchema, retryPolicy, type RetryOptions } from '../model/with-retry.js';
 import type { OpenAIEmbeddingsClient } from './client-types.js';
 import { openAIError } from './openai-error.js';
 import { inIndexOrder, parseEmbeddingsResponse } from './replies.js';
@@ -42,7 +42,7 @@ export interface OpenAIEmbedderOptions {
   headers?: Record<string, string>;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   client: z.custom<OpenAIEmbeddingsClient>(
     (v) => typeof (v as { embeddings?: { create?: unknown } } | undefined)?.embeddings?.create === 'function',
     'expected an openai client (new OpenAI({ baseURL, apiKey }))',
@@ -52,6 +52,7 @@ const optionsSchema = z.object({
   id: z.string().min(1).optional(),
   batchSize: z.number().int().positive().default(2048),
   clientMaxRetries: z.number().int().min(0).default(0),
+  retry: retryOptionsSchema.optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
 

@@ -70,7 +70,7 @@ const REFUSED_PARAMS: Record<string, string> = {
   messages: 'give the messages in each request',
 };
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   client: chatClientSchema,
   model: z.string().min(1),
   modelId: z.string().min(1).optional(),
@@ -78,6 +78,7 @@ const optionsSchema = z.object({
   structuredOutputs: z.union([z.boolean(), z.literal('strict')]).default(false),
   maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   clientMaxRetries: z.number().int().min(0).default(0),
+  // Passed through on purpose: extra fields of the request body, whatever the provider takes.
   params: z
     .record(z.string(), z.unknown())
     .superRefine((params, ctx) => {

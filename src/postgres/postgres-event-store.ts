@@ -48,7 +48,7 @@ export interface PostgresEventStoreOptions {
 }
 
 const optionsSchema = z
-  .object({
+  .strictObject({
     pool: z.custom<pg.Pool>((v) => typeof v === 'object' && v !== null && typeof (v as pg.Pool).connect === 'function', 'expected a pg Pool').optional(),
     connectionString: z.string().min(1).optional(),
     tablePrefix: z.string().regex(/^[a-z_][a-z0-9_]*$/, 'expected a lower-case SQL identifier prefix').default('tot_'),

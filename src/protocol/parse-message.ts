@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { parseOptions } from '../internal/validate.js';
 import { protocolMessageSchema, protocolPayloadSchemas, type ProtocolMessage, type ProtocolMessageType, type ProtocolPayload } from './messages.js';
 
 /**
@@ -32,6 +33,9 @@ export function parseProtocolMessage(input: unknown): ProtocolMessage {
   }
   return result.data;
 }
+
+// The names only: the message built from them is checked against the protocol's schemas.
+const optionsSchema = z.strictObject({ from: z.unknown(), to: z.unknown(), taskId: z.unknown(), type: z.unknown(), payload: z.unknown(), error: z.unknown() }).partial();
 
 /**
  * Options of {@link createProtocolMessage}.
@@ -71,6 +75,7 @@ export interface CreateProtocolMessageOptions<T extends ProtocolMessageType> {
  * ```
  */
 export function createProtocolMessage<T extends ProtocolMessageType>(options: CreateProtocolMessageOptions<T>): Extract<ProtocolMessage, { type: T }> {
+  parseOptions(optionsSchema, options, 'createProtocolMessage');
   const { from, to, taskId, type, payload, error } = options;
   const wireError = TotError.isInstance(error) ? error.toProtocolError() : error;
   const candidate = { from, to, task_id: taskId, type, payload, ...(wireError === undefined ? {} : { error: wireError }) };

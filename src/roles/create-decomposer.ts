@@ -66,7 +66,7 @@ const decompositionSchema = z.object({
  */
 export const decomposerReplySchema = decompositionSchema;
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   model: languageModelSchema,
   prompt: promptTemplateSchema.optional(),
   system: z.string().optional(),

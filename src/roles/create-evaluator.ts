@@ -101,7 +101,7 @@ const voteSchema = z.object({ best: z.number().int(), reasoning: z.string().defa
  */
 export const evaluatorReplySchemas = { independent_scoring: scoreSchema, comparative_voting: voteSchema } as const;
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   model: languageModelSchema,
   strategy: z.enum(['independent_scoring', 'comparative_voting']).default('independent_scoring'),
   samples: z.number().int().min(1).max(100).default(1),

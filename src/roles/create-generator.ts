@@ -94,7 +94,7 @@ export const DEFAULT_GENERATOR_PROMPTS = {
   ].join('\n\n'),
 } as const;
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   model: languageModelSchema,
   strategy: z.enum(['independent_sampling', 'sequential_proposal']).default('sequential_proposal'),
   prompt: promptTemplateSchema.optional(),

@@ -83,7 +83,7 @@ const solutionSchema = z.object({
  */
 export const synthesizerReplySchema = solutionSchema;
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   model: languageModelSchema,
   verify: z.custom<SolutionVerifier>((v) => typeof v === 'function').optional(),
   prompt: promptTemplateSchema.optional(),

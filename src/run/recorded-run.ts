@@ -1,9 +1,13 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
 import { requestKey } from '../model/request-key.js';
 import type { GenerateRequest, GenerateResult } from '../model/types.js';
 import { checkRunLog } from './run-log-check.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
+
+const readOptionsSchema = z.strictObject({ signal: signalSchema });
 
 /**
  * A run read back from its stream: what a resume replays and what a runner's `replay…` folds.
@@ -71,6 +75,7 @@ export interface LoggedCall {
  * ```
  */
 export async function readRecordedRun(store: EventStore, runId: string, options: { signal?: AbortSignal } = {}): Promise<RecordedRun> {
+  parseOptions(readOptionsSchema, options, 'readRecordedRun');
   const stored: StoredEvent[] = [];
   for await (const e of store.readStream(runId)) {
     if (options.signal?.aborted) break;

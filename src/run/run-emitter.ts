@@ -24,7 +24,7 @@ export interface StreamOptions<E extends RunEventBase> {
   signal?: AbortSignal;
 }
 
-const streamOptionsSchema = z.object({
+const streamOptionsSchema = z.strictObject({
   runId: z.string().optional(),
   until: fnSchema<(event: RunEventBase) => boolean>().optional(),
   signal: signalSchema,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget, BudgetTemplate, type BudgetOptions } from '../budget/budget.js';
 import type { EventStore } from '../events/store/types.js';
 import { TotError } from '../errors/index.js';
-import { fnSchema, signalSchema } from '../internal/validate.js';
+import { fnSchema, nestedIssue, signalSchema } from '../internal/validate.js';
 import type { RunEventBase } from './run-event.js';
 
 /**
@@ -89,9 +89,8 @@ const runBudgetSchema = z.unknown().transform((value, ctx): Budget | BudgetTempl
       // Plain limits are checked by the Budget itself, once, here: a typo fails where it is written.
       return new BudgetTemplate(value as BudgetOptions);
     } catch (error) {
-      const field = TotError.hasCode(error, 'INVALID_ARGUMENT') ? (error.details?.field ?? '') : '';
-      const path = field.replace(/^options\.?/, '');
-      ctx.issues.push({ code: 'custom', message: (error as Error).message.replace(/^BudgetTemplate: [^:]*: /, ''), input: value, ...(path ? { path: path.split('.') } : {}) });
+      if (!TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
+      ctx.issues.push(nestedIssue(error, value));
       return z.NEVER;
     }
   }

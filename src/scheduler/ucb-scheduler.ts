@@ -33,7 +33,7 @@ export interface ArmStats {
   meanReward: number;
 }
 
-const optionsSchema = z.object({ c: z.number().min(0).default(Math.SQRT2) });
+const optionsSchema = z.strictObject({ c: z.number().min(0).default(Math.SQRT2) });
 
 /**
  * The Upper Confidence Bound scheduler: arms never pulled come first (in the order given),

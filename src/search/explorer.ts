@@ -18,7 +18,7 @@ import { foldSearchEvents } from './replay-search.js';
 const roleSchema = <T>(method: string) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
 
-export const explorerOptionsSchema = z.object({
+export const explorerOptionsSchema = z.strictObject({
   generator: roleSchema<ThoughtGenerator>('generate'),
   evaluator: roleSchema<ThoughtEvaluator>('evaluate'),
   strategy: z
@@ -41,14 +41,14 @@ export const explorerOptionsSchema = z.object({
 
 type Parsed = z.output<typeof explorerOptionsSchema>;
 
-const runOptionsSchema = z.object({
+const runOptionsSchema = z.strictObject({
   ...runOptionsShape,
   taskId: z.string().min(1).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
   maxContentChars: z.number().int().positive().optional(),
 });
 
-const resumeOptionsSchema = z.object({ ...resumeOptionsShape, maxContentChars: z.number().int().positive().optional() });
+const resumeOptionsSchema = z.strictObject({ ...resumeOptionsShape, maxContentChars: z.number().int().positive().optional() });
 
 /** The configuration a search records and a resume must match: everything that decides what it does. */
 export function searchConfig(o: Parsed, strategy: SearchStrategy): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget, BudgetTemplate } from '../budget/budget.js';
 import { TOT_ERROR_CODES, TotError, type TotErrorCode } from '../errors/index.js';
 import { raceAbort, throwIfAborted } from '../internal/abort.js';
-import { fnSchema, parseOptions } from '../internal/validate.js';
+import { fnSchema, parseOptions, signalSchema } from '../internal/validate.js';
 import type { LanguageModel } from '../model/types.js';
 import { withBudget } from '../model/with-budget.js';
 import { budgetForRun } from '../run/run-options.js';
@@ -22,7 +22,7 @@ import { mcts } from '../search/strategies/mcts.js';
 import type { SearchStrategy } from '../search/types.js';
 import { nodeFromProtocol, nodeToProtocol } from '../tree/protocol-codec.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
-import { solve, type SolveOptions } from './solve.js';
+import { solve, solveOptionsObject, type SolveOptions } from './solve.js';
 
 /**
  * Options of {@link createProtocolHandler}: the roles (or a `model` for LLM-backed defaults) and
@@ -68,6 +68,9 @@ const REPLY = {
 } as const;
 
 type Request = keyof typeof REPLY;
+
+const handlerOptionsSchema = solveOptionsObject.omit({ problem: true, taskType: true, maxDepth: true, branchingFactor: true, pruningThreshold: true, strategy: true, signal: true });
+const handleOptionsSchema = z.strictObject({ signal: signalSchema });
 
 const STRATEGIES: Record<string, () => SearchStrategy> = {
   BFS: () => bfs({ beamWidth: 5 }),
@@ -125,9 +128,11 @@ function treeWith(problem: string, taskType: string, taskId: string, nodes: Prot
  */
 export function createProtocolHandler(options: ProtocolHandlerOptions): ProtocolHandler {
   if (typeof options !== 'object' || options === null) throw new TotError('INVALID_ARGUMENT', 'createProtocolHandler: options: expected an object', { details: { field: 'options' } });
+  parseOptions(handlerOptionsSchema, options, 'createProtocolHandler');
   const { model } = options;
   return {
     async handle(input, handleOptions = {}) {
+      parseOptions(handleOptionsSchema, handleOptions, 'ProtocolHandler.handle');
       const message = parseProtocolMessage(input);
       if (!(message.type in REPLY)) {
         throw new TotError('INVALID_FORMAT', `createProtocolHandler: "${message.type}" is a reply, not a request this handler answers`, { details: { type: message.type } });
@@ -293,7 +298,7 @@ export interface RemoteRoleOptions {
   criteria?: string[];
 }
 
-const remoteSchema = z.object({
+const remoteSchema = z.strictObject({
   send: fnSchema<ProtocolTransport>(),
   taskId: z.string().min(1).default('task'),
   strategy: z.string().optional(),

@@ -162,14 +162,12 @@ const solveShape = {
 const hasRoles = (o: { model?: unknown; generator?: unknown; evaluator?: unknown }) => o.model !== undefined || (o.generator !== undefined && o.evaluator !== undefined);
 const rolesMessage = { message: 'give a model, or both a generator and an evaluator', path: ['model'] };
 
-const optionsSchema = z
-  .object({ problem: z.string().min(1), ...solveShape, ...runOptionsShape })
-  .loose()
-  .refine(hasRoles, rolesMessage);
+// The explorer's options are solve's too: handed on to it, and checked again by its schema there.
+export const solveOptionsObject = z.strictObject({ ...explorerOptionsSchema.shape, problem: z.string().min(1), ...solveShape, ...runOptionsShape });
+const optionsSchema = solveOptionsObject.refine(hasRoles, rolesMessage);
 
 const resumeSchema = z
-  .object({ ...solveShape, ...resumeOptionsShape })
-  .loose()
+  .strictObject({ ...explorerOptionsSchema.shape, ...solveShape, ...resumeOptionsShape })
   .refine(hasRoles, rolesMessage);
 
 const decompositionSchema = z.object({

@@ -69,7 +69,7 @@ export interface SqliteEventStoreOptions {
 }
 
 const optionsSchema = z
-  .object({
+  .strictObject({
     path: z.string().min(1).optional(),
     database: z.custom<Database.Database>((v) => typeof v === 'object' && v !== null && typeof (v as Database.Database).prepare === 'function', 'expected a better-sqlite3 Database').optional(),
     synchronous: z.enum(['NORMAL', 'FULL']).default('NORMAL'),

@@ -104,7 +104,7 @@ export interface GenerateStructuredResult<T> {
 }
 
 export const optionsSchema = z
-  .object({
+  .strictObject({
     schema: standardSchemaOption,
     messages: z.array(chatMessageSchema).min(1).optional(),
     prompt: z.string().optional(),

@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { abortable, throwIfAborted } from '../internal/abort.js';
+import { compileFastCheck } from '../internal/fast-check.js';
+import { parseOptions } from '../internal/validate.js';
 import { describeIssues, isStandardSchema, NOT_A_SCHEMA, validatorOf, type SchemaIssue, type SchemaOutput, type StandardSchemaV1, type Validation } from '../internal/standard-schema.js';
 import { extractCandidates, type StructuredFormat } from './extract-candidates.js';
 import { readYaml, type SyntaxResult } from './read-yaml.js';
@@ -120,6 +123,10 @@ function* searchReply<T>(text: string, schema: StandardSchemaV1, format: Structu
   return { success: false, error: syntaxError ?? `no ${format.toUpperCase()} found in the reply`, issues: [], reason: 'syntax' };
 }
 
+// `schema` is checked by checkedSchema, with its own message.
+const optionsSchema = z.strictObject({ schema: z.unknown(), format: z.enum(['json', 'yaml']).optional(), maxReplyChars: z.number().int().positive().optional() });
+const isValidOptions = compileFastCheck(optionsSchema) ?? (() => false);
+
 function checkedSchema(options: { schema?: unknown } | undefined, where: string): StandardSchemaV1 {
   const schema = options?.schema;
   if (isStandardSchema(schema)) return schema;
@@ -146,6 +153,7 @@ function checkedSchema(options: { schema?: unknown } | undefined, where: string)
  * ```
  */
 export function parseStructured<S extends StandardSchemaV1>(text: string, options: ParseStructuredOptions<S>): ParseStructuredResult<SchemaOutput<S>> {
+  if (typeof options === 'object' && options !== null && !isValidOptions(options)) parseOptions(optionsSchema, options, 'parseStructured');
   const schema = checkedSchema(options, 'parseStructured');
   const steps = searchReply<SchemaOutput<S>>(text, schema, options.format ?? 'json', options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS);
   for (;;) {

@@ -46,6 +46,8 @@ export interface CassetteFile {
   interactions: CassetteInteraction[];
 }
 
+const fileOptionsSchema = z.strictObject({ file: z.string().min(1) });
+
 const cassetteSchema = z.object({
   version: z.literal(1),
   modelId: z.string().min(1),
@@ -105,7 +107,7 @@ export interface CassetteRecorder extends LanguageModel {
  */
 export function recordCassette(model: LanguageModel, options: string | RecordCassetteOptions): CassetteRecorder {
   parseOptions(languageModelSchema, model, 'recordCassette', 'model');
-  const { file } = parseOptions(z.object({ file: z.string().min(1) }), typeof options === 'string' ? { file: options } : options, 'recordCassette');
+  const { file } = parseOptions(fileOptionsSchema, typeof options === 'string' ? { file: options } : options, 'recordCassette');
   const cassette: CassetteFile = { version: 1, modelId: model.modelId, capabilities: { ...model.capabilities }, interactions: [] };
   let writes: Promise<void> = Promise.resolve();
   let writeError: unknown;
@@ -198,7 +200,7 @@ export interface CassettePlayer extends LanguageModel {
  * ```
  */
 export function replayCassette(options: string | ReplayCassetteOptions): CassettePlayer {
-  const { file } = parseOptions(z.object({ file: z.string().min(1) }), typeof options === 'string' ? { file: options } : options, 'replayCassette');
+  const { file } = parseOptions(fileOptionsSchema, typeof options === 'string' ? { file: options } : options, 'replayCassette');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { TotError, type TotErrorCode } from '../errors/index.js';
 import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js';
+import { z } from 'zod';
+import { parseOptions } from '../internal/validate.js';
+
+const registerOptionsSchema = z.strictObject({ name: z.string().optional(), timeoutMs: z.number().positive().optional() });
 
 /**
  * How the conformance suite gets stores.
@@ -560,6 +564,7 @@ export function eventStoreConformanceCases(factory: EventStoreFactory): Conforma
  * ```
  */
 export function registerEventStoreConformance(test: TestRegistrar, factory: EventStoreFactory, options: { name?: string; timeoutMs?: number } = {}): void {
+  parseOptions(registerOptionsSchema, options, 'registerEventStoreConformance');
   test.describe(`EventStore conformance: ${options.name ?? 'store'}`, () => {
     for (const c of eventStoreConformanceCases(factory)) test.it(c.name, () => c.run(), options.timeoutMs ?? 30_000);
   });

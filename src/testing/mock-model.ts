@@ -47,7 +47,7 @@ export interface MockModel extends LanguageModel {
   reset(): void;
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   modelId: z.string().min(1).default('mock'),
   multipleOutputs: z.boolean().default(false),
   usage: z.unknown().optional(),

@@ -75,7 +75,7 @@ const ruleSchema = z.object({
   times: z.number().int().positive().optional(),
 });
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   rules: z.array(ruleSchema).min(1, 'expected at least one rule'),
   modelId: z.string().min(1).default('scripted'),
   multipleOutputs: z.boolean().default(false),

@@ -32,6 +32,13 @@ export const searchStateSchema = z.object({
   bestPath: z.array(z.string()),
 });
 
+/** What `setSearchState` takes: some of the fields, and no others. */
+export const searchStateUpdateSchema = z.strictObject(searchStateSchema.shape).partial();
+
+const labelOptionsShape = { maxLabelLength: z.number().int().positive().optional(), showScores: z.boolean().optional(), highlight: z.array(z.string()).readonly().optional() };
+export const mermaidOptionsSchema = z.strictObject({ direction: z.enum(['TD', 'LR']).optional(), ...labelOptionsShape });
+export const dotOptionsSchema = z.strictObject({ rankdir: z.enum(['TB', 'LR']).optional(), ...labelOptionsShape });
+
 export const treeJsonSchema = z.object({
   version: z.literal(1),
   taskId: z.string().min(1),
@@ -50,11 +57,11 @@ export const newThoughtSchema = z.object({
   evaluation: evaluationSchema.optional(),
 });
 
-export const treeOptionsSchema = z.object({
+export const treeOptionsSchema = z.strictObject({
   problem: z.string(),
   taskId: z.string().min(1).default('task'),
   taskType: z.string().default('general'),
-  searchConfig: searchConfigSchema.partial().default({}),
+  searchConfig: z.strictObject(searchConfigSchema.shape).partial().default({}),
   rootContent: z.string().optional(),
   rootMetadata: z.record(z.string(), z.unknown()).optional(),
 });

@@ -4,7 +4,7 @@ import { compileFastCheck } from '../internal/fast-check.js';
 import { parseOptions } from '../internal/validate.js';
 import { protocolThoughtTreeSchema, type ProtocolThoughtTree } from '../protocol/thought-node.js';
 import { fromProtocolTree, toProtocolTree } from './protocol-codec.js';
-import { evaluationSchema, newThoughtSchema, searchStateSchema, treeJsonSchema, treeOptionsSchema } from './schemas.js';
+import { dotOptionsSchema, evaluationSchema, mermaidOptionsSchema, newThoughtSchema, searchStateSchema, searchStateUpdateSchema, treeJsonSchema, treeOptionsSchema } from './schemas.js';
 import { assertTransition } from './status.js';
 import { toDot, type DotOptions } from './to-dot.js';
 import { toMermaid, type MermaidOptions } from './to-mermaid.js';
@@ -564,6 +564,7 @@ export class ThoughtTree {
    * ```
    */
   setSearchState(state: Partial<SearchState>): void {
+    parseOptions(searchStateUpdateSchema, state, 'ThoughtTree.setSearchState', 'state');
     const next = parseOptions(searchStateSchema, { ...this.state, ...state }, 'ThoughtTree.setSearchState', 'state');
     for (const id of [...next.frontier, ...next.bestPath]) this.mustGet(id, 'state');
     this.state = next;
@@ -633,7 +634,7 @@ export class ThoughtTree {
    * ```
    */
   toMermaid(options: MermaidOptions = {}): string {
-    return toMermaid(this, options);
+    return toMermaid(this, parseOptions(mermaidOptionsSchema, options, 'ThoughtTree.toMermaid'));
   }
 
   /**
@@ -647,7 +648,7 @@ export class ThoughtTree {
    * ```
    */
   toDot(options: DotOptions = {}): string {
-    return toDot(this, options);
+    return toDot(this, parseOptions(dotOptionsSchema, options, 'ThoughtTree.toDot'));
   }
 
   /**

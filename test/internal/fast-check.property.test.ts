@@ -75,13 +75,14 @@ const kitchenSink = z.object({
   r: z.record(z.string(), z.number()),
   u: z.union([z.object({ kind: z.literal('one'), v: z.number() }), z.object({ kind: z.literal('two'), w: z.string().optional() })]).optional(),
   o: z.object({ deep: z.string() }).loose().nullable(),
+  st: z.strictObject({ k: z.number() }).optional(),
   any: z.unknown(),
   c: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
 }).refine((o) => o.s !== o.e, 'differs from e');
 
-/** Every feature of options objects: defaults, custom checks, a refinement over the defaulted value. */
+/** Every feature of options objects: strict, defaults, custom checks, a refinement over the defaulted value. */
 const optionsSink = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     format: z.enum(['json', 'yaml']).default('json'),
     retries: z.number().int().min(0).max(5).default(2),

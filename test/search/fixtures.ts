@@ -32,5 +32,11 @@ export function scriptedRoles(children = CHILDREN, scores = SCORES) {
       };
     },
   };
-  return { generator, evaluator, expanded, evaluated };
+  // The records are not enumerable, so that `{ ...roles }` gives a runner the two roles and no unknown option.
+  return Object.defineProperties({ generator, evaluator }, { expanded: { value: expanded }, evaluated: { value: evaluated } }) as {
+    generator: ThoughtGenerator;
+    evaluator: ThoughtEvaluator;
+    readonly expanded: string[];
+    readonly evaluated: string[][];
+  };
 }

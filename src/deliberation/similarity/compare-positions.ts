@@ -14,7 +14,7 @@ import { comparerOptionsShape, PositionComparer, type CompareOptions, type Posit
  */
 export interface ComparePositionsOptions extends PositionComparerOptions, CompareOptions {}
 
-const optionsSchema = z.object({ ...comparerOptionsShape, signal: signalSchema });
+const optionsSchema = z.strictObject({ ...comparerOptionsShape, signal: signalSchema });
 const textsSchema = z.array(z.string());
 
 /**

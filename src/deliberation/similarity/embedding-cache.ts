@@ -35,7 +35,7 @@ export interface EmbeddingCacheStats {
   hitRate: number;
 }
 
-const optionsSchema = z.object({ maxEntries: z.number().int().min(1).default(10_000) });
+const optionsSchema = z.strictObject({ maxEntries: z.number().int().min(1).default(10_000) });
 
 /**
  * Vectors by (embedder id, text), the least recently used dropped first once `maxEntries` is

@@ -133,9 +133,9 @@ export const comparerOptionsShape = {
   cache: z.instanceof(EmbeddingCache, { message: 'expected an EmbeddingCache' }).optional(),
 };
 
-const optionsSchema = z.object(comparerOptionsShape);
+const optionsSchema = z.strictObject(comparerOptionsShape);
 const textsSchema = z.array(z.string());
-const compareOptionsSchema = z.object({ signal: signalSchema });
+const compareOptionsSchema = z.strictObject({ signal: signalSchema });
 
 /**
  * Measures how close agents' positions are (the protocol's `compare_positions`), round after round,

@@ -133,7 +133,7 @@ export function agentTools(options: GetNowOptions = {}): AgentTool[] {
   return [getNowTool, calculateDateTool];
 }
 
-const runOptionsSchema = z.object({ signal: signalSchema }).optional();
+const runOptionsSchema = z.strictObject({ signal: signalSchema }).optional();
 /** A zod schema for one {@link AgentTool}: a name, a function, and a Standard Schema for the input. */
 export const agentToolSchema = z
   .custom<AgentTool>((v) => typeof v === 'object' && v !== null && typeof (v as AgentTool).name === 'string' && typeof (v as AgentTool).run === 'function', 'expected a tool ({ name, description, input, run })')

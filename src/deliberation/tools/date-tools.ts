@@ -158,7 +158,7 @@ export const calculateDateInputSchema = z
 export const getNowInputSchema = z.object({});
 
 const getNowOptionsSchema = z
-  .object({
+  .strictObject({
     timeZone: z.string().refine(isTimeZone, { error: (issue) => `unknown time zone ${JSON.stringify(issue.input)}` }).optional(),
     now: fnSchema<() => number>().optional(),
   })

@@ -85,7 +85,7 @@ const expectedVersionSchema = z.union([
   z.number().int().nonnegative('expected a version ≥ 0 (use "no_stream" for a new stream)'),
 ]);
 
-const appendOptionsSchema = z.object({
+const appendOptionsSchema = z.strictObject({
   expectedVersion: expectedVersionSchema,
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, 'expected an AbortSignal').optional(),
 });
@@ -95,6 +95,8 @@ function isPlainAppendOptions(raw: unknown): raw is AppendOptions {
   if (typeof raw !== 'object' || raw === null) return false;
   const { expectedVersion: v, signal } = raw as AppendOptions;
   const version = v === 'any' || v === 'no_stream' || v === 'stream_exists' || (Number.isSafeInteger(v) && (v as number) >= 0);
+  // Any other key is a misspelt option: the schema names it.
+  for (const key in raw) if (key !== 'expectedVersion' && key !== 'signal') return false;
   return version && (signal === undefined || signal instanceof AbortSignal);
 }
 
@@ -453,12 +455,12 @@ export function matchRetriedBatch<T>(batch: readonly PreparedEvent[], found: rea
   });
 }
 
-const readStreamSchema = z.object({
+const readStreamSchema = z.strictObject({
   fromVersion: z.number().int().nonnegative().default(0),
   toVersion: z.number().int().nonnegative().optional(),
   limit: z.number().int().positive().optional(),
 });
-const readAllSchema = z.object({
+const readAllSchema = z.strictObject({
   after: z.bigint().nonnegative().optional(),
   limit: z.number().int().positive().optional(),
 });
@@ -534,7 +536,7 @@ export function eventIdTaken(where: string, p: PreparedEvent, cause?: unknown): 
 }
 
 /** Options every store takes. */
-export const storeOptionsSchema = z.object({
+export const storeOptionsSchema = z.strictObject({
   maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
   maxSnapshotBytes: z.number().int().positive().default(DEFAULT_MAX_SNAPSHOT_BYTES),
 });

@@ -31,7 +31,7 @@ export const promptFn = <F extends (...args: never[]) => unknown>() => fnSchema<
 export const parseFn = <F extends (...args: never[]) => unknown>() => fnSchema<F>('expected a function that parses a response');
 
 /** The options schema of an operation with a prompt, a parse and `responses`. */
-export const respondingSchema = z.object({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
+export const respondingSchema = z.strictObject({ prompt: promptFn(), parse: parseFn(), responses: z.number().int().min(1).max(128).default(1), ...samplingShape });
 
 /**
  * The work of `generate` and `improve`: one call per input thought (with `n: responses`), its

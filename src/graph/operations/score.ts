@@ -57,7 +57,8 @@ export interface ModelScoreOptions<S> extends SamplingOptions {
 export type ScoreOptions<S> = LocalScoreOptions<S> | ModelScoreOptions<S>;
 
 const localSchema = z.strictObject({ score: fnSchema() });
-const modelSchema = z.strictObject({ prompt: promptFn(), parse: parseFn(), samples: z.number().int().min(1).max(128).default(1), ...samplingShape });
+// `score` belongs to the other shape (a function's score): listed so that a misspelt one is named as such.
+const modelSchema = z.strictObject({ prompt: promptFn(), parse: parseFn(), samples: z.number().int().min(1).max(128).default(1), ...samplingShape, score: z.undefined().optional() });
 
 function checkedScore(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TotError('INVALID_FORMAT', `a score must be a finite number, got ${typeof value === 'number' ? String(value) : JSON.stringify(value) ?? typeof value}`);

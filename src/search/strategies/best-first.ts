@@ -18,7 +18,7 @@ export interface BestFirstOptions {
   maxStates?: number;
 }
 
-const optionsSchema = z.object({ maxStates: z.number().int().positive().default(100) });
+const optionsSchema = z.strictObject({ maxStates: z.number().int().positive().default(100) });
 
 /**
  * Best-first search: always expands the highest-scoring pending node anywhere in the tree (ties

@@ -20,7 +20,7 @@ export interface BfsOptions {
   selection?: 'greedy' | 'sample';
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   beamWidth: z.number().int().positive().default(5),
   selection: z.enum(['greedy', 'sample']).default('greedy'),
 });

@@ -18,7 +18,7 @@ export interface DfsOptions {
   maxStates?: number;
 }
 
-const optionsSchema = z.object({ maxStates: z.number().int().positive().default(100) });
+const optionsSchema = z.strictObject({ maxStates: z.number().int().positive().default(100) });
 
 /**
  * Depth-first search: expands a node, evaluates its children, and descends into them best first

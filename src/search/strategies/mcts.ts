@@ -23,7 +23,7 @@ export interface MctsOptions {
   finalAnswer?: 'most-visited' | 'best-mean';
 }
 
-const optionsSchema = z.object({
+const optionsSchema = z.strictObject({
   iterations: z.number().int().positive().default(50),
   explorationConstant: z.number().min(0).default(Math.SQRT2),
   finalAnswer: z.enum(['most-visited', 'best-mean']).default('most-visited'),
