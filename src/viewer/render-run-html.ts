@@ -27,13 +27,15 @@ const optionsSchema = z.strictObject({ title: z.string().max(500).optional() });
 /**
  * One self-contained HTML page for a recorded run — a search tree, an operation graph, fractal
  * frames, a chain of thought, a deliberation or a GoT session — with inline CSS and script and a
- * Content-Security-Policy that forbids every request: it opens anywhere, offline. The graph pans
- * (drag) and zooms (wheel, `+`/`-`), pruned branches are dashed, the best path highlighted; a click
- * (or Tab and Enter) on a node shows its content and score, and the prompt and output of the model
- * calls that made it and scored it (or why it has none). Each distinct prompt or output is in the
- * page once, however many calls sent or got it. Below: the model calls in lanes (concurrency at a
- * glance), tokens over time against the budget, and the panels of the run's kind (consensus trend
- * and similarity heatmaps; branch states and the audit bar; the plan after each thought).
+ * Content-Security-Policy that forbids every request: it opens anywhere, offline. It opens with the
+ * whole graph in view (again on `f` or the Fit button); the graph pans (drag) and zooms (wheel,
+ * `+`/`-`), and a legend says what each border, line and colour means. A click (or Tab and Enter)
+ * on a node shows its content and score, and the prompt and output of the model calls that made it
+ * and scored it (or why it has none). Each distinct prompt or output is in the page once, however
+ * many calls sent or got it. Below: the model calls in labelled lanes (concurrency at a glance; a
+ * crash and its resume marked), tokens over time against the budget, and the panels of the run's
+ * kind (consensus trend and similarity heatmaps; branch states and the audit bar; the plan after
+ * each thought).
  *
  * @example
  * ```ts
@@ -69,16 +71,16 @@ export function renderViewHtml(view: RunView, title: string): string {
 <style>${trustedAsset(VIEWER_CSS, 'style')}</style>
 </head>
 <body>
-<header><h1>${title}</h1><div id="summary"></div></header>
+<header><h1>${title}</h1><div id="summary"></div><div id="legend" role="list" aria-label="Legend"></div></header>
 <main>
 <section id="graph-pane" aria-label="The run's nodes">
-<svg id="graph" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="Nodes: Tab to move between them, Enter to show one, drag to pan, wheel or + and - to zoom"></svg>
-<div class="hint">drag to pan · wheel or +/− to zoom · Tab and Enter to select</div>
+<div id="toolbar"><button id="fit" type="button" title="Show the whole graph (f)">Fit</button><button id="zoom-in" type="button" title="Zoom in (+)" aria-label="Zoom in">+</button><button id="zoom-out" type="button" title="Zoom out (-)" aria-label="Zoom out">−</button><span class="hint">drag to pan · wheel or +/− to zoom · f to fit · Tab and Enter to select</span></div>
+<svg id="graph" xmlns="http://www.w3.org/2000/svg" role="group" aria-label="Nodes: Tab to move between them, Enter to show one, drag to pan, wheel or + and - to zoom, f to fit"></svg>
 </section>
 <aside id="details" aria-live="polite"><h2>Details</h2><p>Select a node to see its content, score, prompt and model output.</p></aside>
 </main>
 <div id="below">
-<section><h2>Model calls</h2><svg id="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Model calls over time, in lanes"></svg></section>
+<section><h2>Model calls</h2><svg id="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Model calls over time, in lanes"></svg><p class="caption" id="timeline-caption"></p></section>
 <section><h2>Tokens</h2><svg id="tokens" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Tokens over time"></svg></section>
 </div>
 <section id="panels"></section>

@@ -27,6 +27,8 @@ export interface CallLog {
   meta: CallMeta[];
   /** Call id → index. */
   index: Map<string, number>;
+  /** Each crash a resume continued after: when the log stopped, and when the run resumed (ms from the start). */
+  interruptions: { crashedAt: number; resumedAt: number }[];
 }
 
 /** Every distinct string once: a prompt sent a thousand times is one entry. */
@@ -44,7 +46,13 @@ class Texts {
   }
 }
 
-/** Model calls in lanes (each call takes the first lane free when it starts), with their messages and outputs. */
+/**
+ * Model calls in lanes (each call takes the first lane free when it starts), with their messages
+ * and outputs. A call still open when the run resumed was cut off by the crash: it ends at the
+ * log's last event before `run.resumed` (the moment the process stopped writing), not when the
+ * resumed run ended, so it holds no lane it did not hold and the lanes in use never exceed the
+ * calls that were truly in flight. A call still open at the log's end ends there.
+ */
 export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): CallLog {
   const texts = new Texts();
   const open = new Map<string, number>();
@@ -52,10 +60,16 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
   const calls: ViewCall[] = [];
   const meta: CallMeta[] = [];
   const tokens: { at: number; total: number }[] = [];
+  const interruptions: { crashedAt: number; resumedAt: number }[] = [];
   let total = 0;
+  let last = 0;
   for (const e of events) {
-    const at = typeof e.at === 'number' ? e.at - t0 : 0;
-    if (e.type === 'llm.requested') {
+    const at = typeof e.at === 'number' ? e.at - t0 : last;
+    if (e.type === 'run.resumed') {
+      for (const i of open.values()) calls[i]!.end = Math.max(calls[i]!.start, last);
+      open.clear();
+      interruptions.push({ crashedAt: last, resumedAt: at });
+    } else if (e.type === 'llm.requested') {
       const request = (e.request ?? {}) as { tags?: Record<string, string>; messages?: readonly Message[] };
       const tags = request.tags ?? {};
       // The most specific label first: every call also carries its role, which names only the kind.
@@ -97,6 +111,7 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
       total += c.inputTokens + c.outputTokens;
       tokens.push({ at, total });
     }
+    last = at;
   }
   for (const i of open.values()) calls[i]!.end = Math.max(calls[i]!.start, tEnd - t0);
   const ends: number[] = [];
@@ -106,7 +121,7 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
     ends[lane] = c.end;
     c.lane = lane;
   }
-  return { calls, texts: texts.list, tokens, meta, index };
+  return { calls, texts: texts.list, tokens, meta, index, interruptions };
 }
 
 /** Whether `c` repeats `p`'s messages, then `p`'s reply as the assistant, then more: a repair turn of `p`. */

@@ -67,9 +67,12 @@ export interface ViewCall {
   id: string;
   /** Milliseconds from the run's start. */
   start: number;
-  /** Milliseconds from the run's start (the run's end for a call still open). */
+  /**
+   * Milliseconds from the run's start. A call never answered ends where it was cut off: at the
+   * crash (the log's last event before the run resumed), or at the log's end.
+   */
   end: number;
-  /** Its lane: calls in flight at once get different lanes. */
+  /** Its lane: calls in flight at once get different lanes (the number of lanes is the most calls in flight at once). */
   lane: number;
   /** How it ended. */
   outcome: 'completed' | 'failed' | 'open';
@@ -143,6 +146,13 @@ export interface RunView {
   texts: string[];
   /** Cumulative tokens over time. */
   tokens: { at: number; total: number }[];
+  /**
+   * Milliseconds from the run's first event to its last, the time between a crash and its resume
+   * included: the span of the timeline, and the summary's wall time.
+   */
+  duration: number;
+  /** Each crash the run was resumed after: when its log stopped and when it resumed, in ms from the start. */
+  interruptions: { crashedAt: number; resumedAt: number }[];
   /** The token budget, when the run had one. */
   tokenBudget?: number;
   /** Run-type panels. */

@@ -50,6 +50,8 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
       problem: v.problem,
       stopReason: v.stopReason!,
       summary: { thoughts: v.nodes.length, branches: (v.panels[0] as { branches: unknown[] }).branches.length, tokens: v.tokens, state: v.stopReason! },
+      duration: Math.max(0, at(events.at(-1) as StoredEvent) - t0),
+      interruptions: [],
       nodes: v.nodes,
       bestPath: v.bestPath,
       calls: [],
@@ -75,6 +77,10 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
   else if (kind === 'deliberation') body = deliberationView(list, log);
   const stats = (finished?.stats ?? {}) as Record<string, number>;
   const budget = ((started?.config as { budget?: { maxTokens?: number } } | undefined)?.budget?.maxTokens) ?? undefined;
+  // The log's span: a resumed run's stats.wallMs counts only the process that finished it, and the
+  // timeline runs from the first start, through the crash, to the end.
+  const duration = Math.max(0, tEnd - t0, ...calls.map((c) => c.end));
+  const cutOff = log.interruptions.length ? calls.filter((c) => c.outcome === 'open').length : 0;
   return {
     kind,
     runId: str(started?.runId ?? list[0]?.runId),
@@ -83,8 +89,9 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
     summary: {
       'model calls': stats.llmCalls ?? calls.length,
       tokens: (stats.inputTokens ?? 0) + (stats.outputTokens ?? 0) || (tokens.at(-1)?.total ?? 0),
-      'wall ms': stats.wallMs ?? Math.round(tEnd - t0),
+      'wall ms': duration > 0 || stats.wallMs === undefined ? Math.round(duration) : stats.wallMs,
       'max concurrent calls': calls.reduce((m, c) => Math.max(m, c.lane + 1), 0),
+      ...(log.interruptions.length ? { resumed: log.interruptions.length, 'calls cut off by a crash': cutOff } : {}),
       stop: finished ? str(finished.stopReason) : 'not finished',
     },
     nodes: body.nodes,
@@ -92,6 +99,8 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
     calls,
     texts: log.texts,
     tokens,
+    duration,
+    interruptions: log.interruptions,
     ...(typeof budget === 'number' ? { tokenBudget: budget } : {}),
     panels: body.panels ?? [],
   };

@@ -2,7 +2,7 @@
 // (its Content-Security-Policy forbids any request, and runs no script and applies no style but
 // these two, by their hashes). Plain ES2019 for any browser.
 
-export const VIEWER_CSS = `
+const BASE_CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --line: #8c959f; --bg: #ffffff; --panel: #f6f8fa; --accent: #0550ae; --best: #bf3989; --ok: #1a7f37; --bad: #cf222e; --stale: #9a6700; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
@@ -12,10 +12,12 @@ h2 { font-size: 15px; margin: 12px 0 6px; }
 #summary { display: flex; flex-wrap: wrap; gap: 6px 18px; color: var(--muted); }
 #summary b { color: var(--fg); font-weight: 600; }
 main { display: grid; grid-template-columns: minmax(0, 1fr) 360px; height: 62vh; min-height: 320px; border-bottom: 1px solid #d0d7de; }
-#graph-pane { position: relative; overflow: hidden; background: var(--bg); }
-#graph { width: 100%; height: 100%; cursor: grab; user-select: none; touch-action: none; }
+#graph-pane { position: relative; overflow: hidden; background: var(--bg); display: flex; flex-direction: column; }
+#toolbar { display: flex; align-items: center; gap: 8px; padding: 4px 8px; border-bottom: 1px solid #eaeef2; color: var(--muted); font-size: 12px; }
+#toolbar button { font: inherit; font-size: 13px; padding: 1px 10px; border: 1px solid #d0d7de; border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
+#toolbar button:focus-visible { outline: 2px solid var(--accent); }
+#graph { flex: 1; min-height: 0; width: 100%; cursor: grab; user-select: none; touch-action: none; }
 #graph.dragging { cursor: grabbing; }
-.hint { position: absolute; left: 8px; bottom: 6px; color: var(--muted); font-size: 12px; background: rgba(255,255,255,.85); padding: 1px 6px; border-radius: 4px; }
 #details { overflow: auto; padding: 8px 14px; background: var(--panel); border-left: 1px solid #d0d7de; }
 #details pre, .panel pre { white-space: pre-wrap; word-break: break-word; background: #fff; border: 1px solid #d0d7de; padding: 6px 8px; border-radius: 4px; max-height: 40vh; overflow: auto; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .call-detail { border-left: 3px solid #d0d7de; padding-left: 8px; margin: 6px 0 10px; }
@@ -28,27 +30,21 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margi
 dt { color: var(--muted); }
 dd { margin: 0; }
 .edge { fill: none; stroke: var(--line); stroke-width: 1.2; }
-.edge.pruned { stroke-dasharray: 5 4; opacity: .6; }
-.edge.best { stroke: var(--best); stroke-width: 3; }
 .node rect { fill: #fff; stroke: var(--line); stroke-width: 1.2; rx: 6; }
 .node text { font-size: 12px; fill: var(--fg); pointer-events: none; }
 .node text.score { fill: var(--muted); font-size: 11px; }
-.node.pruned rect { stroke-dasharray: 5 4; fill: #f6f8fa; }
-.node.pruned text { fill: var(--muted); }
-.node.failed rect { stroke: var(--bad); }
-.node.stale rect { stroke: var(--stale); stroke-dasharray: 2 3; }
-.node.solution rect { stroke: var(--ok); stroke-width: 2; }
-.node.best rect { stroke: var(--best); stroke-width: 3; fill: #ffeff7; }
 .node:focus { outline: none; }
-.node:focus rect, .node.selected rect { stroke: var(--accent); stroke-width: 3; }
 #below { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); gap: 0 24px; padding: 4px 16px 16px; }
 #timeline, #tokens { width: 100%; background: var(--panel); border: 1px solid #d0d7de; border-radius: 4px; }
 .call { fill: var(--accent); opacity: .8; }
-.call.failed { fill: var(--bad); }
-.call.open { fill: var(--stale); }
+.lane-label, .mark-label { fill: var(--muted); font-size: 10px; }
+.caption { color: var(--muted); font-size: 12px; margin: 4px 0 0; }
+#legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; margin-top: 6px; font-size: 12px; color: var(--muted); }
+#legend .legend-group { color: var(--fg); font-weight: 600; }
+.legend-block { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px 12px; }
+.legend-item { display: inline-flex; align-items: center; gap: 5px; }
+.legend-item svg { overflow: visible; }
 .axis { fill: var(--muted); font-size: 11px; }
-.tokens-line { fill: none; stroke: var(--accent); stroke-width: 2; }
-.budget-line { stroke: var(--bad); stroke-dasharray: 6 4; }
 .panel { padding: 0 16px 16px; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; }
@@ -56,11 +52,58 @@ td.cell { text-align: center; min-width: 44px; }
 .sr { position: absolute; left: -9999px; }
 `;
 
+/**
+ * Every visual encoding the page uses to say something about the run, each with the CSS that
+ * draws it, the sample the legend draws with the same classes, and when the page shows it. The
+ * page's stylesheet is made from this table and the legend is drawn from it, so the two cannot
+ * drift: a state drawn differently has an entry here or no style at all.
+ */
+export interface Encoding {
+  /** Its key (the legend entry's `data-encoding`). */
+  key: string;
+  /** Which part of the page it is in. */
+  group: 'Nodes' | 'Model calls' | 'Tokens' | 'Similarity';
+  /** What it means, as the legend says it. */
+  text: string;
+  /** The rules that draw it. */
+  css: string;
+  /** The legend's sample, drawn with the drawing's own classes: a node box, an edge, a call bar, a line, a band, a heatmap cell. */
+  sample: { node?: string; edge?: string; call?: string; line?: string; band?: string; cell?: number };
+  /**
+   * When the page shows it, and the legend lists it: `status:<s>` when a node has that status,
+   * `call:<outcome>` when a call ended so, `best`, `nodes`, `crash`, `tokens`, `budget`, `heatmap`.
+   */
+  shows: string;
+}
+
+export const ENCODINGS: readonly Encoding[] = [
+  { key: 'active', group: 'Nodes', text: 'grey border: a node', css: '', sample: { node: 'active' }, shows: 'status:active' },
+  { key: 'done', group: 'Nodes', text: 'grey border: done (a frame that returned, a decision)', css: '', sample: { node: 'done' }, shows: 'status:done' },
+  { key: 'best', group: 'Nodes', text: 'magenta, thick: the best path', css: '.edge.best { stroke: var(--best); stroke-width: 3; }\n.node.best rect { stroke: var(--best); stroke-width: 3; fill: #ffeff7; }', sample: { node: 'active best', edge: 'best' }, shows: 'best' },
+  { key: 'solution', group: 'Nodes', text: 'green border: a solution', css: '.node.solution rect { stroke: var(--ok); stroke-width: 2; }', sample: { node: 'solution' }, shows: 'status:solution' },
+  { key: 'pruned', group: 'Nodes', text: 'dashed grey: pruned or left behind (with the edge into it)', css: '.edge.pruned { stroke-dasharray: 5 4; opacity: .6; }\n.node.pruned rect { stroke-dasharray: 5 4; fill: #f6f8fa; }\n.node.pruned text { fill: var(--muted); }', sample: { node: 'pruned', edge: 'pruned' }, shows: 'status:pruned' },
+  { key: 'failed', group: 'Nodes', text: 'red border: failed (invalid, rejected)', css: '.node.failed rect { stroke: var(--bad); }', sample: { node: 'failed' }, shows: 'status:failed' },
+  { key: 'stale', group: 'Nodes', text: 'amber, dotted: stale (an outdated position)', css: '.node.stale rect { stroke: var(--stale); stroke-dasharray: 2 3; }', sample: { node: 'stale' }, shows: 'status:stale' },
+  { key: 'selected', group: 'Nodes', text: 'blue border: the selected or focused node', css: '.node:focus rect, .node.selected rect { stroke: var(--accent); stroke-width: 3; }', sample: { node: 'active selected' }, shows: 'nodes' },
+  { key: 'call-completed', group: 'Model calls', text: 'blue bar: a call that answered', css: '.call.completed { fill: var(--accent); }', sample: { call: 'completed' }, shows: 'call:completed' },
+  { key: 'call-failed', group: 'Model calls', text: 'red bar: a call that failed', css: '.call.failed { fill: var(--bad); }', sample: { call: 'failed' }, shows: 'call:failed' },
+  { key: 'call-open', group: 'Model calls', text: 'amber bar: a call never answered (cut off)', css: '.call.open { fill: var(--stale); }', sample: { call: 'open' }, shows: 'call:open' },
+  { key: 'crash', group: 'Model calls', text: 'red dashed line: the crash; pale band: until the run resumed', css: '.crash-mark { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 3 2; }\n.downtime { fill: var(--bad); opacity: .08; }', sample: { band: 'downtime', line: 'crash-mark' }, shows: 'crash' },
+  { key: 'resume', group: 'Model calls', text: 'green line: the run resumed from its log', css: '.resume-mark { stroke: var(--ok); stroke-width: 1.5; }', sample: { line: 'resume-mark' }, shows: 'crash' },
+  { key: 'tokens', group: 'Tokens', text: 'blue line: tokens charged so far', css: '.tokens-line { fill: none; stroke: var(--accent); stroke-width: 2; }', sample: { line: 'tokens-line' }, shows: 'tokens' },
+  { key: 'budget', group: 'Tokens', text: 'red dashed line: the token budget', css: '.budget-line { stroke: var(--bad); stroke-dasharray: 6 4; }', sample: { line: 'budget-line' }, shows: 'budget' },
+  { key: 'heatmap', group: 'Similarity', text: 'darker blue: more similar outputs', css: '', sample: { cell: 0.9 }, shows: 'heatmap' },
+];
+
+export const VIEWER_CSS = BASE_CSS + ENCODINGS.map((e) => e.css).filter(Boolean).join('\n') + '\n';
+
 export const VIEWER_SCRIPT = `
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('run-data').textContent);
   var NS = 'http://www.w3.org/2000/svg';
+  // The page's visual encodings (viewer-assets.ts): its stylesheet was made from the same table.
+  var ENCODINGS = ${JSON.stringify(ENCODINGS.map(({ key, group, text, sample, shows }) => ({ key, group, text, sample, shows })))};
 
   // The one way this page writes the run's data: elements it makes itself, every value a text node
   // or an attribute value, never markup. A value of the run is only ever text, whatever it holds.
@@ -89,8 +132,9 @@ export const VIEWER_SCRIPT = `
   function num(x) { return typeof x === 'number' && isFinite(x) ? x : 0; }
   function list(x) { return Array.isArray(x) ? x : []; }
   function oneOf(x, allowed) { return allowed.indexOf(x) >= 0 ? x : ''; }
-  var STATUSES = ['active', 'pruned', 'solution', 'failed', 'stale', 'done'];
-  var OUTCOMES = ['completed', 'failed', 'open'];
+  // The node statuses and call outcomes the page draws: those the encodings name.
+  var STATUSES = ENCODINGS.filter(function (e) { return e.shows.indexOf('status:') === 0; }).map(function (e) { return e.shows.slice(7); });
+  var OUTCOMES = ENCODINGS.filter(function (e) { return e.shows.indexOf('call:') === 0; }).map(function (e) { return e.shows.slice(5); });
   // One formatter for the whole page: toLocaleString builds one per call, a quarter of the drawing time at 10,000 nodes.
   var numbers = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
   function fmt(x) { return typeof x === 'number' ? numbers.format(x) : String(x); }
@@ -150,15 +194,16 @@ export const VIEWER_SCRIPT = `
     var cls = 'edge' + (n.status === 'pruned' ? ' pruned' : '') + (best[n.id] && best[p] ? ' best' : '');
     return svgElem('path', { class: cls, d: 'M' + x1 + ' ' + y1 + 'C' + x1 + ' ' + my + ' ' + x2 + ' ' + my + ' ' + x2 + ' ' + y2 });
   }
-  function nodeOf(n) {
+  function nodeOf(n, far) {
     var p = pos[n.id];
     var label = String(n.label);
     var cls = 'node ' + oneOf(n.status, STATUSES) + (best[n.id] ? ' best' : '') + (n.id === selectedId ? ' selected' : '');
     var name = label + (n.score !== undefined ? ', score ' + fmt(n.score) : '') + ', ' + n.status + (best[n.id] ? ', on the best path' : '');
+    // Zoomed far out, a large run's labels would be a pixel high: its boxes are drawn without them.
     var g = svgElem('g', { class: cls, 'data-id': n.id, tabindex: '0', role: 'button', 'aria-label': name, transform: 'translate(' + p.x + ',' + p.y + ')' }, [
       svgElem('rect', { width: W, height: H }),
-      svgElem('text', { x: 8, y: 18 }, label.length > 26 ? label.slice(0, 25) + '…' : label),
-      svgElem('text', { class: 'score', x: 8, y: 36 }, (n.kind ? n.kind + ' ' : '') + (n.score !== undefined ? '· ' + fmt(n.score) : '')),
+      far ? null : svgElem('text', { x: 8, y: 18 }, label.length > 26 ? label.slice(0, 25) + '…' : label),
+      far ? null : svgElem('text', { class: 'score', x: 8, y: 36 }, (n.kind ? n.kind + ' ' : '') + (n.score !== undefined ? '· ' + fmt(n.score) : '')),
     ]);
     drawn[n.id] = g;
     return g;
@@ -166,12 +211,13 @@ export const VIEWER_SCRIPT = `
   function near(p, margin) { return p.x + W >= view.x - margin && p.x <= view.x + view.w + margin && p.y + H >= view.y - margin && p.y <= view.y + view.h + margin; }
   function draw() {
     var margin = view.w / 2;
+    var far = CULL && svg.clientWidth / view.w < 0.25;
     var edges = [], nodes = [];
     drawn = Object.create(null);
     nodesOfRun.forEach(function (n) {
       var shown = !CULL || near(pos[n.id], margin);
       list(n.parents).forEach(function (p) { if (pos[p] && (shown || (CULL && near(pos[p], margin)))) edges.push(edgeOf(n, p)); });
-      if (shown) nodes.push(nodeOf(n));
+      if (shown) nodes.push(nodeOf(n, far));
     });
     fill(svg, [edges, nodes]);
     selected = selectedId === null ? null : drawn[selectedId] || null;
@@ -179,24 +225,23 @@ export const VIEWER_SCRIPT = `
   var pending = false;
   function redraw() { if (!CULL || pending) return; pending = true; requestAnimationFrame(function () { pending = false; draw(); }); }
 
-  // Pan and zoom through the viewBox.
-  var totalW = Math.max(widest * (W + GX), W), totalH = Math.max(rows.length * (H + GY), H);
-  var view = { x: -GX, y: -GY / 2, w: Math.min(totalW + 2 * GX, 4000), h: 0 };
-  // Starts at a zoom where labels are readable, centred on the best path (or the root).
+  // Pan and zoom through the viewBox, kept at the pane's own proportions (so a unit is as wide as it is tall).
+  // The drawing spans [0, totalW] × [0, totalH]: the widest row, the deepest level.
+  var totalW = Math.max(widest * (W + GX) - GX, W), totalH = Math.max(rows.length * (H + GY) - GY, H);
+  var PAD = 16;
+  var view = { x: -PAD, y: -PAD, w: totalW + 2 * PAD, h: totalH + 2 * PAD };
+  // The whole drawing in view, centred, never enlarged past 1:1: on load, on f, on the Fit button, on a resize.
   function fit() {
     var r = svg.getBoundingClientRect();
-    view.w = Math.max(r.width, Math.min(totalW + 2 * GX, Math.max(900, r.width * 1.25)));
-    view.h = view.w * (r.height / Math.max(r.width, 1));
-    var focus = bestPath.length ? bestPath : rows[0] ? [rows[0][0].id] : [];
-    var xs = focus.map(function (id) { return pos[id] ? pos[id].x + W / 2 : 0; });
-    var cx = xs.length ? xs.reduce(function (a, b) { return a + b; }, 0) / xs.length : totalW / 2;
-    view.x = totalW + 2 * GX <= view.w ? (totalW - view.w) / 2 : Math.min(Math.max(cx - view.w / 2, -GX), Math.max(-GX, totalW + GX - view.w));
-    view.y = totalH + GY < view.h ? -(view.h - totalH) / 2 : -GY / 2;
+    var pw = Math.max(r.width, 1), ph = Math.max(r.height, 1);
+    var scale = Math.min(1, pw / (totalW + 2 * PAD), ph / (totalH + 2 * PAD));
+    view.w = pw / scale; view.h = ph / scale;
+    view.x = totalW / 2 - view.w / 2; view.y = totalH / 2 - view.h / 2;
     apply();
   }
   function apply() { svg.setAttribute('viewBox', view.x + ' ' + view.y + ' ' + view.w + ' ' + view.h); redraw(); }
   function zoom(factor, cx, cy) {
-    var nw = Math.min(Math.max(view.w * factor, 100), Math.max(totalW, totalH) * 4 + 400);
+    var nw = Math.min(Math.max(view.w * factor, 100), Math.max(totalW + 2 * PAD, (totalH + 2 * PAD) * view.w / Math.max(view.h, 1)) * 4 + 400);
     var f = nw / view.w;
     view.x = cx - (cx - view.x) * f; view.y = cy - (cy - view.y) * f; view.w = nw; view.h = view.h * f; apply();
   }
@@ -286,29 +331,89 @@ export const VIEWER_SCRIPT = `
     var p = pos[g.getAttribute('data-id')];
     if (p && (p.x < view.x || p.x + W > view.x + view.w || p.y < view.y || p.y + H > view.y + view.h)) { view.x = p.x + W / 2 - view.w / 2; view.y = p.y + H / 2 - view.h / 2; apply(); }
   });
+  document.getElementById('fit').addEventListener('click', fit);
+  document.getElementById('zoom-in').addEventListener('click', function () { zoom(1 / 1.2, view.x + view.w / 2, view.y + view.h / 2); });
+  document.getElementById('zoom-out').addEventListener('click', function () { zoom(1.2, view.x + view.w / 2, view.y + view.h / 2); });
+  document.addEventListener('keydown', function (ev) {
+    if ((ev.key === 'f' || ev.key === 'F') && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); fit(); }
+  });
   // The pane is measured before it is filled: measuring after would lay out every node first.
   fit();
   draw();
   window.addEventListener('resize', fit);
 
-  // The model calls, in lanes: concurrency is the number of lanes in use at a moment.
+  // The similarity heatmap's colour: white for 0, darker blue as outputs are more alike.
+  function heat(v) { var c = Math.min(255, Math.max(0, Math.round(255 - num(v) * 160))); return 'rgb(' + c + ',' + c + ',255)'; }
+
+  // The legend: each encoding this page shows, its sample drawn with the drawing's own classes.
+  function legend() {
+    var on = Object.create(null);
+    if (nodesOfRun.length) on.nodes = true;
+    nodesOfRun.forEach(function (n) { on['status:' + oneOf(n.status, STATUSES)] = true; });
+    if (bestPath.some(function (id) { return byId[id] !== undefined; })) on.best = true;
+    calls.forEach(function (c) { on['call:' + oneOf(c.outcome, OUTCOMES)] = true; });
+    if (interruptions.length && calls.length) on.crash = true;
+    if (list(data.tokens).length) on.tokens = true;
+    if (list(data.tokens).length && data.tokenBudget) on.budget = true;
+    list(data.panels).forEach(function (p) { if (p && p.kind === 'consensus' && list(p.heatmaps).length) on.heatmap = true; });
+    function sample(s) {
+      var parts = [];
+      if (s.band) parts.push(svgElem('rect', { class: s.band, x: 0, y: 0, width: 30, height: 16 }));
+      if (s.edge) parts.push(svgElem('path', { class: 'edge ' + s.edge, d: 'M0 8H12' }));
+      if (s.node) parts.push(svgElem('g', { class: 'node ' + s.node }, svgElem('rect', { x: s.edge ? 12 : 2, y: 1, width: s.edge ? 18 : 26, height: 14 })));
+      if (s.call) parts.push(svgElem('rect', { class: 'call ' + s.call, x: 0, y: 4, width: 30, height: 8 }));
+      if (s.line) parts.push(s.band ? svgElem('line', { class: s.line, x1: 4, x2: 4, y1: 0, y2: 16 }) : svgElem('line', { class: s.line, x1: 0, x2: 30, y1: 8, y2: 8 }));
+      if (s.cell !== undefined) parts.push(svgElem('rect', { x: 0, y: 1, width: 15, height: 14, css: { fill: heat(0.2) } }), svgElem('rect', { x: 15, y: 1, width: 15, height: 14, css: { fill: heat(s.cell) } }));
+      return svgElem('svg', { width: 30, height: 16, viewBox: '0 0 30 16', 'aria-hidden': 'true' }, parts);
+    }
+    // One block per part of the page (nodes, calls, tokens…), so that a part's entries wrap together.
+    var groups = [], current = null;
+    ENCODINGS.forEach(function (e) {
+      if (!on[e.shows]) return;
+      if (!current || current.name !== e.group) { current = { name: e.group, items: [elem('span', { class: 'legend-group' }, e.group)] }; groups.push(current); }
+      current.items.push(elem('span', { class: 'legend-item', role: 'listitem', 'data-encoding': e.key }, [sample(e.sample), e.text]));
+    });
+    fill(document.getElementById('legend'), groups.map(function (g) { return elem('span', { class: 'legend-block' }, g.items); }));
+  }
+
+  // The model calls, in lanes: concurrency is the number of lanes in use at a moment. Drawn at the
+  // element's own width, so that labels are not stretched.
+  var interruptions = list(data.interruptions);
   function timeline() {
     var t = document.getElementById('timeline');
-    if (!calls.length) { t.replaceWith(elem('p', null, 'No model calls were recorded.')); return; }
+    var caption = document.getElementById('timeline-caption');
+    if (!calls.length) { t.replaceWith(elem('p', null, 'No model calls were recorded.')); caption.remove(); return; }
     var lanes = calls.reduce(function (m, c) { return Math.max(m, num(c.lane) + 1); }, 1);
-    var end = calls.reduce(function (m, c) { return Math.max(m, num(c.end)); }, 1);
-    var width = 1000, laneH = Math.max(3, Math.min(14, 180 / lanes)), height = lanes * laneH + 24;
+    var end = Math.max(num(data.duration), calls.reduce(function (m, c) { return Math.max(m, num(c.end)); }, 0), 1);
+    var width = Math.max(320, Math.round(t.getBoundingClientRect().width) || 1000);
+    var left = 56, right = 8, top = interruptions.length ? 14 : 4;
+    var laneH = Math.max(3, Math.min(16, 200 / lanes)), height = top + lanes * laneH + 20;
+    // A label for every lane when there is room, else for every few lanes.
+    var every = Math.ceil(11 / laneH);
+    function x(ms) { return left + Math.min(Math.max(num(ms), 0), end) / end * (width - left - right); }
     t.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
-    t.setAttribute('height', String(Math.min(height, 220)));
-    t.setAttribute('preserveAspectRatio', 'none');
-    var out = calls.map(function (c) {
-      var start = num(c.start), stop = num(c.end);
-      var x = start / end * width, w = Math.max(1, (stop - start) / end * width);
-      return svgElem('rect', { class: 'call ' + oneOf(c.outcome, OUTCOMES), x: x.toFixed(1), y: num(c.lane) * laneH + 2, width: w.toFixed(1), height: laneH - 2 },
-        svgElem('title', null, (c.tag ? c.tag + ' ' : '') + c.id + ': ' + Math.round(stop - start) + ' ms, ' + (num(c.inputTokens) + num(c.outputTokens)) + ' tokens, ' + c.outcome));
+    t.setAttribute('height', String(height));
+    var out = [];
+    for (var l = 0; l < lanes; l++) if (l % every === 0) out.push(svgElem('text', { class: 'lane-label', x: left - 6, y: (top + l * laneH + laneH / 2 + 3.5).toFixed(1), 'text-anchor': 'end' }, 'lane ' + (l + 1)));
+    interruptions.forEach(function (i) {
+      var x1 = x(i.crashedAt), x2 = Math.max(x(i.resumedAt), x1);
+      out.push(
+        svgElem('rect', { class: 'downtime', x: x1.toFixed(1), y: top, width: (x2 - x1).toFixed(1), height: lanes * laneH }),
+        svgElem('line', { class: 'crash-mark', x1: x1.toFixed(1), x2: x1.toFixed(1), y1: top - 2, y2: top + lanes * laneH }),
+        svgElem('line', { class: 'resume-mark', x1: x2.toFixed(1), x2: x2.toFixed(1), y1: top - 2, y2: top + lanes * laneH }),
+        svgElem('text', { class: 'mark-label', x: (x1 - 2).toFixed(1), y: 10, 'text-anchor': 'end' }, 'crash'),
+        svgElem('text', { class: 'mark-label', x: (x2 + 2).toFixed(1), y: 10 }, 'resumed')
+      );
     });
-    out.push(svgElem('text', { class: 'axis', x: 2, y: height - 6 }, '0 ms'), svgElem('text', { class: 'axis', x: width - 2, y: height - 6, 'text-anchor': 'end' }, Math.round(end) + ' ms · ' + lanes + (lanes === 1 ? ' lane' : ' lanes')));
+    calls.forEach(function (c) {
+      var x1 = x(c.start), x2 = x(c.end);
+      out.push(svgElem('rect', { class: 'call ' + oneOf(c.outcome, OUTCOMES), 'data-lane': num(c.lane), x: x1.toFixed(1), y: (top + num(c.lane) * laneH + 1).toFixed(1), width: Math.max(1, x2 - x1).toFixed(1), height: Math.max(1, laneH - 2).toFixed(1) },
+        svgElem('title', null, 'lane ' + (num(c.lane) + 1) + ': ' + (c.tag ? c.tag + ' ' : '') + c.id + ', ' + Math.round(num(c.end) - num(c.start)) + ' ms, ' + (num(c.inputTokens) + num(c.outputTokens)) + ' tokens, ' + c.outcome)));
+    });
+    out.push(svgElem('text', { class: 'axis', x: left, y: height - 6 }, '0 ms'), svgElem('text', { class: 'axis', x: width - right, y: height - 6, 'text-anchor': 'end' }, Math.round(end) + ' ms'));
     fill(t, out);
+    fill(caption, 'Each lane holds one call at a time: a call takes the first free lane when it starts, so the lanes in use at a moment are the calls in flight then (' + lanes + (lanes === 1 ? ' lane: one call at a time' : ' lanes: at most ' + lanes + ' calls at once') + ').' +
+      (interruptions.length ? ' The run crashed and was resumed from its log' + (interruptions.length > 1 ? ' ' + interruptions.length + ' times' : '') + ': a call the crash cut off ends at the crash.' : ''));
   }
   function tokens() {
     var t = document.getElementById('tokens');
@@ -316,7 +421,8 @@ export const VIEWER_SCRIPT = `
     if (!pts.length) { t.replaceWith(elem('p', null, 'No tokens were recorded.')); return; }
     var width = 400, height = 160;
     var last = pts[pts.length - 1];
-    var endT = Math.max(num(last.at), 1);
+    // The same span as the timeline above it.
+    var endT = Math.max(num(data.duration), num(last.at), 1);
     var top = Math.max(num(last.total), num(data.tokenBudget), 1);
     t.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
     t.setAttribute('height', '160');
@@ -331,6 +437,7 @@ export const VIEWER_SCRIPT = `
   }
   timeline();
   tokens();
+  legend();
 
   // Panels of the run's kind.
   function consensus(p) {
@@ -346,8 +453,7 @@ export const VIEWER_SCRIPT = `
       var table = [elem('tr', null, [elem('th')].concat(labels.map(function (l) { return elem('th', null, l); })))];
       list(m.matrix).forEach(function (row, i) {
         table.push(elem('tr', null, [elem('th', null, labels[i])].concat(list(row).map(function (v) {
-          var c = Math.min(255, Math.max(0, Math.round(255 - num(v) * 160)));
-          return elem('td', { class: 'cell', css: { background: 'rgb(' + c + ',' + c + ',255)' } }, fmt(v));
+          return elem('td', { class: 'cell', css: { background: heat(v) } }, fmt(v));
         }))));
       });
       parts.push(elem('h2', null, 'Similarity, round ' + m.round), elem('table', { class: 'heatmap' }, table));

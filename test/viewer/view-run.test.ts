@@ -8,7 +8,7 @@ import { bfs, callModel, ChainOfThoughtNode, Deliberation, Explorer, GotEngine, 
 import { mockModel } from '@tot/core/testing';
 import { renderRunHtml, viewRun, type RunView, type ViewCall, type ViewNode } from '@tot/core/viewer';
 import { parseList } from '../../examples/graph-of-thoughts/sorting.js';
-import { COT_REPLIES, ESSAY_PARAGRAPHS, HOSTILE, readAll, recordAll, recordHostileSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
+import { COT_REPLIES, ESSAY_PARAGRAPHS, HOSTILE, readAll, recordAll, recordCrashedAndResumedSearch, recordHostileSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
 let runs: Record<FixtureKind, RecordedRun>;
 beforeAll(async () => {
@@ -507,6 +507,48 @@ describe('viewRun', () => {
   it('takes a run\'s events as a store returns them or as the runner emitted them, alike', () => {
     const stored = runs.search.events;
     expect(viewRun(stored.map((e) => e.data) as never)).toEqual(viewRun(stored));
+  });
+});
+
+describe('viewRun of a run that crashed and was resumed', () => {
+  let run: Awaited<ReturnType<typeof recordCrashedAndResumedSearch>>;
+  let view: RunView;
+  let crashedAt: number;
+  let resumedAt: number;
+  beforeAll(async () => {
+    run = await recordCrashedAndResumedSearch();
+    view = viewRun(run.events);
+    const t0 = (run.events[0]!.data as { at: number }).at;
+    const resumed = run.events.findIndex((e) => e.type === 'run.resumed');
+    crashedAt = (run.events[resumed - 1]!.data as { at: number }).at - t0;
+    resumedAt = (run.events[resumed]!.data as { at: number }).at - t0;
+  });
+
+  it('the log holds calls the crash cut off, and the resumed run\'s own calls', () => {
+    expect(run.events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
+    expect(view.calls.filter((c) => c.outcome === 'open')).toHaveLength(run.concurrency);
+    expect(view.calls.filter((c) => c.start >= resumedAt).length).toBeGreaterThan(run.concurrency);
+  });
+
+  it('ends each call the crash cut off at the crash (the log\'s last event before run.resumed), not at the end of the run', () => {
+    const cut = view.calls.filter((c) => c.outcome === 'open');
+    expect(cut.map((c) => c.end)).toEqual(cut.map(() => crashedAt));
+    expect(view.interruptions).toEqual([{ crashedAt, resumedAt }]);
+  });
+
+  it('shows no more calls in flight at once than the run\'s concurrency', () => {
+    expect(view.summary['max concurrent calls']).toBeLessThanOrEqual(run.concurrency);
+    expect(view.summary['max concurrent calls']).toBe(Math.max(...view.calls.map((c) => c.lane)) + 1);
+    expect(clashes(view.calls)).toEqual([]);
+  });
+
+  it('gives as wall time the span of its timeline, from the first start through the crash to the end', () => {
+    const t0 = (run.events[0]!.data as { at: number }).at;
+    const span = (run.events.at(-1)!.data as { at: number }).at - t0;
+    expect(view.duration).toBe(span);
+    expect(view.summary['wall ms']).toBe(Math.round(span));
+    expect(Math.max(...view.calls.map((c) => c.end))).toBeLessThanOrEqual(view.duration);
+    expect(view.summary).toMatchObject({ resumed: 1, 'calls cut off by a crash': run.concurrency });
   });
 });
 
