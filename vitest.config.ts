@@ -15,7 +15,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     globalSetup: ['test/setup/postgres.ts'],
     testTimeout: 20_000,
   },

@@ -455,7 +455,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
       maxRepairs: this.o.maxRepairs,
       useResponseFormat: true,
       temperature: this.o.temperature,
-      tags: { role: 'chain-of-thought', thought: String(prepared.thoughtNumber) },
+      tags: { role: 'chain-of-thought', thoughtNumber: String(prepared.thoughtNumber) },
       ...(this.o.format === 'yaml' ? { fallback: quoteUnquotedColons } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });

@@ -1,5 +1,5 @@
 /**
- * `@tot/core/testing`: mock and scripted models, latency, and record/replay cassettes for testing
+ * `@tot/core/testing`: a model that answers by role, mock and scripted models, latency, and record/replay cassettes for testing
  * reasoning flows without a provider.
  *
  * @packageDocumentation
@@ -7,6 +7,15 @@
 export { mockModel, type MockModel, type MockModelOptions } from './mock-model.js';
 export { scriptedModel, type ScriptedModel, type ScriptedModelOptions, type ScriptRule } from './scripted-model.js';
 export type { MockCall, MockResponder, MockResponse, MockUsage } from './mock-response.js';
+export {
+  roleModel,
+  type CandidateReply,
+  type RoleCall,
+  type RoleModel,
+  type RoleModelOptions,
+  type RoleReplies,
+  type RoleReplyValues,
+} from './role-model.js';
 export { withLatency, type Latency } from './with-latency.js';
 export {
   recordCassette,
