@@ -8,11 +8,15 @@
  * which wraps every function made at run time (each closure) in a name-setting call, and on the
  * hot paths that wrapper cost as much as the library's own work. esbuild bundles each benchmark
  * with the library's sources (no keepNames, like the tsup build) into .tmp/bench/.
+ *
+ * The libraries a benchmark compares against (Emmett, the reference sequential-thinking server)
+ * live in bench/peers/, a package of their own, so that the library's `npm install` never compiles
+ * a driver only a comparison uses: it is installed here, on the first run of a benchmark that needs it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ALL = ['tree', 'overhead', 'game24-replay', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'sequential-thinking', 'viewer'];
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,8 +30,31 @@ const extra = split === -1 ? [] : argv.slice(split + 1);
 const selected = names.length === 0 ? ALL : names;
 for (const name of selected) if (!ALL.includes(name)) throw new Error(`no benchmark "${name}" (known: ${ALL.join(', ')})`);
 
+// Benchmarks that import a package from bench/peers, and the packages they import from there.
+const NEEDS_PEERS = ['event-store', 'sequential-thinking'];
+const PEERS = /^(@event-driven-io\/|uuid$|sqlite3$|@modelcontextprotocol\/server-sequential-thinking)/;
+const peersDir = `${benchDir}peers/`;
+if (selected.some((name) => NEEDS_PEERS.includes(name)) && !existsSync(`${peersDir}node_modules/.package-lock.json`)) {
+  console.error('bench: installing the libraries the comparison benchmarks measure against (npm --prefix bench/peers ci)');
+  execFileSync('npm', ['--prefix', peersDir, 'ci', '--no-audit', '--no-fund'], { stdio: 'inherit', cwd: root });
+}
+// A peer stays outside the bundle, imported by its path in bench/peers/node_modules, since the
+// bundle in .tmp/bench/ would otherwise look for it in the library's node_modules.
+const fromPeers: Plugin = {
+  name: 'bench-peers',
+  setup(b) {
+    b.onResolve({ filter: PEERS }, async (args) => {
+      if (args.pluginData === 'bench-peers') return undefined;
+      const found = await b.resolve(args.path, { kind: args.kind, resolveDir: peersDir, pluginData: 'bench-peers' });
+      if (found.errors.length > 0) return { errors: found.errors };
+      return { path: found.path, external: true };
+    });
+  },
+};
+
 mkdirSync(out, { recursive: true });
 await build({
+  plugins: [fromPeers],
   entryPoints: selected.map((name) => `${benchDir}${name}.ts`),
   outdir: out,
   outExtension: { '.js': '.mjs' },
@@ -36,9 +63,8 @@ await build({
   format: 'esm',
   target: 'node20',
   tsconfig: `${root}tsconfig.json`,
-  // Database drivers stay in node_modules (better-sqlite3 and sqlite3 are native); so do CommonJS
-  // packages that need require, and Emmett, which the event store benchmark compares against.
-  external: ['better-sqlite3', 'sqlite3', 'pg', '@event-driven-io/*'],
+  // Database drivers stay in node_modules (better-sqlite3 is native; pg needs require).
+  external: ['better-sqlite3', 'pg'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });

@@ -155,7 +155,8 @@ async function referenceInProcess(packageDir: string): Promise<McpServer> {
   return server;
 }
 
-const referenceDir = dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-sequential-thinking/package.json'));
+// The reference server is installed in bench/peers/ (bench/run.ts installs it there).
+const referenceDir = dirname(createRequire(join(benchDir, 'peers', 'package.json')).resolve('@modelcontextprotocol/server-sequential-thinking/package.json'));
 // Measured first, in a heap nothing else has grown yet.
 const heap = { reference: await heapPerThought(await referenceInProcess(referenceDir)), totMemory: await heapPerThought(createMcpServer({ engine: new GotEngine({ store: new InMemoryEventStore() }) })) };
 progress(`heap per thought: ${JSON.stringify(heap)} bytes`);
