@@ -76,14 +76,16 @@ export interface Encoding {
   shows: string;
 }
 
+// In the cascade's order: a node on the best path is drawn as such whatever its state, and the
+// selected node as selected.
 export const ENCODINGS: readonly Encoding[] = [
   { key: 'active', group: 'Nodes', text: 'grey border: a node', css: '', sample: { node: 'active' }, shows: 'status:active' },
   { key: 'done', group: 'Nodes', text: 'grey border: done (a frame that returned, a decision)', css: '', sample: { node: 'done' }, shows: 'status:done' },
-  { key: 'best', group: 'Nodes', text: 'magenta, thick: the best path', css: '.edge.best { stroke: var(--best); stroke-width: 3; }\n.node.best rect { stroke: var(--best); stroke-width: 3; fill: #ffeff7; }', sample: { node: 'active best', edge: 'best' }, shows: 'best' },
   { key: 'solution', group: 'Nodes', text: 'green border: a solution', css: '.node.solution rect { stroke: var(--ok); stroke-width: 2; }', sample: { node: 'solution' }, shows: 'status:solution' },
   { key: 'pruned', group: 'Nodes', text: 'dashed grey: pruned or left behind (with the edge into it)', css: '.edge.pruned { stroke-dasharray: 5 4; opacity: .6; }\n.node.pruned rect { stroke-dasharray: 5 4; fill: #f6f8fa; }\n.node.pruned text { fill: var(--muted); }', sample: { node: 'pruned', edge: 'pruned' }, shows: 'status:pruned' },
   { key: 'failed', group: 'Nodes', text: 'red border: failed (invalid, rejected)', css: '.node.failed rect { stroke: var(--bad); }', sample: { node: 'failed' }, shows: 'status:failed' },
   { key: 'stale', group: 'Nodes', text: 'amber, dotted: stale (an outdated position)', css: '.node.stale rect { stroke: var(--stale); stroke-dasharray: 2 3; }', sample: { node: 'stale' }, shows: 'status:stale' },
+  { key: 'best', group: 'Nodes', text: 'magenta, thick: the best path', css: '.edge.best { stroke: var(--best); stroke-width: 3; }\n.node.best rect { stroke: var(--best); stroke-width: 3; fill: #ffeff7; }', sample: { node: 'active best', edge: 'best' }, shows: 'best' },
   { key: 'selected', group: 'Nodes', text: 'blue border: the selected or focused node', css: '.node:focus rect, .node.selected rect { stroke: var(--accent); stroke-width: 3; }', sample: { node: 'active selected' }, shows: 'nodes' },
   { key: 'call-completed', group: 'Model calls', text: 'blue bar: a call that answered', css: '.call.completed { fill: var(--accent); }', sample: { call: 'completed' }, shows: 'call:completed' },
   { key: 'call-failed', group: 'Model calls', text: 'red bar: a call that failed', css: '.call.failed { fill: var(--bad); }', sample: { call: 'failed' }, shows: 'call:failed' },
