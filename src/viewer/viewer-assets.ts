@@ -68,10 +68,11 @@ export interface Encoding {
   /** The rules that draw it. */
   css: string;
   /** The legend's sample, drawn with the drawing's own classes: a node box, an edge, a call bar, a line, a band, a heatmap cell. */
-  sample: { node?: string; edge?: string; call?: string; line?: string; band?: string; cell?: number };
+  sample: { node?: string; edge?: string; box?: string; call?: string; line?: string; band?: string; cell?: number };
   /**
    * When the page shows it, and the legend lists it: `status:<s>` when a node has that status,
-   * `call:<outcome>` when a call ended so, `best`, `nodes`, `crash`, `tokens`, `budget`, `heatmap`.
+   * `call:<outcome>` when a call ended so, `best`, `nodes`, `overview` (a run large enough to be
+   * seen from afar), `crash`, `tokens`, `budget`, `heatmap`.
    */
   shows: string;
 }
@@ -86,6 +87,7 @@ export const ENCODINGS: readonly Encoding[] = [
   { key: 'failed', group: 'Nodes', text: 'red border: failed (invalid, rejected)', css: '.node.failed rect { stroke: var(--bad); }', sample: { node: 'failed' }, shows: 'status:failed' },
   { key: 'stale', group: 'Nodes', text: 'amber, dotted: stale (an outdated position)', css: '.node.stale rect { stroke: var(--stale); stroke-dasharray: 2 3; }', sample: { node: 'stale' }, shows: 'status:stale' },
   { key: 'best', group: 'Nodes', text: 'magenta, thick: the best path', css: '.edge.best { stroke: var(--best); stroke-width: 3; }\n.node.best rect { stroke: var(--best); stroke-width: 3; fill: #ffeff7; }', sample: { node: 'active best', edge: 'best' }, shows: 'best' },
+  { key: 'skim', group: 'Nodes', text: 'grey boxes: a large run seen from afar (click to zoom in; only the best path is drawn node by node)', css: '.skim { fill: #eaeef2; stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }', sample: { box: 'skim' }, shows: 'overview' },
   { key: 'selected', group: 'Nodes', text: 'blue border: the selected or focused node', css: '.node:focus rect, .node.selected rect { stroke: var(--accent); stroke-width: 3; }', sample: { node: 'active selected' }, shows: 'nodes' },
   { key: 'call-completed', group: 'Model calls', text: 'blue bar: a call that answered', css: '.call.completed { fill: var(--accent); }', sample: { call: 'completed' }, shows: 'call:completed' },
   { key: 'call-failed', group: 'Model calls', text: 'red bar: a call that failed', css: '.call.failed { fill: var(--bad); }', sample: { call: 'failed' }, shows: 'call:failed' },
@@ -201,7 +203,7 @@ export const VIEWER_SCRIPT = `
     var label = String(n.label);
     var cls = 'node ' + oneOf(n.status, STATUSES) + (best[n.id] ? ' best' : '') + (n.id === selectedId ? ' selected' : '');
     var name = label + (n.score !== undefined ? ', score ' + fmt(n.score) : '') + ', ' + n.status + (best[n.id] ? ', on the best path' : '');
-    // Zoomed far out, a large run's labels would be a pixel high: its boxes are drawn without them.
+    // In the overview, a label would be a pixel high: the box is drawn without it.
     var g = svgElem('g', { class: cls, 'data-id': n.id, tabindex: '0', role: 'button', 'aria-label': name, transform: 'translate(' + p.x + ',' + p.y + ')' }, [
       svgElem('rect', { width: W, height: H }),
       far ? null : svgElem('text', { x: 8, y: 18 }, label.length > 26 ? label.slice(0, 25) + '…' : label),
@@ -211,15 +213,37 @@ export const VIEWER_SCRIPT = `
     return g;
   }
   function near(p, margin) { return p.x + W >= view.x - margin && p.x <= view.x + view.w + margin && p.y + H >= view.y - margin && p.y <= view.y + view.h + margin; }
+  // Zoomed far out (fitted, say), a large run is drawn as an overview: every node a bare box and
+  // every edge a line, all in two paths, and only the best path's nodes as nodes of their own.
+  // Ten thousand nodes drawn one by one took Chromium seconds, at a size where no label is legible.
+  var overview = false;
+  function skim() {
+    var boxes = [], lines = [], edges = [], nodes = [];
+    drawn = Object.create(null);
+    nodesOfRun.forEach(function (n) {
+      var p = pos[n.id];
+      if (!best[n.id]) boxes.push('M' + p.x + ' ' + p.y + 'h' + W + 'v' + H + 'h' + -W + 'z');
+      list(n.parents).forEach(function (q) {
+        if (!pos[q]) return;
+        if (best[n.id] && best[q]) edges.push(edgeOf(n, q));
+        else lines.push('M' + (pos[q].x + W / 2) + ' ' + (pos[q].y + H) + 'L' + (p.x + W / 2) + ' ' + p.y);
+      });
+    });
+    bestPath.forEach(function (id) { if (byId[id] && pos[id]) nodes.push(nodeOf(byId[id], true)); });
+    fill(svg, [svgElem('path', { class: 'edge', d: lines.join('') }), svgElem('path', { class: 'skim', d: boxes.join('') }), edges, nodes]);
+    selected = selectedId === null ? null : drawn[selectedId] || null;
+  }
   function draw() {
     var margin = view.w / 2;
     var far = CULL && svg.clientWidth / view.w < 0.25;
+    overview = far;
+    if (far) { skim(); return; }
     var edges = [], nodes = [];
     drawn = Object.create(null);
     nodesOfRun.forEach(function (n) {
       var shown = !CULL || near(pos[n.id], margin);
       list(n.parents).forEach(function (p) { if (pos[p] && (shown || (CULL && near(pos[p], margin)))) edges.push(edgeOf(n, p)); });
-      if (shown) nodes.push(nodeOf(n, far));
+      if (shown) nodes.push(nodeOf(n, false));
     });
     fill(svg, [edges, nodes]);
     selected = selectedId === null ? null : drawn[selectedId] || null;
@@ -250,8 +274,9 @@ export const VIEWER_SCRIPT = `
   function toSvg(ev) { var r = svg.getBoundingClientRect(); return { x: view.x + (ev.clientX - r.left) / r.width * view.w, y: view.y + (ev.clientY - r.top) / r.height * view.h }; }
   svg.addEventListener('wheel', function (ev) { ev.preventDefault(); var p = toSvg(ev); zoom(ev.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y); }, { passive: false });
   var drag = null;
-  svg.addEventListener('pointerdown', function (ev) { if (ev.target.closest && ev.target.closest('.node')) return; drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y }; svg.classList.add('dragging'); svg.setPointerCapture(ev.pointerId); });
-  svg.addEventListener('pointermove', function (ev) { if (!drag) return; var r = svg.getBoundingClientRect(); view.x = drag.vx - (ev.clientX - drag.x) / r.width * view.w; view.y = drag.vy - (ev.clientY - drag.y) / r.height * view.h; apply(); });
+  var moved = false;
+  svg.addEventListener('pointerdown', function (ev) { moved = false; if (ev.target.closest && ev.target.closest('.node')) return; drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y }; svg.classList.add('dragging'); svg.setPointerCapture(ev.pointerId); });
+  svg.addEventListener('pointermove', function (ev) { if (!drag) return; if (Math.abs(ev.clientX - drag.x) + Math.abs(ev.clientY - drag.y) > 3) moved = true; var r = svg.getBoundingClientRect(); view.x = drag.vx - (ev.clientX - drag.x) / r.width * view.w; view.y = drag.vy - (ev.clientY - drag.y) / r.height * view.h; apply(); });
   function endDrag() { drag = null; svg.classList.remove('dragging'); }
   svg.addEventListener('pointerup', endDrag);
   svg.addEventListener('pointercancel', endDrag);
@@ -315,7 +340,12 @@ export const VIEWER_SCRIPT = `
     show(id);
     if (drawn[id]) drawn[id].focus();
   });
-  svg.addEventListener('click', function (ev) { var g = ev.target.closest && ev.target.closest('.node'); if (g) { g.focus(); show(g.getAttribute('data-id')); } });
+  svg.addEventListener('click', function (ev) {
+    var g = ev.target.closest && ev.target.closest('.node');
+    if (g) { g.focus(); show(g.getAttribute('data-id')); return; }
+    // A click on the overview zooms in there, to a size where the nodes can be read and chosen.
+    if (overview && !moved) { var p = toSvg(ev); zoom(svg.clientWidth / view.w, p.x, p.y); }
+  });
   svg.addEventListener('keydown', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');
     if (g && (ev.key === 'Enter' || ev.key === ' ')) { ev.preventDefault(); show(g.getAttribute('data-id')); return; }
@@ -351,6 +381,7 @@ export const VIEWER_SCRIPT = `
   function legend() {
     var on = Object.create(null);
     if (nodesOfRun.length) on.nodes = true;
+    if (CULL) on.overview = true;
     nodesOfRun.forEach(function (n) { on['status:' + oneOf(n.status, STATUSES)] = true; });
     if (bestPath.some(function (id) { return byId[id] !== undefined; })) on.best = true;
     calls.forEach(function (c) { on['call:' + oneOf(c.outcome, OUTCOMES)] = true; });
@@ -363,6 +394,7 @@ export const VIEWER_SCRIPT = `
       if (s.band) parts.push(svgElem('rect', { class: s.band, x: 0, y: 0, width: 30, height: 16 }));
       if (s.edge) parts.push(svgElem('path', { class: 'edge ' + s.edge, d: 'M0 8H12' }));
       if (s.node) parts.push(svgElem('g', { class: 'node ' + s.node }, svgElem('rect', { x: s.edge ? 12 : 2, y: 1, width: s.edge ? 18 : 26, height: 14 })));
+      if (s.box) parts.push(svgElem('rect', { class: s.box, x: 2, y: 1, width: 26, height: 14 }));
       if (s.call) parts.push(svgElem('rect', { class: 'call ' + s.call, x: 0, y: 4, width: 30, height: 8 }));
       if (s.line) parts.push(s.band ? svgElem('line', { class: s.line, x1: 4, x2: 4, y1: 0, y2: 16 }) : svgElem('line', { class: s.line, x1: 0, x2: 30, y1: 8, y2: 8 }));
       if (s.cell !== undefined) parts.push(svgElem('rect', { x: 0, y: 1, width: 15, height: 14, css: { fill: heat(0.2) } }), svgElem('rect', { x: 15, y: 1, width: 15, height: 14, css: { fill: heat(s.cell) } }));
