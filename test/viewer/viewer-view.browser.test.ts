@@ -3,11 +3,12 @@
 // opens, for every kind of run and for a wide and a deep tree; `f` and the Fit button bring the
 // whole graph back after panning and zooming; a legend with an entry for each visual encoding the
 // page shows (drawn with the drawing's own styles); lanes labelled; and a run that crashed and
-// was resumed, whose header and timeline show the calls in flight the run really had.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// was resumed, whose header and timeline show the calls in flight the run really had (its
+// screenshot goes to docs/viewer-resumed.png, shown by docs/viewer.md).
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { renderRunHtml, viewRun, type RunView } from '@tot/core/viewer';
@@ -19,6 +20,8 @@ if (!hasBrowser) console.warn(`\n# SKIPPED: the viewer's browser tests need Chro
 
 const KINDS: FixtureKind[] = ['search', 'graph', 'deliberation', 'got-session', 'fractal', 'chain-of-thought'];
 type Shape = FixtureKind | 'wide' | 'deep' | 'crashed';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const artifacts = join(root, 'test-artifacts', 'viewer');
 
 describe.skipIf(!hasBrowser)('the run viewer on load', () => {
   let browser: Browser;
@@ -208,6 +211,11 @@ describe.skipIf(!hasBrowser)('the run viewer on load', () => {
       expect(Number(h['max concurrent calls'])).toBeLessThanOrEqual(crashed.concurrency);
       expect(h).toMatchObject({ resumed: '1', 'calls cut off by a crash': '2' });
       expect(await page.locator('svg#timeline text.lane-label').count()).toBeLessThanOrEqual(crashed.concurrency);
+      // The picture in docs/viewer.md.
+      const png = await page.screenshot({ fullPage: true });
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, 'resumed.png'), png);
+      writeFileSync(join(root, 'docs', 'viewer-resumed.png'), png);
     });
 
     it('ends the calls the crash cut off at the crash mark, before the resume, not at the end of the timeline', async () => {
