@@ -374,6 +374,8 @@ function serialise(role: string, value: unknown, call: RoleCall): string[] {
   if (OUTPUT_ROLES.has(role)) {
     const outputs = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v : json(v)));
     if (outputs.length === 1) return repeat(outputs[0]!);
+    // The core emulates n with one call per sample: each sample gets its own output.
+    if (n === 1 && call.sample !== undefined) return [outputs[call.sample % outputs.length]!];
     if (outputs.length !== n) {
       throw new TotError('INVALID_ARGUMENT', `roleModel: the reply for role "${role}" has ${outputs.length} outputs and the call asks for ${n}: give ${n}, or one to repeat.`);
     }
