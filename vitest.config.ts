@@ -16,7 +16,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    globalSetup: ['test/setup/postgres.ts'],
+    globalSetup: ['test/setup/dist.ts', 'test/setup/postgres.ts'],
     testTimeout: 20_000,
   },
 });

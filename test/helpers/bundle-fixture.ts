@@ -2,9 +2,10 @@
 // file, so that a process starts in a fraction of the time tsx takes to compile the sources on
 // every start. Built once per state of the sources, into .tmp/fixtures/<name>/<sources' time>/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildOnce } from './build-lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -22,29 +23,16 @@ export async function bundleFixture(fixture: string): Promise<string> {
   const sources = Math.floor(Math.max(newest(`${root}src`), newest(`${root}${fixture}`)));
   const base = `${root}.tmp/fixtures/${name}`;
   const dir = `${base}/${sources}`;
-  const lock = `${dir}.lock`;
-  mkdirSync(base, { recursive: true });
-  for (;;) {
-    if (existsSync(`${dir}/${name}.js`)) return `${dir}/${name}.js`;
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Another test file is building it; a lock older than five minutes was left by a killed run.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      continue;
+  await buildOnce(`${dir}.lock`, () => existsSync(`${dir}/${name}.js`), () => {
+    const tmp = `${dir}.partial`;
+    rmSync(tmp, { recursive: true, force: true });
+    execFileSync('npx', ['tsup', fixture, '--no-config', '--format', 'esm', '--target', 'node20', '--external', 'better-sqlite3', '--external', 'pg', '--out-dir', tmp, '--silent'], { cwd: root, stdio: 'ignore' });
+    renameSync(tmp, dir);
+    // Builds of older sources go after an hour (another vitest process may still be running one).
+    for (const old of readdirSync(base)) {
+      const path = `${base}/${old}`;
+      if (old !== String(sources) && !old.endsWith('.lock') && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
     }
-    try {
-      const tmp = `${dir}.partial`;
-      rmSync(tmp, { recursive: true, force: true });
-      execFileSync('npx', ['tsup', fixture, '--no-config', '--format', 'esm', '--target', 'node20', '--external', 'better-sqlite3', '--external', 'pg', '--out-dir', tmp, '--silent'], { cwd: root, stdio: 'ignore' });
-      renameSync(tmp, dir);
-      for (const old of readdirSync(base)) {
-        const path = `${base}/${old}`;
-        if (old !== String(sources) && !old.endsWith('.lock') && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
-      }
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
+  });
+  return `${dir}/${name}.js`;
 }

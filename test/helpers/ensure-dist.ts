@@ -1,33 +1,43 @@
+// The built package (dist/), which the package, command and MCP tests run as users do. It is built
+// once per `npm test`, before any test file, by test/setup/dist.ts; test files only check it is there.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildOnce } from './build-lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index'];
-const lock = `${root}.tmp/dist-build.lock`;
+const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index', 'mcp/index', 'viewer/index'];
+const files = [...entries.flatMap((e) => ['.cjs', '.js', '.d.cts', '.d.ts'].map((ext) => `dist/${e}${ext}`)), 'dist/cli/tot.js'];
+/** The lock every dist build takes: the tests' and a developer's own `npx tsup` beside them. */
+export const distLock = `${root}.tmp/dist-build.lock`;
 
-const built = () => entries.every((e) => ['.cjs', '.js', '.d.cts', '.d.ts'].every((ext) => existsSync(`${root}dist/${e}${ext}`)));
+const newest = (path: string): number => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+};
+
+/** Every entry point of dist is there. */
+export const distBuilt = (): boolean => files.every((f) => existsSync(`${root}${f}`));
+
+/** dist is there and no source, nor the build's configuration, changed since it was built. */
+export const distCurrent = (): boolean => {
+  if (!distBuilt()) return false;
+  const builtAt = Math.min(...files.map((f) => statSync(`${root}${f}`).mtimeMs));
+  return builtAt >= Math.max(newest(`${root}src`), newest(`${root}tsup.config.ts`), newest(`${root}package.json`));
+};
 
 /**
- * Builds dist once when it is missing (`npm test` on a fresh clone; CI builds first). Test files
- * run in parallel and tsup clears dist first, so builders take a lock directory in turn.
+ * Builds dist (tsup) under the shared lock when it is missing, or with `current: true` when it is
+ * also older than the sources. tsup empties dist first, so only the global setup rebuilds a stale
+ * one, before any test file reads it.
  */
-export async function ensureDist(): Promise<void> {
-  mkdirSync(`${root}.tmp`, { recursive: true });
-  for (;;) {
-    if (built()) return;
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Another file is building; a lock older than five minutes was left by a killed run.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      continue;
-    }
-    try {
-      if (!built()) execFileSync('npx', ['tsup'], { cwd: root, stdio: 'ignore' });
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
+export async function ensureDist(options: { current?: boolean } = {}): Promise<void> {
+  await buildOnce(distLock, options.current ? distCurrent : distBuilt, () => {
+    // tsup's errors go to the thrown error: a build that fails says why.
+    execFileSync('npx', ['tsup'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  });
 }

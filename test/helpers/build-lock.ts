@@ -1,0 +1,32 @@
+// One build at a time across test files and vitest processes: a lock directory (mkdir is atomic),
+// taken in turn by whoever finds the output missing.
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** A lock older than this was left by a killed run. */
+const STALE_MS = 300_000;
+
+/**
+ * Runs `build` holding the lock directory `lock`, unless `done()` says the output is already
+ * there; while another holder builds, waits and asks `done()` again.
+ */
+export async function buildOnce(lock: string, done: () => boolean, build: () => void): Promise<void> {
+  mkdirSync(dirname(lock), { recursive: true });
+  for (;;) {
+    if (done()) return;
+    try {
+      mkdirSync(lock);
+    } catch {
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > STALE_MS) rmSync(lock, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      if (!done()) build();
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+    return;
+  }
+}
