@@ -1,6 +1,6 @@
 /**
- * `@tot/core/testing`: a model that answers by role, mock and scripted models, latency, and record/replay cassettes for testing
- * reasoning flows without a provider.
+ * `@tot/core/testing`: a model that answers by role, mock and scripted models, latency, and
+ * record/replay cassettes for testing reasoning flows without a provider.
  *
  * @packageDocumentation
  */

@@ -74,8 +74,8 @@ export interface RoleReplyValues {
   critic: string | z.input<typeof criticReplySchema>;
   /** Deliberation (reporter()): the report. */
   reporter: z.input<typeof reporterReplySchema>;
-  /** Deliberation (llmHost): the moderator's decision. */
-  host: string | HostReply;
+  /** Deliberation (llmHost): the moderator's decision, as `parseHostReply` reads it, or as the host's own `parse` does (madDebate's verdict). */
+  host: string | HostReply | Record<string, unknown>;
   /** Deliberation (madDebate): the judge's verdict, as text. */
   judge: string;
   /** Deliberation (llmAgent, societyOfMind, madDebate's debaters): the agent's reply. */
