@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDist } from '../helpers/ensure-dist.js';
+import { packedTarball } from './consumer-project.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tscBin = join(root, 'node_modules/typescript/bin/tsc');
@@ -69,15 +69,12 @@ function tsc(project: string) {
 
 describe('a TypeScript consumer of the packed package', () => {
   beforeAll(async () => {
-    await ensureDist();
     // realpath: tsc lists real paths, and the temp dir may sit behind a symlink (macOS /var).
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'tot-consumer-')));
-    // Pack rather than link the repo, so `files`, `exports` and `typesVersions` are what a user gets.
-    execFileSync('npm', ['pack', '--pack-destination', dir], { cwd: root, stdio: 'ignore' });
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
+    // Packed rather than linked, so `files`, `exports` and `typesVersions` are what a user gets.
+    const tarball = await packedTarball();
     mkdirSync(pkg(), { recursive: true });
-    execFileSync('tar', ['-xzf', join(dir, tarball), '-C', pkg(), '--strip-components=1']);
+    execFileSync('tar', ['-xzf', tarball, '-C', pkg(), '--strip-components=1']);
     for (const name of linked) {
       mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
       symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
