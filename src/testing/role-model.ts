@@ -31,15 +31,6 @@ export interface CandidateReply {
   metadata?: Record<string, unknown>;
 }
 
-/** What a host (`llmHost`, the default `parseHostReply`) replies, in the wire's snake_case. */
-interface HostReply {
-  action: 'continue' | 'converge' | 'terminate' | 'force_opposition' | 'update_command' | (string & {});
-  reason?: string;
-  next_agents?: string[];
-  constraints?: { must_address?: string[]; avoid?: string[] };
-  answer?: string;
-}
-
 /**
  * The reply value of each role, as a test writes it; {@link roleModel} turns it into the text the
  * runner's default parser reads. Any other role (a custom agent's, say) takes a string, sent as
@@ -75,7 +66,10 @@ export interface RoleReplyValues {
   /** Deliberation (reporter()): the report. */
   reporter: z.input<typeof reporterReplySchema>;
   /** Deliberation (llmHost): the moderator's decision, as `parseHostReply` reads it, or as the host's own `parse` does (madDebate's verdict). */
-  host: string | HostReply | Record<string, unknown>;
+  host:
+    | string
+    | { action: string; reason?: string; next_agents?: string[]; constraints?: { must_address?: string[]; avoid?: string[] }; answer?: string }
+    | Record<string, unknown>;
   /** Deliberation (madDebate): the judge's verdict, as text. */
   judge: string;
   /** Deliberation (llmAgent, societyOfMind, madDebate's debaters): the agent's reply. */
@@ -198,6 +192,7 @@ export interface RoleModelOptions {
 export interface RoleModel {
   readonly modelId: string;
   readonly capabilities: { multipleOutputs: boolean };
+  /** Answers one call by its role tag, as {@link roleModel} describes. */
   generate(request: GenerateRequest, options?: { signal?: AbortSignal }): Promise<GenerateResult>;
   /** Every call so far, in order, with its request, its result or error, and its role (`rule`). */
   readonly calls: readonly MockCall[];
