@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -19,9 +18,5 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     globalSetup: ['test/setup/dist.ts', 'test/setup/postgres.ts'],
     testTimeout: 20_000,
-    // Vitest's default is one worker fewer than the cores: one file at a time on a 2-core machine,
-    // while most of the slow files wait on a child process, a browser or a socket. A third worker
-    // overlaps those waits.
-    maxWorkers: Math.max(3, availableParallelism()),
   },
 });

@@ -16,7 +16,8 @@ function readmeExample(): { code: string; prints: string[] } {
   const block = docBlocks('README.md', section)[0];
   if (!block) throw new Error('README.md has no ```ts block under "## Example"');
   const after = section.slice(section.indexOf(block.code) + block.code.length);
-  const sentence = /It prints ([\s\S]*?)(?::|\.\s|\n\n)/.exec(after)?.[1] ?? '';
+  // Up to the sentence's end: a colon or full stop outside the backquotes.
+  const sentence = /It prints ((?:`[^`]*`|[^`:.])*)/.exec(after)?.[1] ?? '';
   return { code: block.code, prints: [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1]!) };
 }
 
