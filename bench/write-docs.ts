@@ -217,7 +217,7 @@ Instant think/eval functions and an instant model (a plain function).
 | ChainOfThoughtNode, per thought, JSON replies | **${r.chainOfThought.jsonMedianMicrosPerThought} µs**${met(r.chainOfThought.jsonMedianMicrosPerThought <= 50)} | ≤ 50 µs |
 
 Every run goes through the run kernel (events, the model-call log); the thoughts' model calls are
-logged as \`llm.*\` events. A thought's prompt carries the whole history (seed 003), so its cost grows with the run; the figures
+logged as \`llm.*\` events. A thought's prompt carries the whole history (chain of thought over a nested plan), so its cost grows with the run; the figures
 are for runs of ${r.chainOfThought.thoughtsPerRun} thoughts (the default cap). Replies in the common shape are read by a narrow YAML
 reader; a full parse with the \`yaml\` package, which every other reply still gets, takes about
 85 µs for one such reply here.
@@ -287,7 +287,7 @@ const got = results('got');
 type GotReplay = { file: string; task: string; ok: boolean; finalMatches: boolean; checks: number; failedChecks: unknown[]; llmCalls: number; thoughts: number };
 const gb = got.sortingBatch;
 const graph = `
-## Graph of Operations (\`npm run bench:got\`)
+## Operation graphs (\`npm run bench:got\`)
 
 Replays of the Graph-of-Thoughts paper's worked runs (\`example_prompts_*.md\`; any recording of
 that format can be given with \`--recording\`): the run must end in the recording's final result,
@@ -320,7 +320,7 @@ const growthRows = (where: string, g: { sessions: Growth[]; medianTarget: number
     .map((x) => `| ${where}, ${n(x.thoughts)} thoughts | **${x.meanMicros} µs** | ${x.cpuMeanMicros} µs | ${x.medianMicros} µs${met(x.medianMicros <= g.medianTarget)} | ${x.p99Micros} µs | ${x.checkpoints} (${x.checkpointedEventsPerThought} events' worth per thought) |`)
     .join('\n');
 const gotEngine = `
-## GoT engine (\`npm run bench:got-engine\`)
+## Agent sessions (\`npm run bench:got-engine\`)
 
 \`addThought\`, every call of a session from its first thought to its last (after untimed sessions
 that warm the JIT up). The mean is the cost per thought with the automatic checkpoints paid in: a
