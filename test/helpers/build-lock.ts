@@ -1,7 +1,7 @@
 // One build at a time across test files and vitest processes: a lock directory (mkdir is atomic),
 // taken in turn by whoever finds the output missing.
-import { mkdirSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** A lock older than this was left by a killed run. */
 const STALE_MS = 300_000;
@@ -30,3 +30,12 @@ export async function buildOnce(lock: string, done: () => boolean, build: () => 
     return;
   }
 }
+
+/** The newest modification time of a file, or of any file under a directory: what a build's output must be newer than. */
+export const newest = (path: string): number => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+};

@@ -3,19 +3,11 @@
 // every start. Built once per state of the sources, into .tmp/fixtures/<name>/<sources' time>/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOnce } from './build-lock.js';
+import { buildOnce, newest } from './build-lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-const newest = (path: string): number => {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = 0;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
-  return latest;
-};
 
 /** The path of `fixture` (relative to the repository) bundled from the current sources; builds it when they changed. */
 export async function bundleFixture(fixture: string): Promise<string> {

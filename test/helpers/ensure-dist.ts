@@ -1,24 +1,15 @@
 // The built package (dist/), which the package, command and MCP tests run as users do. It is built
 // once per `npm test`, before any test file, by test/setup/dist.ts; test files only check it is there.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildOnce } from './build-lock.js';
+import { buildOnce, newest } from './build-lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index', 'mcp/index', 'viewer/index'];
 const files = [...entries.flatMap((e) => ['.cjs', '.js', '.d.cts', '.d.ts'].map((ext) => `dist/${e}${ext}`)), 'dist/cli/tot.js'];
 /** The lock every dist build takes: the tests' and a developer's own `npx tsup` beside them. */
 export const distLock = `${root}.tmp/dist-build.lock`;
-
-const newest = (path: string): number => {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = 0;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
-  return latest;
-};
 
 /** Every entry point of dist is there. */
 export const distBuilt = (): boolean => files.every((f) => existsSync(`${root}${f}`));
