@@ -141,4 +141,25 @@ describe('InMemoryEventStore', () => {
     await catchTotError(() => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k' }], { expectedVersion: 'any', signal: AbortSignal.abort() }), 'ABORTED');
     expect(await store.streamVersion('s')).toBeNull();
   });
+  it('refuses parent ids and clocks the event schema refuses, naming the field, whatever else the event has right', async () => {
+    const store = new InMemoryEventStore();
+    const cases: [string, Record<string, unknown>][] = [
+      ['events[0].parentIds[0]', { parentIds: [''] }],
+      ['events[0].parentIds[1]', { parentIds: ['p', 'x'.repeat(257)] }],
+      ['events[0].parentIds[0]', { parentIds: [, 'p'] }], // eslint-disable-line no-sparse-arrays
+      ['events[0].parentIds', { parentIds: 'p' }],
+      ['events[0].clock.w', { clock: { w: -1 } }],
+      ['events[0].clock.w', { clock: { w: 1.5 } }],
+      ['events[0].clock.w', { clock: { w: '1' } }],
+      ['events[0].clock.', { clock: { '': 1 } }],
+      ['events[0].clock', { clock: [1] }],
+      ['events[0].eventId', { eventId: '' }],
+      ['events[0].metadata', { metadata: new Date(0) }],
+    ];
+    for (const [field, extra] of cases) {
+      const error = await catchTotError(() => store.append('s', [{ type: 't', data: 1, idempotencyKey: 'k', parentIds: ['p'], clock: { w: 1 }, ...extra } as never], { expectedVersion: 'any' }), 'INVALID_ARGUMENT');
+      expect(error.details?.field, JSON.stringify(extra)).toBe(field);
+    }
+    expect(await store.streamVersion('s')).toBeNull();
+  });
 });

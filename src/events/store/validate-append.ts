@@ -60,24 +60,48 @@ const newEventSchema = z.object({
   metadata: jsonObjectSchema.optional(),
 });
 
-/** The common, valid shape checked inline: a zod parse per event would dominate batched appends. */
+const isIdentifier = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max && isIdentifierText(v);
+
+/** Parent ids the schema would take as they are: 1 to 256 characters each, identifier text. */
+function isPlainParentIds(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (!(i in v) || !isIdentifier(v[i], 256)) return false;
+  return true;
+}
+
+/** A clock the schema would take as it is: a plain object of whole numbers ≥ 0 under keys of 1 to 256 characters. */
+function isPlainClock(v: unknown): v is Record<string, number> {
+  if (!isPlainObject(v)) return false;
+  for (const key of Object.keys(v)) if (!isIdentifier(key, 256) || !Number.isSafeInteger(v[key]) || (v[key] as number) < 0) return false;
+  return true;
+}
+
+/**
+ * The common, valid shape checked inline: a zod parse per event would dominate batched appends,
+ * and a session's thought (parent ids and a clock) is one append per MCP tool call. Anything this
+ * does not recognise goes through the schema, which names what is wrong.
+ */
 function isPlainEvent(raw: unknown): raw is NewEvent {
   if (typeof raw !== 'object' || raw === null) return false;
   const e = raw as Record<string, unknown>;
   return (
-    typeof e.type === 'string' &&
-    e.type.length > 0 &&
-    e.type.length <= 256 &&
-    typeof e.idempotencyKey === 'string' &&
-    e.idempotencyKey.length > 0 &&
-    e.idempotencyKey.length <= 512 &&
-    e.eventId === undefined &&
-    e.parentIds === undefined &&
-    e.clock === undefined &&
-    e.metadata === undefined &&
-    isIdentifierText(e.type) &&
-    isIdentifierText(e.idempotencyKey)
+    isIdentifier(e.type, 256) &&
+    isIdentifier(e.idempotencyKey, 512) &&
+    (e.eventId === undefined || isIdentifier(e.eventId, 256)) &&
+    (e.parentIds === undefined || isPlainParentIds(e.parentIds)) &&
+    (e.clock === undefined || isPlainClock(e.clock)) &&
+    (e.metadata === undefined || isPlainObject(e.metadata))
   );
+}
+
+/** The fields of a plain event, its parent ids copied (zod's parse copies the array too). */
+function plainCopy(e: NewEvent): NewEvent {
+  const copy: NewEvent = { type: e.type, data: e.data, idempotencyKey: e.idempotencyKey };
+  if (e.eventId !== undefined) copy.eventId = e.eventId;
+  if (e.parentIds !== undefined) copy.parentIds = [...e.parentIds];
+  if (e.clock !== undefined) copy.clock = e.clock;
+  if (e.metadata !== undefined) copy.metadata = e.metadata;
+  return copy;
 }
 
 const expectedVersionSchema = z.union([
@@ -354,7 +378,7 @@ export type JsonTiming =
  * unless `json` is `'now'`.
  */
 export function prepareAppend(streamId: unknown, events: unknown, options: unknown, maxEventBytes: number, where: string, json: JsonTiming = 'lazy'): { streamId: string; events: PreparedEvent[]; expectedVersion: ExpectedVersion; signal?: AbortSignal } {
-  const id = typeof streamId === 'string' && streamId.length > 0 && streamId.length <= 512 && isIdentifierText(streamId) ? streamId : parseOptions(streamIdSchema, streamId, where, 'streamId');
+  const id = parseStreamId(streamId, where);
   const o = isPlainAppendOptions(options) ? options : parseOptions(appendOptionsSchema, options, where);
   if (!Array.isArray(events) || events.length === 0) {
     throw new TotError('INVALID_ARGUMENT', `${where}: events: expected a non-empty array of events`, { details: { field: 'events' } });
@@ -365,8 +389,9 @@ export function prepareAppend(streamId: unknown, events: unknown, options: unkno
   // A loop rather than map: map skips the holes of a sparse array, and a hole is no event.
   for (let i = 0; i < events.length; i++) {
     const raw: unknown = events[i];
-    // zod's output is a copy; a plain event is the caller's object, copied here when the store awaits before using it.
-    let event = (isPlainEvent(raw) ? (json === 'now' ? { type: raw.type, data: raw.data, idempotencyKey: raw.idempotencyKey } : raw) : parseOptions(newEventSchema, raw, where, `events[${i}]`)) as NewEvent;
+    // zod's output is a copy; a plain event is the caller's object, copied here when the store
+    // awaits before using it (only the fields an event has: no key set to undefined is added).
+    let event = (isPlainEvent(raw) ? (json === 'now' ? plainCopy(raw) : raw) : parseOptions(newEventSchema, raw, where, `events[${i}]`)) as NewEvent;
     // zod keeps the caller's clock (a copy would drop a "__proto__" key): copied when the store awaits.
     if (json === 'now' && event.clock !== undefined) event = { ...event, clock: { ...event.clock } };
     const distinct = keys.size;
@@ -519,7 +544,8 @@ export function loadedSnapshot(streamId: string, version: number, stateJson: str
 }
 
 export function parseStreamId(streamId: unknown, where: string): string {
-  return parseOptions(streamIdSchema, streamId, where, 'streamId');
+  // Checked inline first: a session's refresh asks for its stream's version before every MCP tool call.
+  return isIdentifier(streamId, 512) ? streamId : parseOptions(streamIdSchema, streamId, where, 'streamId');
 }
 
 export function closedError(where: string): TotError {
