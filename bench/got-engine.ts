@@ -1,5 +1,5 @@
 /**
- * GoT engine (issue #13): `addThought` in memory and on SQLite, `runParallel('race')` over 5
+ * session engine (issue #13): `addThought` in memory and on SQLite, `runParallel('race')` over 5
  * branches whose workers take 20–200 ms (target: wall ≤ the fastest valid branch + 10 ms), and
  * the restore of a 10,000-event session from SQLite (≤ 200 ms).
  *
@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GotEngine, InMemoryEventStore, type BranchWorker, type EventStore } from '../src/index.js';
+import { SessionEngine, InMemoryEventStore, type BranchWorker, type EventStore } from '../src/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
 import { gc, median, report } from './harness.js';
 
@@ -59,7 +59,7 @@ async function grow(store: EventStore, count: number): Promise<Growth> {
       await store.saveSnapshot(snapshot);
     },
   });
-  const s = await new GotEngine({ store: counting, writerId: 'bench' }).startSession({ goal: 'bench' });
+  const s = await new SessionEngine({ store: counting, writerId: 'bench' }).startSession({ goal: 'bench' });
   checkpoints = 0;
   checkpointed = 0;
   const samples = new Float64Array(count);
@@ -105,7 +105,7 @@ try {
   const delays = [200, 65, 155, 20, 110];
   const overshoot: number[] = [];
   for (let i = 0; i < 12; i++) {
-    const engine = new GotEngine({ store: new InMemoryEventStore(), writerId: 'bench' });
+    const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'bench' });
     const s = await engine.startSession({ goal: 'race' });
     const t = await s.addThought({ role: 'planner', content: 'five ways' });
     const branches = await s.fork({ from: t.id, branches: delays.map((d) => ({ name: `d${d}` })) });
@@ -124,7 +124,7 @@ try {
   // A 10,000-event session on SQLite, restored from its latest checkpoint (and, for comparison, from its events alone).
   const path = join(dir, 'restore.db');
   const writer = new SqliteEventStore({ path });
-  const s = await new GotEngine({ store: writer, writerId: 'bench' }).startSession({ goal: 'long' });
+  const s = await new SessionEngine({ store: writer, writerId: 'bench' }).startSession({ goal: 'long' });
   const [branch] = await s.fork({ from: (await s.addThought({ role: 'planner', content: 'root' })).id, branches: [{ name: 'main' }] });
   for (let i = 0; s.version < 9_999; i++) await s.addThought({ role: 'planner', content: `step ${i}`, parentIds: [`t${i}`], branchId: branch!.id });
   const events = s.version + 1;
@@ -135,12 +135,12 @@ try {
   for (let i = 0; i < 7; i++) {
     const store = new SqliteEventStore({ path });
     let started = performance.now();
-    const restored = await new GotEngine({ store }).restore(s.id);
+    const restored = await new SessionEngine({ store }).restore(s.id);
     restores.push(performance.now() - started);
     if (restored.version !== s.version) throw new Error('the restore missed events');
     const bare = Object.assign(Object.create(store) as EventStore, { loadSnapshot: async () => null });
     started = performance.now();
-    await new GotEngine({ store: bare }).restore(s.id);
+    await new SessionEngine({ store: bare }).restore(s.id);
     fullFolds.push(performance.now() - started);
     await store.close();
   }
@@ -151,7 +151,7 @@ try {
   const largeRestores: number[] = [];
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
-    await new GotEngine({ store: largeStore }).restore(largest.sessionId);
+    await new SessionEngine({ store: largeStore }).restore(largest.sessionId);
     largeRestores.push(performance.now() - started);
   }
   await largeStore.close();

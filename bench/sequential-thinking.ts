@@ -36,7 +36,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
-import { GotEngine, InMemoryEventStore } from '../src/index.js';
+import { SessionEngine, InMemoryEventStore } from '../src/index.js';
 import { createMcpServer } from '../src/mcp/index.js';
 import { builtCli } from './built-cli.js';
 import { benchDir, gc, median, report } from './harness.js';
@@ -158,7 +158,7 @@ async function referenceInProcess(packageDir: string): Promise<McpServer> {
 // The reference server is installed in bench/peers/ (bench/run.ts installs it there).
 const referenceDir = dirname(createRequire(join(benchDir, 'peers', 'package.json')).resolve('@modelcontextprotocol/server-sequential-thinking/package.json'));
 // Measured first, in a heap nothing else has grown yet.
-const heap = { reference: await heapPerThought(await referenceInProcess(referenceDir)), totMemory: await heapPerThought(createMcpServer({ engine: new GotEngine({ store: new InMemoryEventStore() }) })) };
+const heap = { reference: await heapPerThought(await referenceInProcess(referenceDir)), totMemory: await heapPerThought(createMcpServer({ engine: new SessionEngine({ store: new InMemoryEventStore() }) })) };
 progress(`heap per thought: ${JSON.stringify(heap)} bytes`);
 
 const cli = values.cli ? resolve(values.cli) : await builtCli(root, progress);

@@ -18,5 +18,5 @@ export * from './solve/index.js';
 export * from './cot/index.js';
 export * from './fractal/index.js';
 export * from './graph/index.js';
-export * from './got/index.js';
+export * from './sessions/index.js';
 export * from './deliberation/index.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { GotEngine } from '../got/got-engine.js';
+import { SessionEngine } from '../sessions/session-engine.js';
 import type { LanguageModel } from '../model/types.js';
 import { createMcpServer } from '../mcp/create-mcp-server.js';
 import { canonicalOrigin, serveHttp } from '../mcp/http/serve-http.js';
@@ -10,7 +10,7 @@ import { SessionCache } from '../mcp/session-cache.js';
 import { openStore } from './open-store.js';
 import { CommandError } from './read-store.js';
 
-export const MCP_HELP = `tot mcp: the Graph-of-Thought engine as an MCP server
+export const MCP_HELP = `tot mcp: the session engine as an MCP server
 
 Usage: tot mcp [options]
 
@@ -92,7 +92,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     return origin;
   });
   const store = await openStore(values.db!);
-  const engine = new GotEngine({ store, limits: { maxThoughtChars } });
+  const engine = new SessionEngine({ store, limits: { maxThoughtChars } });
   const model = await serverModel(values.model);
   // One cache for every connection: an HTTP server's clients share the sessions they hold.
   const sessions = new SessionCache(engine, { maxOpen });

@@ -45,7 +45,7 @@ export interface RunRow {
   problem: string;
 }
 
-/** Every run and GoT session of a store, in the order they started. */
+/** Every run and agent session of a store, in the order they started. */
 export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> }): Promise<RunRow[]> {
   const rows = new Map<string, RunRow>();
   const startedAt = new Map<string, number>();

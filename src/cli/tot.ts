@@ -13,7 +13,7 @@ Commands:
   runs <db>                 the runs recorded in a store
   view <db> --run <id>      one run as a self-contained HTML page
   demo                      Tree-of-Thoughts on Game of 24, recorded and shown
-  mcp                       serve the Graph-of-Thought engine as MCP tools (stdio, or Streamable HTTP)
+  mcp                       serve the session engine as MCP tools (stdio, or Streamable HTTP)
 
 Run tot <command> --help for a command's options.`;
 

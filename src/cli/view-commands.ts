@@ -22,7 +22,7 @@ export const VIEW_HELP = `tot view: one recorded run as a self-contained HTML pa
 Usage: tot view <db> --run <id> [--out run.html] [--open]
 
 Options:
-  --run <id>     the run (or GoT session) to show: tot runs <db> lists them
+  --run <id>     the run (or agent session) to show: tot runs <db> lists them
   --out <file>   where to write the page (default ./<id>.html)
   --open         open the page in the default browser
   --help         this text`;

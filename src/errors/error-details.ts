@@ -14,7 +14,7 @@ export type ErrorLocation =
   | { kind: 'node'; nodeId: string; role: 'generator' | 'evaluator' | 'isSolution' | 'stateKey' }
   | { kind: 'frame'; frameId: string; operator: 'think' | 'eval' | 'tool' }
   | { kind: 'thought'; thoughtNumber: number }
-  /** A branch of a GoT session, worked by `runParallel`. */
+  /** A branch of an agent session, worked by `runParallel`. */
   | { kind: 'branch'; branchId: string }
   /** A participant of a `Deliberation` (an agent, the host or the reporter) in a round. */
   | { kind: 'agent'; agentId: string; round: number }
@@ -155,7 +155,7 @@ export interface TotErrorDetailsMap {
   SEARCH_EXHAUSTED: CommonErrorDetails;
   TIMEOUT: CommonErrorDetails & { ms: number };
   BUDGET_EXCEEDED: CommonErrorDetails & {
-    /** The run budget's limit, or a GoT session's branch budget (`branches`). */
+    /** The run budget's limit, or an agent session's branch budget (`branches`). */
     limit: 'calls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'deadline' | 'branches';
     /** Used plus reserved before the refused request. */
     committed?: number;

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { GotEngine } from '../got/got-engine.js';
+import { SessionEngine } from '../sessions/session-engine.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
@@ -22,7 +22,7 @@ import { TOOLS } from './tools/index.js';
  */
 export interface McpServerOptions {
   /** The engine whose sessions the tools drive (its store is where sessions live). */
-  engine: GotEngine;
+  engine: SessionEngine;
   /** The server's own model, for `think_parallel_run` when the client offers no sampling. Default: the client's sampling, or the client's own plans. */
   model?: LanguageModel;
   /** Sessions held in memory at once (an LRU over the store). Default 64. */
@@ -84,7 +84,7 @@ export function mcpToolList(): McpToolInfo[] {
 }
 
 const optionsSchema = z.strictObject({
-  engine: z.instanceof(GotEngine, { error: 'expected a GotEngine' }),
+  engine: z.instanceof(SessionEngine, { error: 'expected a SessionEngine' }),
   model: languageModelSchema.optional(),
   maxOpenSessions: z.number().int().min(1).max(1_000_000).default(64),
   sessions: z.instanceof(SessionCache).optional(),
@@ -94,7 +94,7 @@ const optionsSchema = z.strictObject({
 });
 
 /**
- * The Graph-of-Thought engine as an MCP server (the official `@modelcontextprotocol/sdk`): the
+ * The session engine as an MCP server (the official `@modelcontextprotocol/sdk`): the
  * `think_*` tools over the engine's sessions, and a `sequentialthinking` tool compatible with
  * the reference sequential-thinking server. Connect it to any transport (`StdioServerTransport`,
  * `StreamableHTTPServerTransport`); `tot mcp` does both. Inputs accept `"3"` and `"true"` for
@@ -105,12 +105,12 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { GotEngine } from '@tot/core';
+ * import { SessionEngine } from '@tot/core';
  * import { createMcpServer } from '@tot/core/mcp';
  * import { SqliteEventStore } from '@tot/core/sqlite';
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
  *
- * const engine = new GotEngine({ store: new SqliteEventStore({ path: 'tot-sessions.db' }) });
+ * const engine = new SessionEngine({ store: new SqliteEventStore({ path: 'tot-sessions.db' }) });
  * await createMcpServer({ engine }).connect(new StdioServerTransport());
  * ```
  */

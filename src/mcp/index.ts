@@ -1,5 +1,5 @@
 /**
- * `@tot/core/mcp`: the Graph-of-Thought engine as an MCP server (`@modelcontextprotocol/sdk`,
+ * `@tot/core/mcp`: the session engine as an MCP server (`@modelcontextprotocol/sdk`,
  * optional peer): the `think_*` tools and a `sequentialthinking`-compatible tool.
  *
  * @packageDocumentation

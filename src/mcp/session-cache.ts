@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { raceAbort } from '../internal/abort.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
-import type { GotEngine } from '../got/got-engine.js';
-import type { GotSession } from '../got/got-session.js';
+import type { SessionEngine } from '../sessions/session-engine.js';
+import type { AgentSession } from '../sessions/agent-session.js';
 
 const optionsSchema = z.strictObject({ maxOpen: z.number().optional() });
 const getOptionsSchema = z.strictObject({ signal: signalSchema });
@@ -23,8 +23,8 @@ const getOptionsSchema = z.strictObject({ signal: signalSchema });
  * ```
  */
 export class SessionCache {
-  private readonly open = new Map<string, GotSession>();
-  private readonly restoring = new Map<string, Promise<GotSession>>();
+  private readonly open = new Map<string, AgentSession>();
+  private readonly restoring = new Map<string, Promise<AgentSession>>();
   private counts = { hits: 0, restores: 0, evictions: 0 };
   /** How many sessions are held at most. */
   readonly maxOpen: number;
@@ -36,7 +36,7 @@ export class SessionCache {
    * ```
    */
   constructor(
-    private readonly engine: GotEngine,
+    private readonly engine: SessionEngine,
     options: { maxOpen?: number } = {},
   ) {
     parseOptions(optionsSchema, options, 'SessionCache');
@@ -51,7 +51,7 @@ export class SessionCache {
    * const s = await sessions.get(id, { signal });
    * ```
    */
-  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<GotSession> {
+  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<AgentSession> {
     parseOptions(getOptionsSchema, options, 'SessionCache.get');
     const held = this.open.get(id);
     if (held) {
@@ -92,7 +92,7 @@ export class SessionCache {
    * sessions.add(await engine.startSession({ goal }));
    * ```
    */
-  add(session: GotSession): void {
+  add(session: AgentSession): void {
     this.open.delete(session.id);
     this.open.set(session.id, session);
     while (this.open.size > this.maxOpen) {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { GotEngine } from '../got/got-engine.js';
+import type { SessionEngine } from '../sessions/session-engine.js';
 import type { LanguageModel } from '../model/types.js';
 import type { SessionCache } from './session-cache.js';
 
@@ -28,7 +28,7 @@ export interface ToolHints {
 
 /** What a tool's handler is given. */
 export interface ToolContext {
-  engine: GotEngine;
+  engine: SessionEngine;
   sessions: SessionCache;
   /** The server's own model, if it has one. */
   model: LanguageModel | undefined;

@@ -6,7 +6,7 @@ import type { plannerReplySchema } from '../deliberation/roles/planner.js';
 import type { reporterReplySchema } from '../deliberation/roles/reporter.js';
 import { TotError } from '../errors/index.js';
 import type { evalReplySchema, thinkReplySchema } from '../fractal/llm-operators.js';
-import type { branchPlannerReplySchema } from '../got/branch-worker.js';
+import type { branchPlannerReplySchema } from '../sessions/branch-worker.js';
 import { parseOptions } from '../internal/validate.js';
 import { SAMPLE_INDEX_TAG } from '../model/call-model.js';
 import type { ChatMessage, GenerateRequest, GenerateResult } from '../model/types.js';
@@ -59,9 +59,9 @@ export interface RoleReplyValues {
   eval: z.input<typeof evalReplySchema>;
   /** ChainOfThoughtNode: one thought. */
   'chain-of-thought': z.input<typeof chainOfThoughtReplySchema>;
-  /** GotSession (llmBranchWorker): `{ summary, plan }`; Deliberation (planner()): `{ content, position, plan }`. */
+  /** AgentSession (llmBranchWorker): `{ summary, plan }`; Deliberation (planner()): `{ content, position, plan }`. */
   planner: z.input<typeof branchPlannerReplySchema> | z.input<typeof plannerReplySchema>;
-  /** GotSession (llmBranchWorker): the critique as text; Deliberation (critic()): `{ content, position, critique }`. */
+  /** AgentSession (llmBranchWorker): the critique as text; Deliberation (critic()): `{ content, position, critique }`. */
   critic: string | z.input<typeof criticReplySchema>;
   /** Deliberation (reporter()): the report. */
   reporter: z.input<typeof reporterReplySchema>;
@@ -122,11 +122,11 @@ export interface RoleCall {
   goal?: string;
   /** ChainOfThoughtNode: the number of the thought asked for (1 first). */
   thoughtNumber?: number;
-  /** Deliberation and GotSession: the round (1 first). */
+  /** Deliberation and AgentSession: the round (1 first). */
   round?: number;
   /** Deliberation: the participant (agent, host or reporter id). */
   agent?: string;
-  /** GotSession: the branch id. */
+  /** AgentSession: the branch id. */
   branch?: string;
   /** OperationGraph: the operation's id. */
   operation?: string;
@@ -174,7 +174,12 @@ export interface RoleModelOptions {
   strict?: boolean;
   /** Default `'role-model'`. */
   modelId?: string;
-  /** Default `'estimate'`. */
+  /**
+   * The token usage each reply reports: `'estimate'` (a quarter of the characters of the messages
+   * in and of the reply out, so budgets in tokens run down as with a real model), `'unknown'` (no
+   * usage, as from a provider that reports none), fixed figures (`{ inputTokens, outputTokens }`,
+   * the same for every call), or a function of the request and the outputs. Default `'estimate'`.
+   */
   usage?: MockUsage;
 }
 
@@ -194,7 +199,7 @@ export interface RoleModel {
   readonly capabilities: { multipleOutputs: boolean };
   /** Answers one call by its role tag, as {@link roleModel} describes. */
   generate(request: GenerateRequest, options?: { signal?: AbortSignal }): Promise<GenerateResult>;
-  /** Every call so far, in order, with its request, its result or error, and its role (`rule`). */
+  /** Every call so far, in order, with its request, its result or error, and its role (`role`). */
   readonly calls: readonly MockCall[];
   readonly callCount: number;
   /** The calls of one role. */
@@ -279,10 +284,10 @@ export function roleModel(options: RoleModelOptions): RoleModel {
       return calls.length;
     },
     callsFor(role) {
-      return calls.filter((c) => c.rule === role);
+      return calls.filter((c) => c.role === role);
     },
     roles() {
-      return calls.map((c) => c.rule ?? '(none)');
+      return calls.map((c) => c.role ?? '(none)');
     },
     reset() {
       calls.length = 0;
@@ -296,7 +301,7 @@ export function roleModel(options: RoleModelOptions): RoleModel {
         if (role === undefined) {
           throw fail(`call #${record.index + 1} has no role tag (tags: ${JSON.stringify(tags)}), so no reply can be chosen for it.`, request);
         }
-        record.rule = role;
+        record.role = role;
         const index = served.get(role) ?? 0;
         served.set(role, index + 1);
         const call = describeCall(role, index, record.index, request, signal);

@@ -26,7 +26,7 @@ const optionsSchema = z.strictObject({ title: z.string().max(500).optional() });
 
 /**
  * One self-contained HTML page for a recorded run — a search tree, an operation graph, fractal
- * frames, a chain of thought, a deliberation or a GoT session — with inline CSS and script and a
+ * frames, a chain of thought, a deliberation or an agent session — with inline CSS and script and a
  * Content-Security-Policy that forbids every request: it opens anywhere, offline. It opens with the
  * whole graph in view (again on `f` or the Fit button); the graph pans (drag) and zooms (wheel,
  * `+`/`-`), and a legend says what each border, line and colour means. A click (or Tab and Enter)

@@ -1,13 +1,13 @@
-// A GoT session as the viewer shows it: its thoughts (written through the session; those
+// An agent session as the viewer shows it: its thoughts (written through the session; those
 // `runParallel` made say how many model calls made them and what they cost, though the session
 // records no call's text), the winning branch's path, the branches and the audit bar.
 import type { StoredEvent } from '../events/store/types.js';
-import { SessionModel } from '../got/session-model.js';
-import { auditBar } from '../got/session-report.js';
+import { SessionModel } from '../sessions/session-model.js';
+import { auditBar } from '../sessions/session-report.js';
 import type { RunView, ViewNode } from './view-model.js';
 import { label } from './view-util.js';
 
-/** A GoT session's stream folded into what the viewer shows. */
+/** An agent session's stream folded into what the viewer shows. */
 export function sessionView(events: readonly StoredEvent[]): Pick<RunView, 'nodes' | 'bestPath' | 'panels' | 'problem' | 'runId' | 'stopReason' | 'tokenBudget'> & { tokens: number } {
   let model: SessionModel | undefined;
   for (const e of events) {

@@ -132,7 +132,7 @@ export interface RunView {
   nodes: ViewNode[];
   /**
    * The best path, root first: a search's best path, an operation graph's chain from the input to
-   * its last output, a chain of thought's thoughts, a deliberation's decisions and report, a GoT
+   * its last output, a chain of thought's thoughts, a deliberation's decisions and report, an agent
    * session's winning branch; for a fractal run, the frames the final answer was built from (the
    * root and, below each of them, the sub-goals whose results it kept), parents before children.
    */

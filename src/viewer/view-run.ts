@@ -18,8 +18,8 @@ function runEvents(events: readonly (RunEventBase | StoredEvent)[]): AnyEvent[] 
 const KINDS: Record<string, RunView['kind']> = { search: 'search', graph: 'graph', fractal: 'fractal', 'chain-of-thought': 'chain-of-thought', deliberation: 'deliberation', solve: 'solve' };
 
 /**
- * What the viewer shows of a recorded run: its nodes (tree, graph, frames, thoughts, rounds or a
- * GoT session's thoughts), best path, model calls in lanes — each with the messages it sent and
+ * What the viewer shows of a recorded run: its nodes (tree, graph, frames, thoughts, rounds or an
+ * agent session's thoughts), best path, model calls in lanes — each with the messages it sent and
  * the outputs it got, every distinct text stored once in `texts` — tokens over time, and the
  * panels of its kind. Each node names the calls that made it (`madeBy`) and scored it
  * (`judgedBy`), or says why it has none (`noCall`). Takes the run's events as a store returns

@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GotEngine, InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine, InMemoryEventStore } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { invalidPlan, structured, text, validPlan } from '../helpers/mcp-sampling.js';
 
@@ -18,7 +18,7 @@ const open: { client: Client; server: McpServer }[] = [];
 
 /** A server on its own engine and in-memory store, and a client connected to it. */
 async function connect(): Promise<Client> {
-  const server = createMcpServer({ engine: new GotEngine({ store: new InMemoryEventStore() }) });
+  const server = createMcpServer({ engine: new SessionEngine({ store: new InMemoryEventStore() }) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'bad-input-test', version: '1.0.0' });

@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GotEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { invalidPlan, structured, text, validPlan } from '../helpers/mcp-sampling.js';
 
@@ -14,7 +14,7 @@ const open: { client: Client; server: McpServer }[] = [];
 
 /** A server on its own engine over `store`, and a client connected to it. */
 async function connect(store: EventStore): Promise<(name: string, args: Record<string, unknown>) => Promise<CallToolResult>> {
-  const server = createMcpServer({ engine: new GotEngine({ store }) });
+  const server = createMcpServer({ engine: new SessionEngine({ store }) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'consistency-test', version: '1.0.0' });

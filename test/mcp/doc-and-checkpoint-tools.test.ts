@@ -4,7 +4,7 @@
 // is checked against the output schema the server advertises (in-process.ts), and the effect on the
 // session and its store is checked.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GotEngine } from '../../src/index.js';
+import { SessionEngine } from '../../src/index.js';
 import { validPlan } from '../helpers/mcp-sampling.js';
 import { closeInProcess, connectInProcess, errorText, type InProcess } from './in-process.js';
 
@@ -158,7 +158,7 @@ describe('think_session_restore', () => {
     await s.ok('think_branch_fork', { session_id, from: 't0', names: ['a', 'b'] });
     const { version: checkpoint } = await s.ok<{ version: number }>('think_checkpoint', { session_id });
     // Another writer on the same store (another process, say) adds two thoughts.
-    const other = await new GotEngine({ store: s.store }).restore(session_id);
+    const other = await new SessionEngine({ store: s.store }).restore(session_id);
     await other.addThought({ role: 'critic', content: 'from the other writer', parentIds: ['t0'] });
     await other.addThought({ role: 'planner', content: 'and its follow-up', branchId: 'br1', parentIds: ['t1'] });
 
@@ -174,7 +174,7 @@ describe('think_session_restore', () => {
       { branch_id: 'br1', name: 'b', state: 'init' },
     ]);
     expect(r.audit_bar).toBe(other.auditBar());
-    expect(await graphOf(s, session_id)).toEqual((await new GotEngine({ store: s.store }).restore(session_id)).toJSON());
+    expect(await graphOf(s, session_id)).toEqual((await new SessionEngine({ store: s.store }).restore(session_id)).toJSON());
 
     // The restored session goes on: the next thought continues the numbering.
     expect((await s.ok<{ thought_id: string }>('think_plan_step', { session_id, content: 'after the restore', parent_ids: ['t2'] })).thought_id).toBe('t3');

@@ -7,14 +7,14 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { GotEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/index.js';
 import { structured, text } from '../helpers/mcp-sampling.js';
 
 export interface InProcess {
   client: Client;
   server: McpServer;
-  engine: GotEngine;
+  engine: SessionEngine;
   store: EventStore;
   /** The tools as listed to the client. */
   tools: Tool[];
@@ -43,11 +43,11 @@ export function checkOutput(tools: Tool[], name: string, value: unknown): void {
  * it connects (a sampling handler).
  */
 export async function connectInProcess(
-  options: Partial<Omit<McpServerOptions, 'engine'>> & { engine?: GotEngine; store?: EventStore; sampling?: boolean; setup?: (client: Client) => void } = {},
+  options: Partial<Omit<McpServerOptions, 'engine'>> & { engine?: SessionEngine; store?: EventStore; sampling?: boolean; setup?: (client: Client) => void } = {},
 ): Promise<InProcess> {
   const { store: givenStore, sampling, setup, engine: givenEngine, ...serverOptions } = options;
   const store = givenStore ?? new InMemoryEventStore();
-  const engine = givenEngine ?? new GotEngine({ store });
+  const engine = givenEngine ?? new SessionEngine({ store });
   const server = createMcpServer({ engine, ...serverOptions });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const sent: JSONRPCMessage[] = [];

@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GotEngine, GotSession, InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine, AgentSession, InMemoryEventStore } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { splitThought } from '../../src/mcp/split-thought.js';
 import { structured, text } from '../helpers/mcp-sampling.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
 
 /** A server on an in-memory store, and `think` / `graph` through a client connected to it. */
 async function connect(store = new InMemoryEventStore()) {
-  const server = createMcpServer({ engine: new GotEngine({ store }) });
+  const server = createMcpServer({ engine: new SessionEngine({ store }) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'sequential-thinking-test', version: '1.0.0' });
@@ -156,8 +156,8 @@ describe('sequentialthinking, the work a call does', () => {
     const { think } = await connect();
     const { session_id } = await think({ thought: 'Thought 1.', thoughtNumber: 1 });
     for (let n = 2; n <= 30; n++) await think({ thought: `Thought ${n}.`, thoughtNumber: n, session_id });
-    const snapshot = vi.spyOn(GotSession.prototype, 'snapshot');
-    const toJSON = vi.spyOn(GotSession.prototype, 'toJSON');
+    const snapshot = vi.spyOn(AgentSession.prototype, 'snapshot');
+    const toJSON = vi.spyOn(AgentSession.prototype, 'toJSON');
     await think({ thought: 'Thought 31.', thoughtNumber: 31, session_id });
     expect(snapshot).not.toHaveBeenCalled();
     expect(toJSON).not.toHaveBeenCalled();
@@ -168,7 +168,7 @@ describe('sequentialthinking, the work a call does', () => {
     const { session_id } = await think({ thought: 'Thought 1.', thoughtNumber: 1 });
     for (let n = 2; n <= 30; n++) await think({ thought: `Thought ${n}.`, thoughtNumber: n, session_id });
     await call('think_plan_step', { session_id, content: 'A thought from another tool.' });
-    const read = vi.spyOn(GotSession.prototype, 'thought');
+    const read = vi.spyOn(AgentSession.prototype, 'thought');
     await think({ thought: 'Thought 31.', thoughtNumber: 31, session_id });
     // The other tool's thought, not the 31 before it, nor the one this call wrote (it has it).
     expect(read.mock.calls).toEqual([['t30']]);

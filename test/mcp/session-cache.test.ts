@@ -2,7 +2,7 @@
 // session goes when one too many is held, what a hit does to the order, and that a session let go
 // comes back from the store as it was. Then the same through createMcpServer({ maxOpenSessions }).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GotEngine, InMemoryEventStore, type GotSession } from '../../src/index.js';
+import { SessionEngine, InMemoryEventStore, type AgentSession } from '../../src/index.js';
 import { SessionCache } from '../../src/mcp/index.js';
 import { closeInProcess, connectInProcess } from './in-process.js';
 
@@ -11,8 +11,8 @@ afterEach(closeInProcess);
 /** An engine over a fresh in-memory store, and `n` sessions started on it, each with a thought. */
 async function sessions(n: number) {
   const store = new InMemoryEventStore();
-  const engine = new GotEngine({ store });
-  const started: GotSession[] = [];
+  const engine = new SessionEngine({ store });
+  const started: AgentSession[] = [];
   for (let i = 0; i < n; i++) {
     const s = await engine.startSession({ goal: `goal ${i}`, budget: { maxBranches: 3 } });
     await s.addThought({ role: 'planner', content: `first thought of ${i}` });
@@ -24,7 +24,7 @@ async function sessions(n: number) {
 describe('SessionCache', () => {
   it('lets the least recently added session go first when more than maxOpen are held', async () => {
     const { engine, started } = await sessions(4);
-    const [a, b, c, d] = started as [GotSession, GotSession, GotSession, GotSession];
+    const [a, b, c, d] = started as [AgentSession, AgentSession, AgentSession, AgentSession];
     const cache = new SessionCache(engine, { maxOpen: 2 });
     const restore = vi.spyOn(engine, 'restore');
     cache.add(a);
@@ -47,7 +47,7 @@ describe('SessionCache', () => {
 
   it('moves a session it is asked for to the most recently used end: the other one goes next', async () => {
     const { engine, started } = await sessions(3);
-    const [a, b, c] = started as [GotSession, GotSession, GotSession];
+    const [a, b, c] = started as [AgentSession, AgentSession, AgentSession];
     const cache = new SessionCache(engine, { maxOpen: 2 });
     cache.add(a);
     cache.add(b);
@@ -64,7 +64,7 @@ describe('SessionCache', () => {
 
   it('reopens a session it let go from the store with the same state, which goes on where it was', async () => {
     const { engine, started } = await sessions(2);
-    const [a, b] = started as [GotSession, GotSession];
+    const [a, b] = started as [AgentSession, AgentSession];
     await a.fork({ from: 't0', branches: [{ name: 'x' }, { name: 'y' }] });
     await a.addThought({ role: 'critic', content: 'x is risky', parentIds: ['t0'], edge: 'contradicts', branchId: 'br0' });
     await a.setPlan('br1', { rollback: { strategy: 'none' }, limits: { max_changes: 1 }, capabilities_required: [], success_criteria: ['ok'] });

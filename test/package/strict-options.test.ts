@@ -237,13 +237,13 @@ const fixtures: Record<string, () => unknown> = {
     agents: ['a', 'b'].map((id) => core.llmAgent({ id, model: model(), turn: () => 'x' })),
     host: core.llmHost({ model: model(), turn: () => 'x' }),
   }),
-  GotEngineOptions: () => ({ store: new core.InMemoryEventStore() }),
-  GotEngine: () => new core.GotEngine({ store: new core.InMemoryEventStore() }),
+  SessionEngineOptions: () => ({ store: new core.InMemoryEventStore() }),
+  SessionEngine: () => new core.SessionEngine({ store: new core.InMemoryEventStore() }),
   SqliteEventStoreOptions: () => ({ path: ':memory:' }),
   // Options are checked before the store connects: no server is needed.
   PostgresEventStoreOptions: () => ({ connectionString: 'postgres://localhost:1/none' }),
   // Instances made by the library, not by a constructor.
-  GotSession: () => new core.GotEngine({ store: new core.InMemoryEventStore() }).startSession({ goal: 'g' }),
+  AgentSession: () => new core.SessionEngine({ store: new core.InMemoryEventStore() }).startSession({ goal: 'g' }),
   ThoughtGraph: async () => {
     const graph = new core.OperationGraph();
     graph.add(core.generate({ prompt: () => 'x', parse: (reply: string) => [reply] }));

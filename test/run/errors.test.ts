@@ -7,7 +7,7 @@ import {
   Explorer,
   FractalSolver,
   fromFunction,
-  GotEngine,
+  SessionEngine,
   InMemoryEventStore,
   OperationGraph,
   solve,
@@ -181,7 +181,7 @@ describe('an untyped error thrown by user code', () => {
   });
 
   it("of a runParallel worker is recorded as INTERNAL", async () => {
-    const engine = new GotEngine({ store: new InMemoryEventStore(), writerId: 'w' });
+    const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'w' });
     const s = await engine.startSession({ goal: 'g', successCriteria: ['c'] });
     const t = await s.addThought({ role: 'planner', content: 'start' });
     const [branch] = await s.fork({ from: t.id, branches: [{ name: 'only' }] });

@@ -11,7 +11,7 @@ import {
   FractalSolver,
   fromFunction,
   generate,
-  GotEngine,
+  SessionEngine,
   InMemoryEventStore,
   llmAgent,
   mcts,
@@ -23,7 +23,7 @@ import {
   type ExplorerOptions,
   type FrameContext,
   type GenerateRequest,
-  type GotSession,
+  type AgentSession,
   type HostDecision,
   type LanguageModel,
   type RunResult,
@@ -312,15 +312,15 @@ describe('OperationGraph: stop reasons', () => {
   });
 });
 
-// ── GotSession.runParallel ────────────────────────────────────────────────────────────────────
+// ── AgentSession.runParallel ────────────────────────────────────────────────────────────────────
 
-describe('GotSession.runParallel: stop reasons', () => {
+describe('AgentSession.runParallel: stop reasons', () => {
   const plan = (coverage = 0.9) => ({ rollback: { strategy: 'git_revert' }, limits: { max_changes: 40, max_files: 2 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'], risk_estimate: { test_coverage: coverage }, context_sufficiency: { unresolved_symbol_rate: 0.02 } });
   const great = { ...plan(1), limits: { max_changes: 0, max_files: 0 }, context_sufficiency: { unresolved_symbol_rate: 0 } };
   const badPlan = { rollback: { strategy: 'pray' }, limits: { max_changes: 10 } };
 
-  async function session(branches: string[], budget = {}): Promise<{ s: GotSession; ids: string[] }> {
-    const engine = new GotEngine({ store: new InMemoryEventStore(), writerId: 'w' });
+  async function session(branches: string[], budget = {}): Promise<{ s: AgentSession; ids: string[] }> {
+    const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'w' });
     const s = await engine.startSession({ goal: 'Speed up config loading', successCriteria: ['p95 under 5 ms'], budget });
     const t = await s.addThought({ role: 'planner', content: 'Cache the parsed config.' });
     const forked = await s.fork({ from: t.id, branches: branches.map((name) => ({ name })) });

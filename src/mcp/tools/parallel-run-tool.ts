@@ -1,6 +1,6 @@
 import { TotError } from '../../errors/index.js';
 import { z } from 'zod';
-import { llmBranchWorker, type BranchWorker } from '../../got/branch-worker.js';
+import { llmBranchWorker, type BranchWorker } from '../../sessions/branch-worker.js';
 import { int, sessionId, strings } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
 import { PLANNABLE } from './thought-tools.js';

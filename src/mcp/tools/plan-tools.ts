@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assessPlan, DocPlan, ExecutionPlan } from '../../got/plans.js';
+import { assessPlan, DocPlan, ExecutionPlan } from '../../sessions/plans.js';
 import { bool, branchId, int, num, object, sessionId } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
 import { branchOut, branchShape, readOnly, sessionLine, sessionLineShape, writes, writesOnce } from './shapes.js';

@@ -15,7 +15,7 @@ export const sessionTools: ToolSpec[] = [
   tool({
     name: 'think_session_start',
     title: 'Start a thinking session',
-    description: 'Starts a Graph-of-Thought session for a goal, with success criteria and a hard budget (tokens, wall time, branches). Returns its session_id: every other tool takes it. Sessions are stored, so they survive restarts of the server.',
+    description: 'Starts an agent session for a goal, with success criteria and a hard budget (tokens, wall time, branches). Returns its session_id: every other tool takes it. Sessions are stored, so they survive restarts of the server.',
     input: z.object({
       goal: z.string({ error: 'goal: send the goal as text' }).min(1, 'goal: send the goal as text').max(4000, 'goal: at most 4,000 characters'),
       success_criteria: strings('success_criteria').optional(),

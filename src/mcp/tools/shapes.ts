@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { GotBranch } from '../../got/session-model.js';
-import type { GotSession } from '../../got/got-session.js';
+import type { SessionBranch } from '../../sessions/session-model.js';
+import type { AgentSession } from '../../sessions/agent-session.js';
 
 /** A branch as tools report it. */
 export const branchShape = z.looseObject({ branch_id: z.string(), name: z.string(), state: z.string(), reward: z.number().optional(), early_stop_reason: z.string().optional() });
 
-export const branchOut = (b: GotBranch) => ({
+export const branchOut = (b: SessionBranch) => ({
   branch_id: b.id,
   name: b.name,
   state: b.state,
@@ -14,7 +14,7 @@ export const branchOut = (b: GotBranch) => ({
 });
 
 /** The session's state line every writing tool returns. */
-export const sessionLine = (s: GotSession) => ({ session_id: s.id, session_state: s.state, audit_bar: s.auditBar() });
+export const sessionLine = (s: AgentSession) => ({ session_id: s.id, session_state: s.state, audit_bar: s.auditBar() });
 export const sessionLineShape = { session_id: z.string(), session_state: z.string(), audit_bar: z.string() };
 
 export const roles = ['planner', 'critic', 'tester', 'decider'] as const;
