@@ -60,6 +60,8 @@ export interface MockCall {
   error?: unknown;
   /** For scripted models: the name of the rule that answered. */
   rule?: string;
+  /** For role models: the role tag the call carried (`generator`, `evaluator`, …). */
+  role?: string;
 }
 
 function quarter(text: string): number {
