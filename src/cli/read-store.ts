@@ -56,19 +56,22 @@ export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> })
       rows.set(e.streamId, { id: e.streamId, runner: 'got-session', stopReason: 'active', calls: 0, tokens: 0, ms: 0, problem: String(d.goal ?? '') });
       if (typeof d.at === 'number') startedAt.set(e.streamId, d.at);
     }
+    if (e.type === 'run.started' && typeof d.at === 'number' && !startedAt.has(e.streamId)) startedAt.set(e.streamId, d.at);
     const row = rows.get(e.streamId);
     if (!row) continue;
+    // The span from the first start to the latest event: a resumed run's stats.wallMs counts only
+    // the process that finished it.
+    const t0 = startedAt.get(e.streamId);
+    if (typeof d.at === 'number' && t0 !== undefined) row.ms = Math.max(row.ms, d.at - t0);
     if (e.type === 'run.finished') {
       const stats = (d.stats ?? {}) as Record<string, number>;
       row.stopReason = String(d.stopReason);
       row.calls = stats.llmCalls ?? 0;
       row.tokens = (stats.inputTokens ?? 0) + (stats.outputTokens ?? 0);
-      row.ms = stats.wallMs ?? 0;
+      if (t0 === undefined) row.ms = stats.wallMs ?? 0;
     } else if (row.runner === 'got-session') {
       if (e.type === 'thought.added') row.tokens += Number(d.tokens ?? 0);
       if (e.type === 'session.state_changed') row.stopReason = String(d.to ?? row.stopReason);
-      const t0 = startedAt.get(e.streamId);
-      if (typeof d.at === 'number' && t0 !== undefined) row.ms = Math.max(row.ms, d.at - t0);
     }
   }
   return [...rows.values()];
