@@ -96,17 +96,22 @@ export interface SelectOptions {
  *
  * @example
  * ```ts
- * import type { SearchContext } from '@tot/core';
+ * import type { SearchContext, SearchStrategy } from '@tot/core';
  *
- * async function greedyDive(ctx: SearchContext) {
- *   let node = ctx.tree.root;
- *   while (!ctx.stopped && node.depth < ctx.limits.maxDepth) {
- *     const children = await ctx.evaluate(await ctx.expand([node]));
- *     const [best] = ctx.select(children, 1);
- *     if (!best) return ctx.stop('search_exhausted');
- *     node = best;
- *   }
- * }
+ * // A strategy is `{ name, run(ctx) }`: pass it as `new Explorer({ ..., strategy: greedyDive })`.
+ * const greedyDive: SearchStrategy = {
+ *   name: 'greedy-dive',
+ *   async run(ctx: SearchContext) {
+ *     let node = ctx.tree.root;
+ *     while (!ctx.stopped && node.depth < ctx.limits.maxDepth) {
+ *       const children = await ctx.evaluate(await ctx.expand([node]));
+ *       const [best] = ctx.select(children, 1);
+ *       if (!best) return ctx.stop('search_exhausted');
+ *       node = best;
+ *     }
+ *     ctx.stop('max_depth');
+ *   },
+ * };
  * ```
  */
 export interface SearchContext {
