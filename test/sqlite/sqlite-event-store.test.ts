@@ -3,18 +3,18 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TotError } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { registerEventStoreConformance } from '../../src/testing/index.js';
 import Database from 'better-sqlite3';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
 import { everyStoreMethod } from '../helpers/every-store-method.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = () => mkdtempSync(join(tmpdir(), 'tot-sqlite-'));
 const run = promisify(execFile);
 
@@ -40,6 +40,14 @@ registerEventStoreConformance(
 );
 
 describe('SqliteEventStore', () => {
+  // The child processes run their fixture bundled with the sources: plain node starts one in a
+  // tenth of the time tsx takes to compile the sources on every start.
+  const fixtures = { appender: '', crashAppender: '' };
+  beforeAll(async () => {
+    fixtures.appender = await bundleFixture('test/sqlite/fixtures/appender.ts');
+    fixtures.crashAppender = await bundleFixture('test/sqlite/fixtures/crash-appender.ts');
+  }, 120_000);
+
   it('refuses a file that is not SQLite, leaving it untouched', async () => {
     const path = join(dir(), 'notes.txt');
     writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
@@ -171,7 +179,7 @@ describe('SqliteEventStore', () => {
     const path = join(dir(), 'race.db');
     new SqliteEventStore({ path }).close();
     const writers = Array.from({ length: 16 }, (_, i) =>
-      run(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/appender.ts', path, `w${i}`, '200'], { cwd: root, maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as { won: number[]; lost: number }),
+      run(process.execPath, [fixtures.appender, path, `w${i}`, '200'], { maxBuffer: 1 << 20 }).then((r) => JSON.parse(r.stdout) as { won: number[]; lost: number }),
     );
     // Every writer loaded and its store open before any starts.
     while (Array.from({ length: 16 }, (_, i) => existsSync(`${path}.ready.w${i}`)).some((ready) => !ready)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -191,31 +199,40 @@ describe('SqliteEventStore', () => {
     await store.close();
   }, 120_000);
 
+  /** A life of the crash appender: loaded, it waits for `go()` to open the store and append. */
+  function crashAppender(path: string, acked: Set<string>) {
+    const child = spawn(process.execPath, [fixtures.crashAppender, path], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout });
+    const loaded = new Promise<void>((resolve) => lines.on('line', (line) => line === 'loaded' && resolve()));
+    const appending = new Promise<void>((resolve) =>
+      lines.on('line', (line) => {
+        if (!line.startsWith('ack ')) return;
+        acked.add(line.slice(4));
+        resolve();
+      }),
+    );
+    // 'close': its stdout is read to the end, so every batch it acknowledged is counted.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    return { child, loaded, appending, closed, go: () => child.stdin.end('go\n') };
+  }
+
   it('keeps every acknowledged batch whole, with no torn batch and no version gap, across 30 kill -9 crashes', async () => {
     const path = join(dir(), 'crash.db');
     new SqliteEventStore({ path }).close();
     const acked = new Set<string>();
+    let next = crashAppender(path, acked);
     for (let crash = 0; crash < 30; crash++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/sqlite/fixtures/crash-appender.ts', path], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-      let buffered = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop()!;
-        for (const line of lines) if (line.startsWith('ack ')) acked.add(line.slice(4));
-      });
-      // Kill at a random moment once it has started appending.
-      await new Promise<void>((resolve) => {
-        const started = () => {
-          setTimeout(() => {
-            child.kill('SIGKILL');
-            resolve();
-          }, 20 + Math.random() * 200);
-        };
-        child.stdout.once('data', started);
-        child.once('exit', () => resolve());
-      });
-      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+      const life = next;
+      await life.loaded;
+      life.go();
+      // The next life loads its modules meanwhile; it opens the store only once this one is dead.
+      if (crash < 29) next = crashAppender(path, acked);
+      await Promise.race([life.appending, life.closed]);
+      // Killed at a random moment once it has started appending.
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 100));
+      life.child.kill('SIGKILL');
+      await life.closed;
+      expect(life.child.signalCode, `life ${crash} was killed, not ended by an error`).toBe('SIGKILL');
     }
     const store = new SqliteEventStore({ path });
     const events = await collect(store.readStream('crash'));
