@@ -6,6 +6,7 @@ import { MAX_JSON_DEPTH, measureJson, utf8Length } from '../events/store/validat
 import { throwIfAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { sha256Hex } from '../internal/hex.js';
+import { compileFastParse } from '../internal/fast-check.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { transitionBranch, type BranchTrigger } from './branch-state.js';
 import type { ThoughtEdge, ThoughtRole } from './session-events.js';
@@ -26,7 +27,7 @@ import { FINAL_SESSION_STATES, isWritable, type SessionState } from './session-s
  *
  * @example
  * ```ts
- * import type { AddThoughtOptions } from '@tot/core';
+ * import type { AddThoughtOptions } from '@tot/core/sessions';
  *
  * const options: AddThoughtOptions = { role: 'planner', content: 'Cache the parsed config per process.', parentIds: ['t0'], edge: 'refines' };
  * ```
@@ -107,6 +108,14 @@ const forkSchema = z.strictObject({ from: z.string().min(1), branches: z.array(z
 // merge() hands its options on to addThought(), which checks them the same way.
 const mergeSchema = thoughtSchema.pick({ content: true, role: true, edge: true, tokens: true, idempotencyKey: true, signal: true }).partial().extend({ branchIds: z.unknown() });
 const signalOnlySchema = z.strictObject({ signal: signalSchema });
+/**
+ * The options of the calls an MCP tool makes on every call (a thought, a refresh), checked by the
+ * schema compiled to plain code; what that is not sure of goes through zod, which names the field.
+ */
+const fastThought = compileFastParse(thoughtSchema);
+const fastSignalOnly = compileFastParse(signalOnlySchema);
+/** Events whose data the session builds of strings, numbers, and arrays and records of them: folded as built (see `write`). */
+const FLAT_EVENTS = new Set(['thought.added', 'session.state_changed', 'branch.forked', 'branch.transitioned']);
 const transitionSchema = z.strictObject({ reason: z.string().optional(), signal: signalSchema });
 const setPlanSchema = z.strictObject({ kind: z.string().min(1).max(200).optional(), signal: signalSchema });
 const validateSchema = assessPlanOptionsSchema.extend({ signal: signalSchema });
@@ -382,7 +391,7 @@ export class AgentSession {
    * ```
    */
   async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
-    parseOptions(signalOnlySchema, options, 'AgentSession.refresh');
+    if (fastSignalOnly?.(options) === undefined) parseOptions(signalOnlySchema, options, 'AgentSession.refresh');
     return this.serial(async () => {
       // The stream's version is one indexed lookup in every store; reading the events after ours
       // is a paged query even when there are none, and most refreshes find none (a server's
@@ -409,8 +418,9 @@ export class AgentSession {
    * ```
    */
   async addThought(options: AddThoughtOptions): Promise<SessionThought> {
-    const o = parseOptions(thoughtSchema, options, 'AgentSession.addThought');
-    const body = { role: o.role, content: o.content, parentIds: o.parentIds, ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
+    const o = fastThought?.(options) ?? parseOptions(thoughtSchema, options, 'AgentSession.addThought');
+    // A copy: the checked options may be the caller's own object, and the write is built after an await.
+    const body = { role: o.role, content: o.content, parentIds: [...o.parentIds], ...(o.edge ? { edge: o.edge } : {}), ...(o.branchId ? { branchId: o.branchId } : {}) };
     const plan = o.plan === undefined ? undefined : { plan: o.plan, kind: o.planKind ?? 'execution' };
     if (plan) {
       if (o.branchId === undefined) throw new TotError('INVALID_ARGUMENT', 'AgentSession.addThought: options.plan: a plan belongs to a branch: give options.branchId too.', { details: { field: 'options.branchId' } });
@@ -422,7 +432,7 @@ export class AgentSession {
     const stored = (): SessionThought | undefined => {
       const t = this.model.keyIndex.get(key);
       if (!t) return undefined;
-      const same = t.role === o.role && t.content === o.content && canonicalJson(t.parentIds) === canonicalJson(o.parentIds) && t.branchId === o.branchId && t.edge === o.edge;
+      const same = t.role === o.role && t.content === o.content && canonicalJson(t.parentIds) === canonicalJson(body.parentIds) && t.branchId === o.branchId && t.edge === o.edge;
       if (!same) throw new TotError('IDEMPOTENCY_CONFLICT', `AgentSession.addThought: idempotency key "${o.idempotencyKey ?? key}" already names thought ${t.id}, a different one.`, { details: { idempotencyKey: o.idempotencyKey ?? key } });
       return t;
     };
@@ -431,7 +441,7 @@ export class AgentSession {
     const before = stored();
     if (before) return copyThought(before);
     let found: SessionThought | undefined;
-    const [event] = await this.commit('addThought', o.signal, (m, intent) => {
+    await this.commit('addThought', o.signal, (m, intent) => {
       const s = m.snapshot;
       // Stored meanwhile: by another writer (another process retrying the same request), or by this
       // very write when its reply was lost and the store's conflict sent it round again.
@@ -440,7 +450,7 @@ export class AgentSession {
       if (o.content.length > s.maxThoughtChars) {
         throw new TotError('INVALID_ARGUMENT', `AgentSession.addThought: options.content: ${o.content.length} characters, over the limit of ${s.maxThoughtChars}: say it shorter, or split it into thoughts.`, { details: { field: 'options.content' } });
       }
-      o.parentIds.forEach((p, i) => {
+      body.parentIds.forEach((p, i) => {
         if (!m.thoughtIndex.has(p)) throw new TotError('INVALID_ARGUMENT', `AgentSession.addThought: options.parentIds[${i}]: no thought ${p} in session ${s.id}.`, { details: { field: `options.parentIds[${i}]` } });
       });
       if (o.branchId !== undefined && !m.branchIndex.has(o.branchId)) throw new TotError('INVALID_ARGUMENT', `AgentSession.addThought: options.branchId: no branch ${o.branchId} in session ${s.id}.`, { details: { field: 'options.branchId' } });
@@ -450,7 +460,7 @@ export class AgentSession {
       const index = s.thoughts.length;
       const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
       const data = { ...body, thoughtId: `t${index}`, tokens, ...(o.modelCalls ? { modelCalls: o.modelCalls } : {}), writer: this.ctx.writer, clock, at: this.ctx.now() };
-      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: key, parentIds: o.parentIds, clock }];
+      const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: key, parentIds: body.parentIds, clock }];
       // In the thought's batch, which the store applies whole or not at all: a plan the store
       // refuses leaves no thought behind either, and a retry finds both or neither.
       if (plan) events.push(this.planEvent(m, o.branchId!, plan, `${key}:plan`, 'addThought'));
@@ -458,8 +468,8 @@ export class AgentSession {
       if (warning) events.push(warning);
       return { events };
     });
-    if (found) return copyThought(found);
-    return copyThought(this.model.thoughtIndex.get((event!.data as { thoughtId: string }).thoughtId)!);
+    // The thought stored under the call's key: this write's, or an earlier attempt's whose reply was lost.
+    return copyThought(found ?? this.model.keyIndex.get(key)!);
   }
 
   /**
@@ -473,7 +483,7 @@ export class AgentSession {
    */
   async fork(options: { from: string; branches: { name: string }[]; signal?: AbortSignal }): Promise<SessionBranch[]> {
     const o = parseOptions(forkSchema, options, 'AgentSession.fork');
-    const [stored] = await this.commit('fork', o.signal, (m, intent) => {
+    const { events: [stored] } = await this.commit('fork', o.signal, (m, intent) => {
       const s = m.snapshot;
       if (!m.thoughtIndex.has(o.from)) throw new TotError('INVALID_ARGUMENT', `AgentSession.fork: options.from: no thought ${o.from} in session ${s.id}.`, { details: { field: 'options.from' } });
       const count = s.branches.length + o.branches.length;
@@ -1024,7 +1034,7 @@ export class AgentSession {
     return this.stateEvent(m, 'warning', `${intent}:warning`, 'a budget is 80% used');
   }
 
-  private commit(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean } = {}): Promise<StoredEvent[]> {
+  private commit(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean } = {}): Promise<{ readonly events: StoredEvent[] }> {
     // Made once per call, before the first attempt: the call's retries reuse it.
     const intent = `${this.id}:${what}:${globalThis.crypto.randomUUID()}`;
     return this.serial(() => this.write(what, signal, (m) => build(m, intent), intent, options));
@@ -1034,7 +1044,7 @@ export class AgentSession {
    * One write: built from the session as this writer knows it, appended at that version; on a
    * conflict, what others wrote is read and the write is built (and checked) again.
    */
-  private async write(what: string, signal: AbortSignal | undefined, build: (m: SessionModel) => ReturnType<Build>, intent: string, options: { allowPaused?: boolean }): Promise<StoredEvent[]> {
+  private async write(what: string, signal: AbortSignal | undefined, build: (m: SessionModel) => ReturnType<Build>, intent: string, options: { allowPaused?: boolean }): Promise<{ readonly events: StoredEvent[] }> {
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(signal, `session ${what}`);
       const m = this.model;
@@ -1055,14 +1065,21 @@ export class AgentSession {
           details: { limit: 'totalTokens', committed: s.tokensUsed, requested: plan.over.used - s.tokensUsed, max: plan.over.max },
         });
       } else events = plan.events;
-      if (events.length === 0) return [];
+      if (events.length === 0) return { events: [] };
       try {
         const appended = await this.ctx.store.append(s.id, events, { expectedVersion: s.version, ...(signal ? { signal } : {}) });
         if (appended.deduplicated) await this.readNew(signal);
-        else for (const e of appended.events) m.apply(e);
+        else if (appended.nextExpectedVersion === s.version + events.length && events.every((e) => FLAT_EVENTS.has(e.type))) {
+          // Folded as built rather than read back: the store took its own copy (their JSON), and
+          // rebuilding the events from it parsed what was just written, on every write. Events
+          // that carry a caller's nested values (a plan, evidence) are read back, as JSON keeps them.
+          const first = s.version + 1;
+          for (let i = 0; i < events.length; i++) m.apply({ type: events[i]!.type, data: events[i]!.data, version: first + i, idempotencyKey: events[i]!.idempotencyKey });
+        } else for (const e of appended.events) m.apply(e);
         await this.maybeCheckpoint();
         if (after) throw after;
-        return appended.events;
+        // The stored events are built from the store's copy only if a caller reads them.
+        return appended;
       } catch (error) {
         // Another writer got there first (or stored this very write, when its key is taken): read
         // what it wrote, then build the write again.
@@ -1076,7 +1093,7 @@ export class AgentSession {
         const mine = await this.readNew(signal, new Set(events.map((e) => e.idempotencyKey)));
         if (mine.length > 0) {
           if (after) throw after;
-          return mine;
+          return { events: mine };
         }
         // A key taken while nothing new is in the stream is not this writer being behind: it is
         // the key itself (used elsewhere in the store), and trying again cannot help.

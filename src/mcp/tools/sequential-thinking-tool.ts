@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { GotSession } from '../../got/got-session.js';
-import type { GotThought } from '../../got/session-model.js';
+import type { AgentSession } from '../../sessions/agent-session.js';
+import type { SessionThought } from '../../sessions/session-model.js';
 import { clipText } from '../../internal/clip-text.js';
 import { bool, int } from '../input.js';
 import { splitThought } from '../split-thought.js';
@@ -38,12 +38,12 @@ interface SequenceIndex {
 // Kept with the session object, as long as the server holds it: a call reads only the thoughts
 // added since the last call (its own parts, and any another writer added), never the whole
 // session. A session restored from the store is read once, as its restore folded it.
-const indexes = new WeakMap<GotSession, SequenceIndex>();
+const indexes = new WeakMap<AgentSession, SequenceIndex>();
 
 /** The key of each part of a call: its branch, its number, the hash of what it said, the part. Sessions written before the hash have `seq:<branch>:<n>:<part>`. */
 const KEY = /:key:seq:([^:]*):(\d+):(?:[0-9a-f]+:)?(\d+)$/;
 
-function indexOf(s: GotSession): SequenceIndex {
+function indexOf(s: AgentSession): SequenceIndex {
   let x = indexes.get(s);
   if (!x) indexes.set(s, (x = { seen: 0, latest: new Map(), calls: 0, branches: new Set(), gotBranches: new Map(), branchesSeen: 0, last: undefined }));
   while (x.seen < s.thoughtCount) note(x, s.thought(`t${x.seen}`)!);
@@ -55,7 +55,7 @@ function indexOf(s: GotSession): SequenceIndex {
 }
 
 /** Folds the session's next thought (`t<seen>`) into the index. */
-function note(x: SequenceIndex, t: GotThought): void {
+function note(x: SequenceIndex, t: SessionThought): void {
   x.last = t.id;
   const m = KEY.exec(t.key);
   if (m && m[3] === '0') {
@@ -88,7 +88,7 @@ const callKey = (a: SequentialArgs, branch: string) => {
 
 const branchOf = (a: SequentialArgs) => (a.branchFromThought !== undefined ? (a.branchId ?? `branch-${a.branchFromThought}`) : (a.branchId ?? ''));
 
-async function sessionFor(a: SequentialArgs, ctx: ToolContext): Promise<{ s: GotSession; x: SequenceIndex }> {
+async function sessionFor(a: SequentialArgs, ctx: ToolContext): Promise<{ s: AgentSession; x: SequenceIndex }> {
   const id = a.session_id ?? ctx.sequentialSessions.get(ctx.clientKey);
   if (id) {
     const s = await ctx.sessions.get(id, { signal: ctx.signal });
