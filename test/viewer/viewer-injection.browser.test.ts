@@ -1,39 +1,46 @@
 // The run viewer against hostile runs, in headless Chromium (Debian's chromium driven by
-// playwright-core, as viewer.browser.test.ts). For every kind of run the viewer draws and every
+// playwright-core: test/helpers/chromium.ts). For every kind of run the viewer draws and every
 // payload of fixtures/hostile.ts, the payload is put into every string and number field:
 // - of the recorded events (walked generically), rendered by renderRunHtml: the fields whose
 //   hostile value leaves the run's outline as it was all at once in one page, those that change
 //   what is drawn (a runner's or an event's type) in a second;
 // - of the view itself (every string, then every number: a string where a number is expected),
 //   rendered by the same page code: what the page does with a value no upstream check saw;
-// - and, for a deliberation and a GoT session, of events stored in SQLite and rendered by `tot view`.
-// Each page is opened, every node's details shown, and then: no payload ran (the probe function
-// never called, no flag set, the title unchanged, no dialog, no navigation, no frame), no request
-// left the page, no element or attribute came from the data (only the viewer's own elements, no
-// on* handler, no src or href), and no console error at all. A payload never becomes an element,
-// so the Content-Security-Policy never has anything to block: a CSP violation in the console would
-// mean the escaping failed, and fails the test like any other error. The payload is shown as text.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// - and of events stored in SQLite: each payload's run, read back as `tot view` reads it, makes the
+//   very page audited above; and `tot view` itself writes the page renderRunHtml writes (every
+//   payload at once), audited again.
+// One payload in one page, each page in a tab of its own, a few tabs at a time (a page mostly
+// waits for the browser). Each page is opened, every node's details shown, and then: no payload
+// ran (the probe function never called, no flag set, the title unchanged, no dialog, no
+// navigation, no frame), no request left the page, no element or attribute came from the data
+// (only the viewer's own elements, no on* handler, no src or href: watched from before the page's
+// first byte to the end, so one that came and went counts too), and no console error at all. A
+// payload never becomes an element, so the Content-Security-Policy never has anything to block: a
+// CSP violation in the console would mean the escaping failed, and fails the test like any other
+// error. The payload is shown as text.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@tot/core';
 import { SqliteEventStore } from '@tot/core/sqlite';
 import { renderRunHtml, viewRun, type RunView } from '@tot/core/viewer';
 import { renderViewHtml } from '../../src/viewer/render-run-html.js';
+import { hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.js';
 import { ensureCli, totCli } from '../helpers/tot-cli.js';
 import { eventPaths, mutateEvents, mutateView, PAYLOADS, sortPaths, withEveryField } from './fixtures/hostile.js';
-import { recordAll, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
+import { readAll, recordAll, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
-const CHROMIUM = process.env.TOT_CHROMIUM ?? '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) console.warn(`\n# SKIPPED: the viewer's injection tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium).\n`);
+warnIfNoChromium("the viewer's injection tests");
 
 const KINDS: FixtureKind[] = ['search', 'graph', 'deliberation', 'got-session', 'fractal', 'chain-of-thought'];
+/** Pages audited at once: enough to keep both cores busy while a page waits for its frames. */
+const TABS = 4;
 
 /** What a hostile page did, as seen from outside and from inside. */
 interface Audit {
@@ -41,20 +48,66 @@ interface Audit {
   ran: string[];
   requests: string[];
   consoleErrors: string[];
-  /** Elements and attributes that are not the viewer's own. */
+  /** Elements and attributes that are not the viewer's own, at any time from the first byte on. */
   foreign: string[];
+  /** Whether the page's script finished drawing. */
+  ready: boolean;
   /** The page's title, its heading, and whether it stayed on its own file with no frame. */
   title: string;
   heading: string;
   stayed: boolean;
-  /** Whether some text node of the page holds the payload. */
+  /** Whether some text node of the page held the payload, in what is drawn or in a node's details. */
   shownAsText: boolean;
   nodes: number;
   panels: number;
 }
 
-describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
+/** A page to audit: its HTML, the payload it must show as text, and what it is, for the failure messages. */
+interface Check {
+  html: string;
+  payload: string;
+  what: string;
+}
+
+/**
+ * Installed in every page before its first byte (an init script, which the page's CSP does not
+ * govern): records every element and attribute the document ever gets that is not the viewer's
+ * own, whether the parser or a script made it, and even if it is gone again by the end.
+ */
+function watchForeign(): void {
+  // The viewer's own elements; anything else came from the data.
+  const OWN = new Set(['html', 'head', 'meta', 'title', 'style', 'script', 'body', 'header', 'h1', 'h2', 'h3', 'div', 'main', 'section', 'aside', 'p', 'dl', 'dt', 'dd', 'pre', 'button', 'span', 'b', 'table', 'tbody', 'tr', 'th', 'td', 'details', 'summary', 'ul', 'li', 'svg', 'g', 'path', 'rect', 'text', 'polyline', 'line']);
+  const LOADS = /^(on|src|srcdoc|srcset|href|xlink:href|action|formaction|data|autofocus|background|poster|ping)/i;
+  const foreign = new Set<string>();
+  const audit = { phase: 'drawn', foreign, flush: () => undefined as void, scan: () => undefined as void };
+  const attribute = (el: Element, a: string) => {
+    if (LOADS.test(a) && !a.startsWith('data-')) foreign.add(`${audit.phase}: <${el.localName} ${a}>`);
+  };
+  const element = (el: Element) => {
+    if (!OWN.has(el.localName)) foreign.add(`${audit.phase}: <${el.localName}>`);
+    for (const a of el.getAttributeNames()) attribute(el, a);
+  };
+  const added = (node: Node) => {
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    element(node as Element);
+    for (const el of Array.from((node as Element).querySelectorAll('*'))) element(el);
+  };
+  const seen = (records: MutationRecord[]) => {
+    for (const r of records) {
+      if (r.type === 'childList') r.addedNodes.forEach(added);
+      else if (r.attributeName && (r.target as Element).hasAttribute?.(r.attributeName)) attribute(r.target as Element, r.attributeName);
+    }
+  };
+  const observer = new MutationObserver(seen);
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+  audit.flush = () => seen(observer.takeRecords());
+  audit.scan = () => document.querySelectorAll('*').forEach(element);
+  Object.defineProperty(window, '__audit', { value: audit });
+}
+
+describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
   let browser: Browser;
+  let context: BrowserContext;
   let runs: Record<FixtureKind, RecordedRun>;
   let dir: string;
   const fields = {} as Record<FixtureKind, ReturnType<typeof sortPaths>>;
@@ -63,7 +116,11 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
     dir = mkdtempSync(join(tmpdir(), 'tot-viewer-hostile-'));
     runs = await recordAll();
     for (const kind of KINDS) fields[kind] = sortPaths(runs[kind].events, PAYLOADS[0]!);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    // Nothing leaves the machine even if a page asked: every http(s) request is aborted (and recorded by its tab).
+    await context.route(/^https?:/, (route) => route.abort());
+    await context.addInitScript(watchForeign);
   }, 180_000);
 
   afterAll(async () => {
@@ -71,62 +128,86 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  // One tab for every page (a new tab costs more than the page): each audit starts its own lists.
-  let page: Page;
-  let current = { ran: [] as string[], requests: [] as string[], consoleErrors: [] as string[], url: '' };
+  /** A tab, reused page after page (a new tab costs more than the page): each audit starts its own lists. */
+  interface Tab {
+    page: Page;
+    current: { ran: string[]; requests: string[]; consoleErrors: string[]; url: string };
+  }
+  const idle: Tab[] = [];
   let pages = 0;
-  beforeAll(async () => {
-    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    await page.exposeFunction('__pwned', (what: unknown) => void current.ran.push(`__pwned(${String(what)})`));
+
+  async function newTab(): Promise<Tab> {
+    const page = await context.newPage();
+    const tab: Tab = { page, current: { ran: [], requests: [], consoleErrors: [], url: '' } };
+    await page.exposeFunction('__pwned', (what: unknown) => void tab.current.ran.push(`__pwned(${String(what)})`));
     page.on('dialog', (d) => {
-      current.ran.push(`dialog: ${d.message()}`);
+      tab.current.ran.push(`dialog: ${d.message()}`);
       void d.dismiss();
     });
-    page.on('popup', (p) => void current.ran.push(`popup: ${p.url()}`));
-    page.on('console', (m) => void (m.type() === 'error' && current.consoleErrors.push(m.text())));
-    page.on('pageerror', (e) => void current.consoleErrors.push(`pageerror: ${e.message}`));
-    page.on('request', (r) => void (r.url() !== current.url && current.requests.push(r.url())));
-    // Nothing leaves the machine even if the page asked: every http(s) request is aborted (and recorded above).
-    await page.route(/^https?:/, (route) => route.abort());
-  });
+    page.on('popup', (p) => void tab.current.ran.push(`popup: ${p.url()}`));
+    page.on('console', (m) => void (m.type() === 'error' && tab.current.consoleErrors.push(m.text())));
+    page.on('pageerror', (e) => void tab.current.consoleErrors.push(`pageerror: ${e.message}`));
+    page.on('request', (r) => void (r.url() !== tab.current.url && tab.current.requests.push(r.url())));
+    return tab;
+  }
 
-  /** Opens a page from a file, shows every node's details, and reports what happened. */
-  async function audit(html: string, payload: string): Promise<Audit> {
+  /** Runs `use` with a tab of its own, and gives the tab back for the next page. */
+  async function withTab<T>(use: (tab: Tab) => Promise<T>): Promise<T> {
+    const tab = idle.pop() ?? (await newTab());
+    try {
+      return await use(tab);
+    } finally {
+      idle.push(tab);
+    }
+  }
+
+  /** Writes the page to a file of its own and opens it in the tab, with fresh lists. */
+  async function open(tab: Tab, html: string): Promise<string> {
     const file = join(dir, `page-${pages++}.html`);
     writeFileSync(file, html);
     const url = pathToFileURL(file).href;
-    current = { ran: [], requests: [], consoleErrors: [], url };
-    const { ran, requests, consoleErrors } = current;
-    await page.goto(url);
-    await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 10_000 });
-    const inside = await page.evaluate(async (text) => {
+    tab.current = { ran: [], requests: [], consoleErrors: [], url };
+    // The page's script is inline at the end of its body: it has drawn the page by the load event.
+    await tab.page.goto(url);
+    return url;
+  }
+
+  /** Opens a page, shows every node's details, and reports what happened. */
+  async function audit(tab: Tab, html: string, payload: string): Promise<Audit> {
+    const url = await open(tab, html);
+    const { ran, requests, consoleErrors } = tab.current;
+    const inside = await tab.page.evaluate(async (text) => {
       const HTML_NS = 'http://www.w3.org/1999/xhtml';
-      // The viewer's own elements; anything else came from the data.
-      const OWN = new Set(['html', 'head', 'meta', 'title', 'style', 'script', 'body', 'header', 'h1', 'h2', 'h3', 'div', 'main', 'section', 'aside', 'p', 'dl', 'dt', 'dd', 'pre', 'button', 'span', 'b', 'table', 'tbody', 'tr', 'th', 'td', 'details', 'summary', 'ul', 'li', 'svg', 'g', 'path', 'rect', 'text', 'polyline', 'line']);
-      const LOADS = /^(on|src|srcdoc|srcset|href|xlink:href|action|formaction|data|autofocus|background|poster|ping)/i;
-      const foreign = new Set<string>();
-      const check = (where: string) => {
-        for (const el of Array.from(document.querySelectorAll('*'))) {
-          if (!OWN.has(el.localName)) foreign.add(`${where}: <${el.localName}>`);
-          for (const a of el.getAttributeNames()) if (LOADS.test(a) && !a.startsWith('data-')) foreign.add(`${where}: <${el.localName} ${a}>`);
-        }
-        const count = (tag: string) => document.getElementsByTagNameNS(HTML_NS, tag).length;
-        if (count('script') !== 2 || count('style') !== 1 || count('meta') !== 3 || count('title') !== 1 || count('base') !== 0) foreign.add(`${where}: extra head elements`);
+      const audit = (window as unknown as { __audit?: { phase: string; foreign: Set<string>; flush(): void; scan(): void } }).__audit;
+      if (!audit) throw new Error('the watch for foreign elements was not installed before the page');
+      const ready = document.body?.getAttribute('data-ready') === 'true';
+      // Text the page shows, the script's JSON aside.
+      const shows = (root: Node) => {
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) if (t.parentElement?.localName !== 'script' && (t.nodeValue ?? '').includes(text)) return true;
+        return false;
       };
-      check('drawn');
+      let shownAsText = shows(document.body);
+      const details = document.getElementById('details');
       const nodes = Array.from(document.querySelectorAll('svg#graph g.node'));
       for (const g of nodes) {
+        audit.flush();
+        audit.phase = `details of ${g.getAttribute('data-id')}`;
         g.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
-        check(`details of ${g.getAttribute('data-id')}`);
+        if (!shownAsText && details) shownAsText = shows(details);
       }
       // Handlers a payload would have set up fire after a frame or a timer.
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      let shownAsText = false;
-      for (let t = walker.nextNode(); t && !shownAsText; t = walker.nextNode()) if (t.parentElement?.localName !== 'script' && (t.nodeValue ?? '').includes(text)) shownAsText = true;
+      audit.flush();
+      audit.phase = 'at the end';
+      // What is there now, whatever the watch saw; and the head as the viewer wrote it.
+      audit.scan();
+      const count = (tag: string) => document.getElementsByTagNameNS(HTML_NS, tag).length;
+      if (count('script') !== 2 || count('style') !== 1 || count('meta') !== 3 || count('title') !== 1 || count('base') !== 0) audit.foreign.add('at the end: extra head elements');
       return {
-        foreign: [...foreign].slice(0, 20),
+        ready,
+        foreign: [...audit.foreign].slice(0, 20),
         flag: (window as unknown as { __pwnedFlag?: unknown }).__pwnedFlag,
         title: document.title,
         heading: document.querySelector('h1')?.textContent ?? '',
@@ -142,18 +223,30 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
       requests,
       consoleErrors,
       foreign: inside.foreign,
+      ready: inside.ready,
       title: inside.title,
       heading: inside.heading,
-      stayed: page.url() === url && page.frames().length === 1 && inside.frames === 0,
+      stayed: tab.page.url() === url && tab.page.frames().length === 1 && inside.frames === 0,
       shownAsText: inside.shownAsText,
       nodes: inside.nodes,
       panels: inside.panels,
     };
   }
 
+  /** Audits every page, each in a tab of its own, TABS at a time; the audits in the checks' order. */
+  async function auditAll(checks: readonly Check[]): Promise<Audit[]> {
+    const audits: Audit[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < checks.length; i = next++) audits[i] = await withTab((tab) => audit(tab, checks[i]!.html, checks[i]!.payload));
+    };
+    await Promise.all(Array.from({ length: Math.min(TABS, checks.length) }, worker));
+    return audits;
+  }
+
   /** Nothing ran, loaded, erred or came from the data; the title is the heading's text; the payload is there as text. */
   function expectInert(a: Audit, what: string): void {
-    expect({ ran: a.ran, requests: a.requests, consoleErrors: a.consoleErrors, foreign: a.foreign, stayed: a.stayed }, what).toEqual({ ran: [], requests: [], consoleErrors: [], foreign: [], stayed: true });
+    expect({ ran: a.ran, requests: a.requests, consoleErrors: a.consoleErrors, foreign: a.foreign, ready: a.ready, stayed: a.stayed }, what).toEqual({ ran: [], requests: [], consoleErrors: [], foreign: [], ready: true, stayed: true });
     // document.title strips and collapses ASCII whitespace; a payload that set it would differ from the heading.
     expect(a.title, what).toBe(a.heading.replace(/[\t\n\f\r ]+/g, ' ').trim());
     expect(a.shownAsText, `${what}: the payload is shown as text`).toBe(true);
@@ -161,6 +254,9 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
 
   /** Every payload at once, one after the other: for the fields tried once per kind rather than once per payload. */
   const ALL = PAYLOADS.join(' ');
+
+  /** The run of `kind` with `payload` in every field that leaves it drawn as it was. */
+  const hostileRun = (kind: FixtureKind, payload: string) => mutateEvents(runs[kind].events, new Set(fields[kind].together), payload);
 
   for (const kind of KINDS) {
     describe(kind, () => {
@@ -171,51 +267,58 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
         expect([...together, ...reshaping, ...refused].sort()).toEqual(eventPaths(runs[kind].events).sort());
       });
 
-      it.each(PAYLOADS.map((p, i) => [i, p] as const))('payload %i in every field of the events, through renderRunHtml: inert, shown as text', async (_, payload) => {
-        const run = runs[kind];
-        const events = mutateEvents(run.events, new Set(fields[kind].together), payload);
-        // This payload too leaves the run drawn as it was: every node is drawn and shown.
-        const view = viewRun(events);
-        expect(view.nodes).toHaveLength(viewRun(run.events).nodes.length);
-        const a = await audit(renderRunHtml(events), payload);
-        expectInert(a, `${kind}, events`);
-        expect(a.nodes).toBe(view.nodes.length);
+      it(`each of the ${PAYLOADS.length} payloads, in a page of its own, in every field of the events, through renderRunHtml: inert, shown as text`, async () => {
+        const drawn = viewRun(runs[kind].events).nodes.length;
+        const checks = PAYLOADS.map((payload, i) => {
+          const events = hostileRun(kind, payload);
+          // This payload too leaves the run drawn as it was: every node is drawn and shown.
+          expect(viewRun(events).nodes, `payload ${i}`).toHaveLength(drawn);
+          return { html: renderRunHtml(events), payload, what: `${kind}, events, payload ${i}` };
+        });
+        for (const [i, a] of (await auditAll(checks)).entries()) {
+          expectInert(a, checks[i]!.what);
+          expect(a.nodes, checks[i]!.what).toBe(drawn);
+        }
       });
 
-      it.each(PAYLOADS.map((p, i) => [i, p] as const))('payload %i in every string and every number of the view, every field present (a string where a number belongs): inert, shown as text', async (_, payload) => {
+      it(`each of the ${PAYLOADS.length} payloads, in a page of its own, in every string and every number of the view, every field present (a string where a number belongs): inert, shown as text`, async () => {
         const view = withEveryField(viewRun(runs[kind].events));
-        const a = await audit(renderViewHtml(mutateView(view, payload), `${kind} ${payload}`), payload);
-        expectInert(a, `${kind}, view`);
-        expect(a.nodes).toBe(view.nodes.length);
+        const checks = PAYLOADS.map((payload, i) => ({ html: renderViewHtml(mutateView(view, payload), `${kind} ${payload}`), payload, what: `${kind}, view, payload ${i}` }));
+        for (const [i, a] of (await auditAll(checks)).entries()) {
+          expectInert(a, checks[i]!.what);
+          expect(a.nodes, checks[i]!.what).toBe(view.nodes.length);
+        }
       });
 
       it('every payload at once in the fields that change what is drawn, and in every field of the view (panel kinds and references too): inert, shown as text', async () => {
         const run = runs[kind];
         const { together, reshaping } = fields[kind];
-        expectInert(await audit(renderRunHtml(mutateEvents(run.events, new Set([...together, ...reshaping]), ALL)), ALL), `${kind}, events reshaped`);
-        const a = await audit(renderViewHtml(mutateView(withEveryField(viewRun(run.events)), ALL, { all: true }), kind), ALL);
-        expectInert(a, `${kind}, whole view`);
-        expect(a.panels).toBe(0);
+        const [reshaped, whole] = await auditAll([
+          { html: renderRunHtml(mutateEvents(run.events, new Set([...together, ...reshaping]), ALL)), payload: ALL, what: `${kind}, events reshaped` },
+          { html: renderViewHtml(mutateView(withEveryField(viewRun(run.events)), ALL, { all: true }), kind), payload: ALL, what: `${kind}, whole view` },
+        ]);
+        expectInert(reshaped!, `${kind}, events reshaped`);
+        expectInert(whole!, `${kind}, whole view`);
+        expect(whole!.panels).toBe(0);
       });
     });
   }
 
   /** Opens a page (after `before`, if given) and returns the text of each element `selector` finds. */
-  async function texts(html: string, selector: string, before?: (page: Page) => Promise<void>): Promise<string[]> {
-    const file = join(dir, `page-${pages++}.html`);
-    writeFileSync(file, html);
-    current = { ran: [], requests: [], consoleErrors: [], url: pathToFileURL(file).href };
-    await page.goto(current.url);
-    await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 10_000 });
-    await before?.(page);
-    return page.locator(selector).allTextContents();
+  function texts(html: string, selector: string, before?: (page: Page) => Promise<void>): Promise<string[]> {
+    return withTab(async (tab) => {
+      await open(tab, html);
+      await tab.page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 10_000 });
+      await before?.(tab.page);
+      return tab.page.locator(selector).allTextContents();
+    });
   }
 
   const PAYLOAD = PAYLOADS[0]!;
   type Panel<K extends string> = Extract<RunView['panels'][number], { kind: K }>;
 
   it("shows a deliberation's consensus values and similarity values that arrive as text (the host's analysis recorded as given), as that text", async () => {
-    const events = mutateEvents(runs.deliberation.events, new Set(fields.deliberation.together), PAYLOAD);
+    const events = hostileRun('deliberation', PAYLOAD);
     const panel = viewRun(events).panels[0] as Panel<'consensus'>;
     expect(panel.trend.length).toBeGreaterThan(0);
     expect(panel.trend.every((v) => (v as unknown) === PAYLOAD)).toBe(true);
@@ -238,7 +341,7 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
   });
 
   it("shows a node's hostile content, label and model output as that text in its details", async () => {
-    const events = mutateEvents(runs.search.events, new Set(fields.search.together), PAYLOAD);
+    const events = hostileRun('search', PAYLOAD);
     const view = viewRun(events);
     const leaf = view.nodes.find((n) => n.id === view.bestPath.at(-1))!;
     expect(leaf.content).toContain(PAYLOAD);
@@ -252,43 +355,67 @@ describe.skipIf(!hasBrowser)('the run viewer keeps hostile runs inert', () => {
     expect(shown[2]).toContain(PAYLOAD);
   });
 
+  /** Stores the events in a SQLite store (a stream of their own), under idempotency keys named after `name`. */
+  async function store(database: Database.Database, events: readonly StoredEvent[], name: string): Promise<void> {
+    await new SqliteEventStore({ database }).append(events[0]!.streamId, events.map((e, i) => ({ type: e.type, data: e.data, idempotencyKey: `${name}:${i}`, metadata: e.metadata })), { expectedVersion: 'no_stream' });
+  }
+
+  for (const kind of KINDS) {
+    it(`each payload's run of ${kind === 'got-session' ? 'a GoT session' : `a ${kind} run`}, stored in SQLite and read back read-only as tot view reads it, makes the page renderRunHtml made of it before it was stored`, async () => {
+      const db = join(dir, `${kind}-each.db`);
+      const database = new Database(db);
+      const runsOf = PAYLOADS.map((payload) => hostileRun(kind, payload));
+      for (const [i, events] of runsOf.entries()) await store(database, events, `${kind}-${i}`);
+      database.close();
+      // Opened as `tot view` opens a store: read-only, the file must exist.
+      const readOnly = new Database(db, { readonly: true, fileMustExist: true });
+      try {
+        const reader = new SqliteEventStore({ database: readOnly });
+        for (const [i, events] of runsOf.entries()) expect(renderRunHtml(await readAll(reader, events[0]!.streamId)), `payload ${i}`).toBe(renderRunHtml(events));
+      } finally {
+        readOnly.close();
+      }
+    });
+  }
+
   describe('tot view', () => {
+    /** For each kind: the hostile run stored, and what `tot view` did with it. */
+    const viewed = {} as Record<FixtureKind, { events: StoredEvent[]; status: number | null; stderr: string; html: string }>;
+
     beforeAll(async () => {
-      await ensureCli();
       // Building the command from the sources, when dist is older than they are, takes minutes on a busy machine.
+      await ensureCli();
+      const db = join(dir, 'tot-view.db');
+      const database = new Database(db);
+      for (const kind of KINDS) {
+        // A store takes stream ids of 512 characters at most: the run's id, each payload in turn, is in the tests above.
+        viewed[kind] = { events: mutateEvents(runs[kind].events, new Set(fields[kind].together.filter((path) => path !== 'streamId')), ALL), status: null, stderr: '', html: '' };
+        await store(database, viewed[kind].events, kind);
+      }
+      database.close();
+      // One `tot view` per kind, all at once: each a process of its own, mostly starting up.
+      await Promise.all(
+        KINDS.map(async (kind) => {
+          const out = join(dir, `tot-view-${kind}.html`);
+          const r = await promisify(execFile)(process.execPath, [totCli(), 'view', db, '--run', viewed[kind].events[0]!.streamId, '--out', out], { encoding: 'utf8', timeout: 60_000 }).then(
+            ({ stderr }) => ({ status: 0, stderr }),
+            (e: { code?: number; stderr?: string }) => ({ status: e.code ?? null, stderr: e.stderr ?? String(e) }),
+          );
+          Object.assign(viewed[kind], r, r.status === 0 ? { html: readFileSync(out, 'utf8') } : {});
+        }),
+      );
     }, 600_000);
 
-    /** Stores the events in a SQLite file (a stream of its own) and writes the page with `tot view`. */
-    async function totView(events: readonly StoredEvent[], name: string): Promise<string> {
-      const db = join(dir, `${name}.db`);
-      const database = new Database(db);
-      const streamId = events[0]!.streamId;
-      await new SqliteEventStore({ database }).append(streamId, events.map((e, i) => ({ type: e.type, data: e.data, idempotencyKey: `${name}:${i}`, metadata: e.metadata })), { expectedVersion: 'no_stream' });
-      database.close();
-      const out = join(dir, `${name}.html`);
-      const r = spawnSync(process.execPath, [totCli(), 'view', db, '--run', streamId, '--out', out], { encoding: 'utf8', timeout: 60_000 });
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
-      return readFileSync(out, 'utf8');
+    for (const kind of KINDS) {
+      it(`every payload at once in every field of ${kind === 'got-session' ? 'a recorded GoT session' : `a recorded ${kind} run`} but its id, through tot view: the page renderRunHtml writes, inert, shown as text`, async () => {
+        const { events, status, stderr, html } = viewed[kind];
+        expect(stderr).toBe('');
+        expect(status).toBe(0);
+        expect(html).toBe(renderRunHtml(events));
+        const [a] = await auditAll([{ html, payload: ALL, what: `tot view, ${kind}` }]);
+        expectInert(a!, `tot view, ${kind}`);
+        expect(a!.nodes).toBe(viewRun(events).nodes.length);
+      });
     }
-
-    it.each(PAYLOADS.map((p, i) => [i, p] as const))('payload %i in every field of a recorded deliberation, through tot view: the page renderRunHtml writes, inert, shown as text', async (i, payload) => {
-      const events = mutateEvents(runs.deliberation.events, new Set(fields.deliberation.together), payload);
-      const html = await totView(events, `deliberation-${i}`);
-      expect(html).toBe(renderRunHtml(events));
-      const a = await audit(html, payload);
-      expectInert(a, 'tot view, deliberation');
-      expect(a.nodes).toBe(viewRun(events).nodes.length);
-    });
-
-    it('every payload at once in every field of a recorded GoT session but its id, through tot view: inert, shown as text', async () => {
-      // A store takes stream ids of 512 characters at most: the session's id, each payload in turn, is in the renderRunHtml tests above.
-      const events = mutateEvents(runs['got-session'].events, new Set(fields['got-session'].together.filter((path) => path !== 'streamId')), ALL);
-      const html = await totView(events, 'got-session');
-      expect(html).toBe(renderRunHtml(events));
-      const a = await audit(html, ALL);
-      expectInert(a, 'tot view, GoT session');
-      expect(a.nodes).toBe(viewRun(events).nodes.length);
-    });
   });
 });

@@ -8,55 +8,46 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderRunHtml, viewRun, type RunView } from '@tot/core/viewer';
+import { hasChromium, launchChromium, viewerTab, warnIfNoChromium, type ViewerTab } from '../helpers/chromium.js';
 import { recordAll, recordCrashedAndResumedSearch, recordDeepSearch, recordWideSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
-const CHROMIUM = process.env.TOT_CHROMIUM ?? '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) console.warn(`\n# SKIPPED: the viewer's browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium).\n`);
+warnIfNoChromium("the viewer's browser tests");
 
 const KINDS: FixtureKind[] = ['search', 'graph', 'deliberation', 'got-session', 'fractal', 'chain-of-thought'];
 type Shape = FixtureKind | 'wide' | 'deep' | 'crashed';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const artifacts = join(root, 'test-artifacts', 'viewer');
 
-describe.skipIf(!hasBrowser)('the run viewer on load', () => {
+describe.skipIf(!hasChromium)('the run viewer on load', () => {
   let browser: Browser;
+  let tab: ViewerTab;
   let runs: Record<Shape, RecordedRun>;
   let crashed: Awaited<ReturnType<typeof recordCrashedAndResumedSearch>>;
   let dir: string;
-  const pages: Page[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tot-viewer-view-'));
     crashed = await recordCrashedAndResumedSearch();
     runs = { ...(await recordAll()), wide: await recordWideSearch(), deep: await recordDeepSearch(), crashed };
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    browser = await launchChromium();
+    tab = await viewerTab(browser, { width: 1400, height: 900 });
   }, 120_000);
-
-  afterEach(async () => {
-    for (const p of pages.splice(0)) await p.close().catch(() => undefined);
-  });
 
   afterAll(async () => {
     await browser?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Opens a run's page (rendered to a file once), in a new document of the file's one tab. */
   async function open(shape: Shape): Promise<{ page: Page; view: RunView; consoleErrors: string[] }> {
     const run = runs[shape];
     const file = join(dir, `${shape}.html`);
-    writeFileSync(file, renderRunHtml(run.events, { title: run.title }));
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    pages.push(page);
-    const consoleErrors: string[] = [];
-    page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
-    page.on('pageerror', (e) => void consoleErrors.push(`pageerror: ${e.message}`));
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 15_000 });
+    if (!existsSync(file)) writeFileSync(file, renderRunHtml(run.events, { title: run.title }));
+    const { page, consoleErrors } = await tab.open(file);
     return { page, view: viewRun(run.events), consoleErrors };
   }
 

@@ -8,27 +8,14 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderRunHtml, viewRun, type RunView, type ViewNode } from '@tot/core/viewer';
+import { hasChromium, launchChromium, viewerTab, warnIfNoChromium, type ViewerTab } from '../helpers/chromium.js';
 import { recordAll, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
-// TOT_CHROMIUM points elsewhere (or nowhere, to see the skip).
-const CHROMIUM = process.env.TOT_CHROMIUM ?? '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) {
-  console.warn(
-    [
-      '',
-      '#'.repeat(78),
-      `# SKIPPED: the viewer's browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium).`,
-      '# No browser is ever downloaded; the screenshots in docs/ were not retaken.',
-      '#'.repeat(78),
-      '',
-    ].join('\n'),
-  );
-}
+warnIfNoChromium("the viewer's browser tests", ['No browser is ever downloaded; the screenshots in docs/ were not retaken.']);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const artifacts = join(root, 'test-artifacts', 'viewer');
@@ -61,47 +48,33 @@ interface Opened {
   url: string;
 }
 
-describe.skipIf(!hasBrowser)('the run viewer in headless Chromium', () => {
+describe.skipIf(!hasChromium)('the run viewer in headless Chromium', () => {
   let browser: Browser;
+  let tab: ViewerTab;
   let runs: Record<FixtureKind, RecordedRun>;
   let dir: string;
-  const pages: Page[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tot-viewer-'));
     mkdirSync(artifacts, { recursive: true });
     // Recorded first, alone: the runs' timelines show their own timing, not the browser's start.
     runs = await recordAll();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    browser = await launchChromium();
+    tab = await viewerTab(browser, { width: 1400, height: 900 });
   }, 120_000);
-
-  afterEach(async () => {
-    for (const p of pages.splice(0)) await p.close().catch(() => undefined);
-  });
 
   afterAll(async () => {
     await browser?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Renders a run to a file and opens it, recording console errors and every request. */
+  /** Opens a run's page (rendered to a file once), in a new document of the file's one tab, recording console errors and every request. */
   async function open(kind: FixtureKind): Promise<Opened> {
     const run = runs[kind];
     const view = viewRun(run.events);
     const file = join(dir, `${kind}.html`);
-    writeFileSync(file, renderRunHtml(run.events, { title: run.title }));
-    const url = pathToFileURL(file).href;
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    pages.push(page);
-    const consoleErrors: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(url);
-    await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 15_000 });
+    if (!existsSync(file)) writeFileSync(file, renderRunHtml(run.events, { title: run.title }));
+    const { page, consoleErrors, requests, url } = await tab.open(file);
     return { page, view, run, consoleErrors, requests, url };
   }
 
