@@ -1,17 +1,15 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bfs,
-  ChainOfThoughtNode,
   createEvaluator,
   createGenerator,
   dfs,
   Explorer,
-  FractalSolver,
   InMemoryEventStore,
   replayRun,
   resumeSolve,
@@ -21,15 +19,16 @@ import {
   type EventStore,
   type LanguageModel,
 } from '../../src/index.js';
+import { FractalSolver } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { worldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
 import { completedRequests } from '../helpers/completed-requests.js';
 import { dyingStore } from '../helpers/dying-store.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Setup {
   model?: LanguageModel;
@@ -145,11 +144,18 @@ describe('resuming a recorded run', () => {
 });
 
 
+// The fixture bundled with the sources: plain node starts it in a fraction of what tsx takes.
+let resumable: string;
+beforeAll(async () => {
+  resumable = await bundleFixture('test/run/fixtures/resumable.ts');
+}, 120_000);
+
 async function killAndResume(runner: 'cot' | 'solve', runId: string, minCalls: number) {
   const path = join(mkdtempSync(join(tmpdir(), `tot-${runner}-`)), 'runs.db');
-  const run = (mode: string) => ['--import', 'tsx', 'test/run/fixtures/resumable.ts', runner, mode, path];
-  const reference = JSON.parse(execFileSync(process.execPath, run('run').map((a) => a.replace(path, `${path}.reference`)), { cwd: root, encoding: 'utf8' }));
-  const child = spawn(process.execPath, run('run'), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const run = (mode: string) => [resumable, runner, mode, path];
+  // The uninterrupted reference run, on its own file, beside the run that is killed.
+  const referenceRun = promisify(execFile)(process.execPath, run('run').map((a) => a.replace(path, `${path}.reference`)), { encoding: 'utf8' });
+  const child = spawn(process.execPath, run('run'), { stdio: ['ignore', 'pipe', 'inherit'] });
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 40));
     const probe = new SqliteEventStore({ path });
@@ -162,7 +168,8 @@ async function killAndResume(runner: 'cot' | 'solve', runId: string, minCalls: n
   const probe = new SqliteEventStore({ path });
   const log = await collect(probe.readStream(runId));
   await probe.close();
-  const resumed = JSON.parse(execFileSync(process.execPath, run('resume'), { cwd: root, encoding: 'utf8' }));
+  const reference = JSON.parse((await referenceRun).stdout);
+  const resumed = JSON.parse(execFileSync(process.execPath, run('resume'), { encoding: 'utf8' }));
   const final = new SqliteEventStore({ path });
   const after = await collect(final.readStream(runId));
   await final.close();

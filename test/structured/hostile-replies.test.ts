@@ -1,20 +1,23 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateStructured, parseStructured, TotError } from '../../src/index.js';
 import { mockModel } from '../../src/testing/index.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { hostileReplies } from './fixtures/hostile-replies.js';
 
-const child = fileURLToPath(new URL('./fixtures/reply-in-child.ts', import.meta.url));
-const root = fileURLToPath(new URL('../../', import.meta.url));
+// The fixture bundled with the sources: plain node starts it in a fraction of what tsx takes.
+let child: string;
+beforeAll(async () => {
+  child = await bundleFixture('test/structured/fixtures/reply-in-child.ts');
+}, 120_000);
 
 /** Runs a case of fixtures/reply-in-child.ts in its own Node process. */
 async function inChild(name: string): Promise<{ code: number; outcome?: string; stopReason?: string; errors?: string[] }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child, name], { cwd: root, timeout: 60_000, maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)(process.execPath, [child, name], { timeout: 60_000, maxBuffer: 1 << 20 });
     return { code: 0, ...JSON.parse(stdout.trim().split('\n').at(-1)!) };
   } catch (error) {
     const e = error as { code?: number; stdout?: string };
