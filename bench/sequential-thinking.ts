@@ -19,8 +19,15 @@
  *   set moves in steps as V8 grows its heap, so over a few megabytes it says little.)
  * - Each server's CPU time per call (user and system, from /proc/<pid>/stat) in both parts: on a
  *   loaded machine the wall times carry other processes' turns, the CPU time only the server's work.
+ * - In this process, before the servers are spawned: each server's side of a call in CPU time (the
+ *   reference's class and `createMcpServer` on memory and on SQLite, called in turn through a
+ *   transport with nothing behind it), and the floor of a call that stores its thought on SQLite:
+ *   one committed single-row INSERT through better-sqlite3 (see sequential-thinking-in-process.ts).
+ * - The four ratios the target is about (memory and SQLite, sessions of 10 and the long sequence):
+ *   the medians of the wall times over the reference's, printed and saved as `targets`, with the
+ *   in-process CPU ratios beside them.
  *
- * npm run bench:sequential-thinking [-- --sessions 200 --long 10000 --cli path/to/another/tot.js]
+ * npm run bench:sequential-thinking [-- --sessions 200 --long 10000 --in-process-long 3000 --cli path/to/another/tot.js]
  *
  * `--cli` runs another build of the command in place of dist/cli/tot.js (an older version, to compare).
  */
@@ -36,19 +43,23 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
-import { SessionEngine, InMemoryEventStore } from '../src/index.js';
+import { InMemoryEventStore } from '../src/index.js';
+import { SessionEngine } from '../src/sessions/index.js';
 import { createMcpServer } from '../src/mcp/index.js';
+import { SqliteEventStore } from '../src/sqlite/index.js';
 import { builtCli } from './built-cli.js';
 import { benchDir, gc, median, report } from './harness.js';
+import { serverCpuPerCall, sqliteCommitFloor } from './sequential-thinking-in-process.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, long: { type: 'string', default: '10000' }, cli: { type: 'string' } } });
-const whole = (name: 'sessions' | 'long', min: number) => {
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '200' }, long: { type: 'string', default: '10000' }, 'in-process-long': { type: 'string', default: '3000' }, cli: { type: 'string' } } });
+const whole = (name: 'sessions' | 'long' | 'in-process-long', min: number) => {
   const n = Number(values[name]);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name}: send a whole number of at least ${min}`);
   return n;
 };
 const SESSIONS = whole('sessions', 1);
 const LONG = whole('long', 10);
+const IN_PROCESS_LONG = whole('in-process-long', 10);
 const WARM_ROUNDS = 20;
 /** Clock ticks per second of /proc/<pid>/stat. */
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -161,9 +172,25 @@ const referenceDir = dirname(createRequire(join(benchDir, 'peers', 'package.json
 const heap = { reference: await heapPerThought(await referenceInProcess(referenceDir)), totMemory: await heapPerThought(createMcpServer({ engine: new SessionEngine({ store: new InMemoryEventStore() }) })) };
 progress(`heap per thought: ${JSON.stringify(heap)} bytes`);
 
+// Server-side CPU per call in this process, the servers as `tot mcp` makes them (400 characters a thought).
+const dir = mkdtempSync(join(tmpdir(), 'tot-seq-bench-'));
+const inProcessEngine = (store: InMemoryEventStore | SqliteEventStore) => createMcpServer({ engine: new SessionEngine({ store, limits: { maxThoughtChars: 400 } }) });
+const inProcessSqlite = new SqliteEventStore({ path: join(dir, 'in-process.db') });
+const inProcess = await serverCpuPerCall(
+  [
+    { name: 'reference', server: await referenceInProcess(referenceDir) },
+    { name: 'tot --db memory', server: inProcessEngine(new InMemoryEventStore()) },
+    { name: 'tot --db sqlite', server: inProcessEngine(inProcessSqlite) },
+  ],
+  { sessions: Math.min(SESSIONS, 100), warm: WARM_ROUNDS, long: IN_PROCESS_LONG, chunk: CHUNK, thought },
+);
+await inProcessSqlite.close();
+progress(`in-process server CPU per call (µs, median of rounds): ${JSON.stringify(Object.fromEntries(Object.entries(inProcess).map(([k, v]) => [k, [v.sessionsOf10.medianUs, v.longSequence.medianUs]])))}`);
+const floor = await sqliteCommitFloor();
+progress(`SQLite commit floor (µs of CPU): ${JSON.stringify(floor)}`);
+
 const cli = values.cli ? resolve(values.cli) : await builtCli(root, progress);
 const reference = join(referenceDir, 'dist', 'index.js');
-const dir = mkdtempSync(join(tmpdir(), 'tot-seq-bench-'));
 const servers = [
   await spawnServer('reference', [reference], { DISABLE_THOUGHT_LOGGING: 'true' }),
   await spawnServer('tot --db memory', [cli, 'mcp', '--db', 'memory']),
@@ -220,6 +247,7 @@ try {
     };
   });
   const ref = figures[0]!;
+  const cpuRef = inProcess.reference!;
   const ratios = Object.fromEntries(
     figures.slice(1).map((f) => [
       f.server,
@@ -232,9 +260,43 @@ try {
       },
     ]),
   );
+  // The four figures the target is about, each with the same ratio in CPU time measured in process.
+  const targets = figures.slice(1).flatMap((f) =>
+    (['sessionsOf10', 'longSequence'] as const).map((part) => {
+      const ratio = round(f[part].medianMs / ref[part].medianMs);
+      const cpu = inProcess[f.server]![part];
+      return {
+        case: `${f.server}, ${part === 'sessionsOf10' ? 'sessions of 10' : `one sequence of ${LONG}`}`,
+        medianMs: f[part].medianMs,
+        referenceMedianMs: ref[part].medianMs,
+        ratio,
+        target: TARGET_RATIO,
+        met: ratio <= TARGET_RATIO,
+        inProcessCpuUs: cpu.medianUs,
+        referenceInProcessCpuUs: cpuRef[part].medianUs,
+        inProcessCpuRatio: round(cpu.medianUs / cpuRef[part].medianUs),
+      };
+    }),
+  );
+  for (const t of targets) progress(`${t.case}: median ${t.medianMs} ms / reference ${t.referenceMedianMs} ms = ${t.ratio}× (target ≤ ${t.target}×: ${t.met ? 'met' : 'not met'}); in-process CPU ${t.inProcessCpuUs} / ${t.referenceInProcessCpuUs} µs = ${t.inProcessCpuRatio}×`);
+  const sqliteCall = inProcess['tot --db sqlite']!.longSequence.medianUs;
+  // The floor against the reference's call: its server side in process, and its whole process (stdio included).
+  const refProcessUs = ref.longSequence.serverCpuMsPerCall * 1000;
+  const sqliteFloor = {
+    ...floor,
+    referenceInProcessCpuUs: cpuRef.longSequence.medianUs,
+    referenceProcessCpuUs: round(refProcessUs),
+    bareOverReferenceInProcess: round(floor.bareInsertCommitUs / cpuRef.longSequence.medianUs),
+    bareOverReferenceProcess: round(floor.bareInsertCommitUs / refProcessUs),
+    storeTableOverReferenceProcess: round(floor.storeTableInsertCommitUs / refProcessUs),
+    storeTableShareOfSqliteCallInProcess: round(floor.storeTableInsertCommitUs / sqliteCall),
+  };
+  progress(
+    `SQLite floor: a bare commit ${floor.bareInsertCommitUs} µs of CPU (${sqliteFloor.bareOverReferenceInProcess}× the reference's call in process, ${sqliteFloor.bareOverReferenceProcess}× its whole process's CPU per call); into the store's table ${floor.storeTableInsertCommitUs} µs (${sqliteFloor.storeTableOverReferenceProcess}× the reference's process CPU per call; ${Math.round(sqliteFloor.storeTableShareOfSqliteCallInProcess * 100)}% of an SQLite call in process)`,
+  );
   // Other processes' load while it ran: on a busy machine the wall-clock figures carry their turns too.
   const load = { atStart: loadAtStart, atEnd: round(loadavg()[0]!) };
-  report('sequential-thinking', { loadAverage1m: load, ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, heapBytesPerThought: { ...heap, ratio: round(heap.totMemory / heap.reference) }, ratiosToReference: ratios, targetRatio: TARGET_RATIO });
+  report('sequential-thinking', { loadAverage1m: load, ...(values.cli ? { cli: values.cli } : {}), sessions: SESSIONS, warmRounds: WARM_ROUNDS, longSequence: LONG, chunk: CHUNK, referenceLogging: 'off (DISABLE_THOUGHT_LOGGING=true)', servers: figures, heapBytesPerThought: { ...heap, ratio: round(heap.totMemory / heap.reference) }, ratiosToReference: ratios, targetRatio: TARGET_RATIO, targets, inProcessServerCpuUs: inProcess, sqliteFloor });
 } finally {
   for (const s of servers) await s.close();
   rmSync(dir, { recursive: true, force: true });
