@@ -68,18 +68,27 @@ describe('a hard budget across crashes', () => {
     const db = join(dir, 'runs.db');
     let kills = 0;
     const runs: string[] = [];
+    // A life loaded and waiting for its go: the next one loads while the current one runs.
+    const load = (runId: string) => {
+      const proc = spawn(process.execPath, [child, db, url, runId, String(MAX_CALLS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      return { proc, exit: exited(proc), output: () => out };
+    };
+    let next = load('budget-0');
     for (let r = 0; kills <= 30; r++) {
       const runId = `budget-${r}`;
       runs.push(runId);
       for (let life = 0; ; life++) {
-        const proc = spawn(process.execPath, [child, db, url, runId, String(MAX_CALLS)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-        const exit = exited(proc);
-        // Killed once the server holds one to three new requests of this life, the last still unanswered.
+        const { proc, exit, output } = next;
+        // Started only now, so that its first request is counted after this point.
         const cut = models.reached(runId, models.count(runId) + 1 + ((r + life) % 3)).then(() => 'cut' as const);
+        proc.stdin!.end('go\n');
+        // Killed once the server holds one to three new requests of this life, the last still unanswered.
         const first = await Promise.race([exit.then(() => 'exited' as const), cut]);
-        if (first === 'cut' && proc.exitCode === null) {
+        const killed = first === 'cut' && proc.exitCode === null;
+        next = load(killed ? runId : `budget-${r + 1}`);
+        if (killed) {
           proc.kill('SIGKILL');
           await exit;
           kills += 1;
@@ -89,11 +98,13 @@ describe('a hard budget across crashes', () => {
           continue;
         }
         expect(await exit, `a life of ${runId} failed`).toBe(0);
-        expect(JSON.parse(out)).toMatchObject({ stopReason: 'budget_exceeded' });
+        expect(JSON.parse(output())).toMatchObject({ stopReason: 'budget_exceeded' });
         break;
       }
       expect(models.count(runId), `requests the server received for ${runId}`).toBeLessThanOrEqual(MAX_CALLS);
     }
+    next.proc.kill('SIGKILL');
+    await next.exit;
     expect(kills).toBeGreaterThan(30);
     // The kills did cut calls off: the logs hold requests that never got an answer, each charged on resume.
     const store = new SqliteEventStore({ path: db });
