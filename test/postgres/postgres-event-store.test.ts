@@ -73,8 +73,9 @@ describe.skipIf(!url)('PostgresEventStore', () => {
           decided = round;
         } catch (error) {
           if ((error as { code?: string }).code !== 'EXPECTED_VERSION_CONFLICT') throw error;
+          // The next round waits for this one's winner to say so: 15 losers polling the server
+          // for the version left it too busy to answer the winner.
           lost += 1;
-          while (decided < round) decided = Math.max(decided, (await store.streamVersion(stream)) ?? -1);
         }
       }
       return { won, lost };
