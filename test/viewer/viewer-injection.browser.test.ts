@@ -5,10 +5,11 @@
 //   hostile value leaves the run's outline as it was all at once in one page, those that change
 //   what is drawn (a runner's or an event's type) in a second;
 // - of the view itself (every string, then every number: a string where a number is expected),
-//   rendered by the same page code: what the page does with a value no upstream check saw;
+//   rendered by the same page code: what the page does with a value no upstream check saw (the
+//   views of every kind side by side in one page);
 // - and of events stored in SQLite: each payload's run, read back as `tot view` reads it, makes the
-//   very page audited above; and `tot view` itself writes the page renderRunHtml writes (every
-//   payload at once), audited again.
+//   very page audited above; and `tot view` itself (one run of each kind, a payload of its own in
+//   every field, the run's id too) writes the page renderRunHtml writes, audited again.
 // One payload in one page, each page in a tab of its own, a few tabs at a time (a page mostly
 // waits for the browser). Each page is opened, every node's details shown, and then: no payload
 // ran (the probe function never called, no flag set, the title unchanged, no dialog, no
@@ -33,7 +34,7 @@ import { renderRunHtml, viewRun, type RunView } from '@tot/core/viewer';
 import { renderViewHtml } from '../../src/viewer/render-run-html.js';
 import { hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.js';
 import { ensureCli, totCli } from '../helpers/tot-cli.js';
-import { eventPaths, mutateEvents, mutateView, PAYLOADS, sortPaths, withEveryField } from './fixtures/hostile.js';
+import { eventPaths, mutateEvents, mutateView, PAYLOADS, sideBySide, sortPaths, withEveryField } from './fixtures/hostile.js';
 import { readAll, recordAll, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
 warnIfNoChromium("the viewer's injection tests");
@@ -281,28 +282,34 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
         }
       });
 
-      it(`each of the ${PAYLOADS.length} payloads, in a page of its own, in every string and every number of the view, every field present (a string where a number belongs): inert, shown as text`, async () => {
-        const view = withEveryField(viewRun(runs[kind].events));
-        const checks = PAYLOADS.map((payload, i) => ({ html: renderViewHtml(mutateView(view, payload), `${kind} ${payload}`), payload, what: `${kind}, view, payload ${i}` }));
-        for (const [i, a] of (await auditAll(checks)).entries()) {
-          expectInert(a, checks[i]!.what);
-          expect(a.nodes, checks[i]!.what).toBe(view.nodes.length);
-        }
-      });
-
-      it('every payload at once in the fields that change what is drawn, and in every field of the view (panel kinds and references too): inert, shown as text', async () => {
-        const run = runs[kind];
+      it('every payload at once in the fields that change what is drawn: inert, shown as text', async () => {
         const { together, reshaping } = fields[kind];
-        const [reshaped, whole] = await auditAll([
-          { html: renderRunHtml(mutateEvents(run.events, new Set([...together, ...reshaping]), ALL)), payload: ALL, what: `${kind}, events reshaped` },
-          { html: renderViewHtml(mutateView(withEveryField(viewRun(run.events)), ALL, { all: true }), kind), payload: ALL, what: `${kind}, whole view` },
-        ]);
-        expectInert(reshaped!, `${kind}, events reshaped`);
-        expectInert(whole!, `${kind}, whole view`);
-        expect(whole!.panels).toBe(0);
+        const [a] = await auditAll([{ html: renderRunHtml(mutateEvents(runs[kind].events, new Set([...together, ...reshaping]), ALL)), payload: ALL, what: `${kind}, events reshaped` }]);
+        expectInert(a!, `${kind}, events reshaped`);
       });
     });
   }
+
+  // The page draws a view's fields the same whatever its kind says (a hostile kind names none), so
+  // the views of every kind, side by side in one view, put every field of every kind in one page.
+  /** The view of every kind with every field present, side by side. */
+  const everyView = () => sideBySide(Object.fromEntries(KINDS.map((kind) => [kind, withEveryField(viewRun(runs[kind].events))])));
+
+  it(`each of the ${PAYLOADS.length} payloads, in a page of its own, in every string and every number of the views of every kind side by side, every field present (a string where a number belongs): inert, shown as text`, async () => {
+    const view = everyView();
+    const checks = PAYLOADS.map((payload, i) => ({ html: renderViewHtml(mutateView(view, payload), `views ${payload}`), payload, what: `views, payload ${i}` }));
+    for (const [i, a] of (await auditAll(checks)).entries()) {
+      expectInert(a, checks[i]!.what);
+      expect(a.nodes, checks[i]!.what).toBe(view.nodes.length);
+      expect(a.panels, checks[i]!.what).toBe(view.panels.length);
+    }
+  });
+
+  it('every payload at once in every field of the views of every kind side by side (panel kinds and references too): inert, shown as text, no panel drawn', async () => {
+    const [a] = await auditAll([{ html: renderViewHtml(mutateView(everyView(), ALL, { all: true }), 'views'), payload: ALL, what: 'views, every field' }]);
+    expectInert(a!, 'views, every field');
+    expect(a!.panels).toBe(0);
+  });
 
   /** Opens a page (after `before`, if given) and returns the text of each element `selector` finds. */
   function texts(html: string, selector: string, before?: (page: Page) => Promise<void>): Promise<string[]> {
@@ -360,18 +367,20 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
     await new SqliteEventStore({ database }).append(events[0]!.streamId, events.map((e, i) => ({ type: e.type, data: e.data, idempotencyKey: `${name}:${i}`, metadata: e.metadata })), { expectedVersion: 'no_stream' });
   }
 
-  for (const kind of KINDS) {
-    it(`each payload's run of ${kind === 'got-session' ? 'a GoT session' : `a ${kind} run`}, stored in SQLite and read back read-only as tot view reads it, makes the page renderRunHtml made of it before it was stored`, async () => {
+  // The runs of the small kinds (a search's or a graph's hundreds of events, twenty times over, take seconds to store).
+  for (const kind of ['deliberation', 'got-session', 'fractal', 'chain-of-thought'] as const) {
+    it(`each payload's run of ${kind === 'got-session' ? 'a GoT session' : `a ${kind} run`}, and one with every payload at once but in its id, stored in SQLite and read back read-only as tot view reads it, makes the page renderRunHtml made of it before it was stored`, async () => {
       const db = join(dir, `${kind}-each.db`);
       const database = new Database(db);
-      const runsOf = PAYLOADS.map((payload) => hostileRun(kind, payload));
-      for (const [i, events] of runsOf.entries()) await store(database, events, `${kind}-${i}`);
+      const withoutId = new Set(fields[kind].together.filter((path) => path !== 'streamId'));
+      const stored = [...PAYLOADS.map((payload) => hostileRun(kind, payload)), mutateEvents(runs[kind].events, withoutId, ALL)];
+      for (const [i, events] of stored.entries()) await store(database, events, `${kind}-${i}`);
       database.close();
       // Opened as `tot view` opens a store: read-only, the file must exist.
       const readOnly = new Database(db, { readonly: true, fileMustExist: true });
       try {
         const reader = new SqliteEventStore({ database: readOnly });
-        for (const [i, events] of runsOf.entries()) expect(renderRunHtml(await readAll(reader, events[0]!.streamId)), `payload ${i}`).toBe(renderRunHtml(events));
+        for (const [i, events] of stored.entries()) expect(renderRunHtml(await readAll(reader, events[0]!.streamId)), i < PAYLOADS.length ? `payload ${i}` : 'every payload').toBe(renderRunHtml(events));
       } finally {
         readOnly.close();
       }
@@ -387,9 +396,9 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
       await ensureCli();
       const db = join(dir, 'tot-view.db');
       const database = new Database(db);
-      for (const kind of KINDS) {
-        // A store takes stream ids of 512 characters at most: the run's id, each payload in turn, is in the tests above.
-        viewed[kind] = { events: mutateEvents(runs[kind].events, new Set(fields[kind].together.filter((path) => path !== 'streamId')), ALL), status: null, stderr: '', html: '' };
+      // A payload of its own for each kind, in the run's id too (given to tot view as --run).
+      for (const [k, kind] of KINDS.entries()) {
+        viewed[kind] = { events: hostileRun(kind, PAYLOADS[k]!), status: null, stderr: '', html: '' };
         await store(database, viewed[kind].events, kind);
       }
       database.close();
@@ -406,13 +415,13 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
       );
     }, 600_000);
 
-    for (const kind of KINDS) {
-      it(`every payload at once in every field of ${kind === 'got-session' ? 'a recorded GoT session' : `a recorded ${kind} run`} but its id, through tot view: the page renderRunHtml writes, inert, shown as text`, async () => {
+    for (const [k, kind] of KINDS.entries()) {
+      it(`payload ${k} in every field of ${kind === 'got-session' ? 'a recorded GoT session' : `a recorded ${kind} run`}, its id too, through tot view: the page renderRunHtml writes, inert, shown as text`, async () => {
         const { events, status, stderr, html } = viewed[kind];
         expect(stderr).toBe('');
         expect(status).toBe(0);
         expect(html).toBe(renderRunHtml(events));
-        const [a] = await auditAll([{ html, payload: ALL, what: `tot view, ${kind}` }]);
+        const [a] = await auditAll([{ html, payload: PAYLOADS[k]!, what: `tot view, ${kind}` }]);
         expectInert(a!, `tot view, ${kind}`);
         expect(a!.nodes).toBe(viewRun(events).nodes.length);
       });
