@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore, type EventStore } from '../../src/index.js';
 import { eventStoreConformanceCases, type EventStoreFactory } from '../../src/testing/index.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import * as broken from './broken-stores.js';
 
 async function failures(factory: EventStoreFactory): Promise<string[]> {
@@ -49,10 +50,10 @@ describe('the EventStore conformance kit', () => {
 
   it('runs under node:test as well', async () => {
     const { execFileSync } = await import('node:child_process');
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/events/node-test/in-memory.conformance.ts'], {
-      cwd: new URL('../../', import.meta.url),
-      encoding: 'utf8',
-    });
+    // Bundled with the sources and run by plain node: what a user's node:test runs, without tsx
+    // compiling the sources first.
+    const file = await bundleFixture('test/events/node-test/in-memory.conformance.ts');
+    const out = execFileSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8' });
     expect(out).toMatch(new RegExp(`# pass ${eventStoreConformanceCases({ create: () => new InMemoryEventStore() }).length}\\b`));
     expect(out).toMatch(/# fail 0/);
   }, 60_000);
