@@ -10,6 +10,12 @@ const shared: Options = {
     'openai/index': 'src/openai/index.ts',
     'mcp/index': 'src/mcp/index.ts',
     'viewer/index': 'src/viewer/index.ts',
+    'search/index': 'src/search/index.ts',
+    'graph/index': 'src/graph/index.ts',
+    'sessions/index': 'src/sessions/index.ts',
+    'deliberation/index': 'src/deliberation/index.ts',
+    'fractal/index': 'src/fractal/index.ts',
+    'cot/index': 'src/cot/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],

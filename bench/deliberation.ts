@@ -17,6 +17,7 @@
  * `--quick` is a smoke run: a few samples of each, printed and not written to bench/results.
  */
 import { parseArgs } from 'node:util';
+import type { Embedder, LanguageModel } from '../src/index.js';
 import {
   Deliberation,
   EmbeddingCache,
@@ -25,9 +26,7 @@ import {
   positionText,
   similarityHost,
   type DeliberationHost,
-  type Embedder,
-  type LanguageModel,
-} from '../src/index.js';
+} from '../src/deliberation/index.js';
 import { benchDir, median, report } from './harness.js';
 import { accuracyOf, calibrateLexical, loadPositionPairs } from './similarity-calibration.js';
 

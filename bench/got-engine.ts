@@ -17,7 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SessionEngine, InMemoryEventStore, type BranchWorker, type EventStore } from '../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../src/index.js';
+import { SessionEngine, type BranchWorker } from '../src/sessions/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
 import { gc, median, report } from './harness.js';
 

@@ -13,7 +13,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { OperationGraph, type GenerateRequest, type GenerateResult, type LanguageModel, type Operation } from '../src/index.js';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../src/index.js';
+import { OperationGraph, type Operation } from '../src/graph/index.js';
 import { parseGotRecording } from '../examples/graph-of-thoughts/recording.js';
 import { replayRecording } from '../examples/graph-of-thoughts/replay.js';
 import { simulatedSortingModel } from '../examples/graph-of-thoughts/simulated-model.js';

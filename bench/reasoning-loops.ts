@@ -2,7 +2,9 @@
  * Framework overhead of FractalSolver and ChainOfThoughtNode with instant operators/models, and
  * the peak heap of a 10,000-frame recursive run. Target (issue #5): ≤ 50 µs per frame and per thought.
  */
-import { ChainOfThoughtNode, FractalSolver, fromFunction, type EvalFunction, type ThinkFunction } from '../src/index.js';
+import { fromFunction } from '../src/index.js';
+import { FractalSolver, type EvalFunction, type ThinkFunction } from '../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../src/cot/index.js';
 import { gc, median, report } from './harness.js';
 
 /** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */

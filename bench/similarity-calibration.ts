@@ -28,7 +28,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { lexicalSimilarityMatrix, positionText, tokenize } from '../src/index.js';
+import { lexicalSimilarityMatrix, positionText, tokenize } from '../src/deliberation/index.js';
 
 /** The labels of the calibration set, in the host's order: converge, continue, force opposition. */
 export const POSITION_LABELS = ['agree', 'partial', 'disagree'] as const;

@@ -7,7 +7,8 @@
  *
  * Run: npm run example:agent-session
  */
-import { SessionEngine, HealingEngine, InMemoryEventStore, type GenerateRequest } from '@tot/core';
+import { InMemoryEventStore, type GenerateRequest } from '@tot/core';
+import { SessionEngine, HealingEngine } from '@tot/core/sessions';
 import { mockModel, withLatency } from '@tot/core/testing';
 
 const plan = (maxChanges: number, tests: string[]) => ({

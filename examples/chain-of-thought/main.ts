@@ -5,7 +5,7 @@
  *
  * Run: npm run example:chain-of-thought
  */
-import { ChainOfThoughtNode, formatPlan } from '@tot/core';
+import { ChainOfThoughtNode, formatPlan } from '@tot/core/cot';
 import { mockModel } from '@tot/core/testing';
 
 const problem = 'A train leaves at 09:40 and travels 210 km at 84 km/h, then waits 12 minutes. When is it ready to leave again?';

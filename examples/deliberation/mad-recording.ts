@@ -6,7 +6,8 @@
  * conversations quote the topic and the other players' arguments, so any debate recorded in this
  * format replays.
  */
-import type { ChatMessage, MadPrompts } from '@tot/core';
+import type { ChatMessage } from '@tot/core';
+import type { MadPrompts } from '@tot/core/deliberation';
 
 /**
  * One recorded debate, read by {@link parseMadRecording}.

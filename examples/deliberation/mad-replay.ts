@@ -4,7 +4,8 @@
  * message, a prefix of — so a replay that assembles any player's memory differently misses — and
  * checks that the debate stops in the recorded round with the recorded final answer.
  */
-import { madDebate, TotError, type ChatMessage, type DeliberationResult, type GenerateRequest, type GenerateResult, type LanguageModel } from '@tot/core';
+import { TotError, type ChatMessage, type GenerateRequest, type GenerateResult, type LanguageModel } from '@tot/core';
+import { madDebate, type DeliberationResult } from '@tot/core/deliberation';
 import { recordedPrompts, type MadRecording } from './mad-recording.js';
 
 /**

@@ -7,7 +7,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRunId, planningDebate, toSSE, type DeliberationStopReason, type LanguageModel } from '@tot/core';
+import { createRunId, type LanguageModel } from '@tot/core';
+import { planningDebate, toSSE, type DeliberationStopReason } from '@tot/core/deliberation';
 import { ieltsModel } from './ielts-model.js';
 
 /**

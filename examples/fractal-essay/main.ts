@@ -5,7 +5,7 @@
  *
  * Run: npm run example:fractal-essay
  */
-import { FractalSolver } from '@tot/core';
+import { FractalSolver } from '@tot/core/fractal';
 import { scriptedModel } from '@tot/core/testing';
 
 const goalOf = (text: string) => /Your goal: (.*)/.exec(text)?.[1] ?? '';

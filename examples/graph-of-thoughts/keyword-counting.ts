@@ -5,7 +5,7 @@
  * the two merges) `mergeResponses` times each, validate every merge (its counts must be the sums of
  * its inputs') and improve an invalid one up to `tries` times, score, keep the best.
  */
-import { aggregate, generate, keepBest, OperationGraph, score, select, validateAndImprove, type OperationRef } from '@tot/core';
+import { aggregate, generate, keepBest, OperationGraph, score, select, validateAndImprove, type OperationRef } from '@tot/core/graph';
 import { objectsIn } from './recording.js';
 
 export type Counts = Record<string, number>;

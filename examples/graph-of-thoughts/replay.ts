@@ -4,7 +4,8 @@
  * every "keep the best" chose what the recorded next step was given, and that the run ends in the
  * recording's final result.
  */
-import { TotError, type EventStore, type GenerateRequest, type GenerateResult, type LanguageModel, type OperationGraph, type OperationGraphResult } from '@tot/core';
+import { TotError, type EventStore, type GenerateRequest, type GenerateResult, type LanguageModel } from '@tot/core';
+import type { OperationGraph, OperationGraphResult } from '@tot/core/graph';
 import { KEYWORD_STEPS, keywordCountingGraph, type CountState, type Counts } from './keyword-counting.js';
 import { listsIn, objectsIn, promptData, type GotRecording, type RecordedStep } from './recording.js';
 import { SORTING_STEPS, sortingGraph, sortingInput, type SortState } from './sorting.js';

@@ -5,7 +5,7 @@
  * two best halves `mergeResponses` times, score, keep the best; improve that `improveResponses`
  * times, score, keep the best; then mark whether it is the correct sort.
  */
-import { aggregate, generate, groundTruth, improve, keepBest, OperationGraph, score, select, type OperationRef } from '@tot/core';
+import { aggregate, generate, groundTruth, improve, keepBest, OperationGraph, score, select, type OperationRef } from '@tot/core/graph';
 
 export interface SortState {
   /** The list this thought must be a sort of (a half after the split, the whole list after the merge). */

@@ -1,5 +1,6 @@
 // Unit-testing a SessionEngine session: the default branch worker's planner answered by branch.
-import { SessionEngine, InMemoryEventStore } from '@tot/core';
+import { InMemoryEventStore } from '@tot/core';
+import { SessionEngine } from '@tot/core/sessions';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

@@ -1,5 +1,5 @@
 // Unit-testing a ChainOfThoughtNode: each thought answered by its number.
-import { ChainOfThoughtNode } from '@tot/core';
+import { ChainOfThoughtNode } from '@tot/core/cot';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

@@ -1,6 +1,6 @@
 // Unit-testing a Deliberation: the planner, the critic and the reporter answered by role; the
 // similarity host needs no model.
-import { critic, Deliberation, planner, reporter, similarityHost } from '@tot/core';
+import { critic, Deliberation, planner, reporter, similarityHost } from '@tot/core/deliberation';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

@@ -1,5 +1,5 @@
 // Unit-testing a FractalSolver: think and eval answered by role, the frame's goal telling them apart.
-import { FractalSolver } from '@tot/core';
+import { FractalSolver } from '@tot/core/fractal';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

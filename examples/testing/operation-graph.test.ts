@@ -1,5 +1,5 @@
 // Unit-testing an OperationGraph: the generate operation's outputs given by role, the rest local.
-import { generate, keepBest, OperationGraph, score } from '@tot/core';
+import { generate, keepBest, OperationGraph, score } from '@tot/core/graph';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

@@ -19,7 +19,7 @@ import { copyPlan, DEFAULT_FIRST_PLAN, formatPlan, planSchema, quoteUnquotedColo
  *
  * @example
  * ```ts
- * import type { Thought } from '@tot/core';
+ * import type { Thought } from '@tot/core/cot';
  *
  * const t: Thought = { thoughtNumber: 1, currentThinking: 'Two unknowns, two equations.', planning: [], nextThoughtNeeded: true };
  * ```
@@ -36,7 +36,7 @@ export interface Thought {
  *
  * @example
  * ```ts
- * import { ChainOfThoughtNode, type ChainOfThoughtState } from '@tot/core';
+ * import { ChainOfThoughtNode, type ChainOfThoughtState } from '@tot/core/cot';
  *
  * const state: ChainOfThoughtState = ChainOfThoughtNode.initialState('What is 17 * 23?');
  * ```
@@ -53,7 +53,7 @@ export interface ChainOfThoughtState {
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtPrep } from '@tot/core';
+ * import type { ChainOfThoughtPrep } from '@tot/core/cot';
  *
  * const first = (p: ChainOfThoughtPrep) => p.isFirstThought;
  * ```
@@ -76,7 +76,7 @@ export interface ChainOfThoughtPrep {
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtStopReason } from '@tot/core';
+ * import type { ChainOfThoughtStopReason } from '@tot/core/cot';
  *
  * const capped = (r: ChainOfThoughtStopReason) => r === 'max_thoughts';
  * ```
@@ -88,7 +88,7 @@ export type ChainOfThoughtStopReason = 'max_thoughts' | SharedStopReason;
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtStats } from '@tot/core';
+ * import type { ChainOfThoughtStats } from '@tot/core/cot';
  *
  * const perThought = (s: ChainOfThoughtStats) => s.llmCalls / Math.max(1, s.thoughts);
  * ```
@@ -102,7 +102,7 @@ export interface ChainOfThoughtStats extends RunStats {
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtResult } from '@tot/core';
+ * import type { ChainOfThoughtResult } from '@tot/core/cot';
  *
  * const print = (r: ChainOfThoughtResult) => console.log(r.solution ?? '(no conclusion)', r.stopReason);
  * ```
@@ -120,7 +120,7 @@ export interface ChainOfThoughtResult extends RunResult<ChainOfThoughtStopReason
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtOptions } from '@tot/core';
+ * import type { ChainOfThoughtOptions } from '@tot/core/cot';
  *
  * const options: ChainOfThoughtOptions = { model, maxThoughts: 12, format: 'yaml' };
  * ```
@@ -169,7 +169,7 @@ const thoughtSchema = z.object({
  *
  * @example
  * ```ts
- * import { chainOfThoughtReplySchema } from '@tot/core';
+ * import { chainOfThoughtReplySchema } from '@tot/core/cot';
  *
  * chainOfThoughtReplySchema.parse({ current_thinking: '13 - 9 = 4', planning: [{ description: 'Reach 24', status: 'Pending' }], next_thought_needed: true });
  * ```
@@ -181,7 +181,7 @@ export const chainOfThoughtReplySchema = thoughtSchema;
  *
  * @example
  * ```ts
- * import { CHAIN_OF_THOUGHT_INSTRUCTIONS } from '@tot/core';
+ * import { CHAIN_OF_THOUGHT_INSTRUCTIONS } from '@tot/core/cot';
  *
  * console.log(CHAIN_OF_THOUGHT_INSTRUCTIONS);
  * ```
@@ -219,7 +219,7 @@ const FORMAT = {
  *
  * @example
  * ```ts
- * import { DEFAULT_CHAIN_OF_THOUGHT_PROMPT } from '@tot/core';
+ * import { DEFAULT_CHAIN_OF_THOUGHT_PROMPT } from '@tot/core/cot';
  *
  * console.log(DEFAULT_CHAIN_OF_THOUGHT_PROMPT);
  * ```
@@ -254,7 +254,7 @@ const stepOptionsSchema = z.strictObject({ signal: signalSchema, runModel: z.cus
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtStepOptions } from '@tot/core';
+ * import type { ChainOfThoughtStepOptions } from '@tot/core/cot';
  *
  * const options: ChainOfThoughtStepOptions = { signal: AbortSignal.timeout(30_000) };
  * ```
@@ -285,7 +285,8 @@ function thoughtsOf(events: readonly { type: string }[]): Thought[] {
  *
  * @example
  * ```ts
- * import { foldChainOfThoughtEvents, readRecordedRun } from '@tot/core';
+ * import { readRecordedRun } from '@tot/core';
+ * import { foldChainOfThoughtEvents } from '@tot/core/cot';
  *
  * const { thoughts, solution } = foldChainOfThoughtEvents((await readRecordedRun(store, 'cot-1')).events);
  * ```
@@ -321,7 +322,7 @@ function resultFromLog(log: RecordedRun): ChainOfThoughtResult {
  *
  * @example
  * ```ts
- * import { ChainOfThoughtNode, formatPlan } from '@tot/core';
+ * import { ChainOfThoughtNode, formatPlan } from '@tot/core/cot';
  *
  * const node = new ChainOfThoughtNode({ model, maxThoughts: 10 });
  * node.on('thought.completed', (t) => console.log(t.thoughtNumber, formatPlan(t.planning)));
@@ -396,7 +397,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
    *
    * @example
    * ```ts
-   * import { ChainOfThoughtNode } from '@tot/core';
+   * import { ChainOfThoughtNode } from '@tot/core/cot';
    *
    * ChainOfThoughtNode.initialState('2 + 2?').currentThoughtNumber; // 0
    * ```
@@ -486,7 +487,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
    *
    * @example
    * ```ts
-   * import { ChainOfThoughtNode } from '@tot/core';
+   * import { ChainOfThoughtNode } from '@tot/core/cot';
    *
    * const state = ChainOfThoughtNode.initialState('What is 17 * 23?');
    * while ((await node.step(state)) === 'continue') {}
@@ -540,7 +541,7 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
    *
    * @example
    * ```ts
-   * import { ChainOfThoughtNode } from '@tot/core';
+   * import { ChainOfThoughtNode } from '@tot/core/cot';
    *
    * const result = await ChainOfThoughtNode.resume({ store, runId: 'cot-1', model });
    * ```

@@ -9,7 +9,7 @@ import { planSchema, type PlanStep } from './plan.js';
  *
  * @example
  * ```ts
- * import type { ChainOfThoughtEvent } from '@tot/core';
+ * import type { ChainOfThoughtEvent } from '@tot/core/cot';
  *
  * const line = (e: ChainOfThoughtEvent) => (e.type === 'thought.completed' ? `${e.thoughtNumber}: ${e.currentThinking}` : e.type);
  * ```

@@ -1,3 +1,8 @@
+/**
+ * `@tot/core/cot`: chain of thought as a step-by-step run, with a plan that each thought updates.
+ *
+ * @packageDocumentation
+ */
 export { DEFAULT_FIRST_PLAN, formatPlan, MAX_PLAN_DEPTH, MAX_PLAN_STEPS, planSchema, type PlanStatus, type PlanStep } from './plan.js';
 export {
   ChainOfThoughtNode,

@@ -5,7 +5,7 @@ import { z } from 'zod';
  *
  * @example
  * ```ts
- * import type { PlanStatus } from '@tot/core';
+ * import type { PlanStatus } from '@tot/core/cot';
  *
  * const s: PlanStatus = 'Verification Needed';
  * ```
@@ -17,7 +17,7 @@ export type PlanStatus = 'Pending' | 'Done' | 'Verification Needed';
  *
  * @example
  * ```ts
- * import type { PlanStep } from '@tot/core';
+ * import type { PlanStep } from '@tot/core/cot';
  *
  * const step: PlanStep = { description: 'Compute the total', status: 'Done', result: '42' };
  * ```
@@ -48,7 +48,7 @@ export function copyPlan(plan: readonly PlanStep[]): PlanStep[] {
  *
  * @example
  * ```ts
- * import { MAX_PLAN_DEPTH } from '@tot/core';
+ * import { MAX_PLAN_DEPTH } from '@tot/core/cot';
  *
  * MAX_PLAN_DEPTH; // 6
  * ```
@@ -60,7 +60,7 @@ export const MAX_PLAN_DEPTH = 6;
  *
  * @example
  * ```ts
- * import { MAX_PLAN_STEPS } from '@tot/core';
+ * import { MAX_PLAN_STEPS } from '@tot/core/cot';
  *
  * MAX_PLAN_STEPS; // 200
  * ```
@@ -113,7 +113,7 @@ function measure(plan: readonly PlanStep[], depth = 1): { steps: number; depth: 
  *
  * @example
  * ```ts
- * import { planSchema } from '@tot/core';
+ * import { planSchema } from '@tot/core/cot';
  *
  * planSchema.parse([{ description: 'Understand the problem', status: 'Done', result: 'two unknowns' }]);
  * ```
@@ -129,7 +129,7 @@ export const planSchema = z.array(rawStep).superRefine((plan, ctx) => {
  *
  * @example
  * ```ts
- * import { DEFAULT_FIRST_PLAN } from '@tot/core';
+ * import { DEFAULT_FIRST_PLAN } from '@tot/core/cot';
  *
  * DEFAULT_FIRST_PLAN.at(-1)?.description; // 'Conclusion'
  * ```
@@ -146,7 +146,7 @@ export const DEFAULT_FIRST_PLAN: readonly PlanStep[] = Object.freeze([
  *
  * @example
  * ```ts
- * import { formatPlan } from '@tot/core';
+ * import { formatPlan } from '@tot/core/cot';
  *
  * formatPlan([{ description: 'Add', status: 'Done', result: '5', subSteps: [{ description: 'Carry', status: 'Pending' }] }]);
  * // '- [Done] Add: 5\n  - [Pending] Carry'

@@ -12,7 +12,7 @@ import type { AgentOutput, HostDecision, SkipReason } from './types.js';
  *
  * @example
  * ```ts
- * import type { DeliberationEvent } from '@tot/core';
+ * import type { DeliberationEvent } from '@tot/core/deliberation';
  *
  * const line = (e: DeliberationEvent) => (e.type === 'agent.output' ? `${e.output.agentId}: ${e.output.content}` : e.type);
  * ```

@@ -23,7 +23,7 @@ import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDeci
  *
  * @example
  * ```ts
- * import type { DeliberationStopReason } from '@tot/core';
+ * import type { DeliberationStopReason } from '@tot/core/deliberation';
  *
  * const agreed = (r: DeliberationStopReason) => r === 'converged' || r === 'plateau';
  * ```
@@ -35,7 +35,7 @@ export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'm
  *
  * @example
  * ```ts
- * import type { DeliberationStats } from '@tot/core';
+ * import type { DeliberationStats } from '@tot/core/deliberation';
  *
  * const summary = (s: DeliberationStats) => `${s.rounds} rounds, ${s.agentOutputs} outputs, ${s.staleOutputs} stale`;
  * ```
@@ -55,7 +55,7 @@ export interface DeliberationStats extends RunStats {
  *
  * @example
  * ```ts
- * import type { DeliberationResult } from '@tot/core';
+ * import type { DeliberationResult } from '@tot/core/deliberation';
  *
  * const answer = (r: DeliberationResult) => r.finalReport?.content ?? r.rounds.at(-1)?.outputs.map((o) => o.content).join('\n');
  * ```
@@ -90,7 +90,7 @@ export interface DeliberationResult extends RunResult<DeliberationStopReason, De
  *
  * @example
  * ```ts
- * import type { ContentFilter } from '@tot/core';
+ * import type { ContentFilter } from '@tot/core/deliberation';
  *
  * const noSecrets: ContentFilter = (o) => (/password/i.test(o.content) ? { allowed: false, reason: 'mentions a password' } : true);
  * ```

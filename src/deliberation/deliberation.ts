@@ -20,7 +20,7 @@ import { agentToolSchema } from './tools/agent-tool.js';
  *
  * @example
  * ```ts
- * import type { DeliberationOptions } from '@tot/core';
+ * import type { DeliberationOptions } from '@tot/core/deliberation';
  *
  * const options: DeliberationOptions = { agents: [planner({ model }), critic({ model })], host: similarityHost(), reporter: reporter({ model }), maxRounds: 5 };
  * ```
@@ -79,7 +79,7 @@ export interface DeliberationOptions {
  *
  * @example
  * ```ts
- * import type { DeliberationRunOptions } from '@tot/core';
+ * import type { DeliberationRunOptions } from '@tot/core/deliberation';
  *
  * const options: DeliberationRunOptions = { signal: AbortSignal.timeout(120_000), store, runId: 'ielts-1' };
  * ```
@@ -91,7 +91,7 @@ export type DeliberationRunOptions = RunOptions<DeliberationEvent>;
  *
  * @example
  * ```ts
- * import type { DeliberationResumeOptions } from '@tot/core';
+ * import type { DeliberationResumeOptions } from '@tot/core/deliberation';
  *
  * const options: DeliberationResumeOptions = { store, runId: 'ielts-1' };
  * ```
@@ -156,7 +156,7 @@ type Parsed = z.output<typeof optionsSchema>;
  *
  * @example
  * ```ts
- * import { critic, Deliberation, planner, reporter, similarityHost } from '@tot/core';
+ * import { critic, Deliberation, planner, reporter, similarityHost } from '@tot/core/deliberation';
  *
  * const d = new Deliberation({
  *   agents: [planner({ model }), critic({ model })],

@@ -1,3 +1,9 @@
+/**
+ * `@tot/core/deliberation`: several agents debate a question in rounds, a host decides; debates,
+ * planning debates, society of mind, consensus analysis.
+ *
+ * @packageDocumentation
+ */
 export type { DeliberationEvent } from './deliberation-events.js';
 export {
   Deliberation,

@@ -13,7 +13,7 @@ import { conversation, type Exchange, type OutputType } from './types.js';
  *
  * @example
  * ```ts
- * import type { LlmAgentOptions } from '@tot/core';
+ * import type { LlmAgentOptions } from '@tot/core/deliberation';
  *
  * const options: LlmAgentOptions = { id: 'skeptic', model, system: 'You doubt every plan.', turn: (ctx) => `Round ${ctx.round}: ${ctx.query}` };
  * ```
@@ -75,7 +75,7 @@ export function repairTurn(error: unknown): string {
  *
  * @example
  * ```ts
- * import { llmAgent } from '@tot/core';
+ * import { llmAgent } from '@tot/core/deliberation';
  *
  * const skeptic = llmAgent({
  *   id: 'skeptic',

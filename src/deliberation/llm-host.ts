@@ -15,7 +15,7 @@ import { conversation, type Exchange, type HostAction, type HostDecision } from 
  *
  * @example
  * ```ts
- * import type { ModeratorVerdict } from '@tot/core';
+ * import type { ModeratorVerdict } from '@tot/core/deliberation';
  *
  * const v: ModeratorVerdict = { action: 'converge', reason: 'the negative side is right', answer: 'A watched pot never boils.' };
  * ```
@@ -27,7 +27,7 @@ export type ModeratorVerdict = Pick<HostDecision, 'action' | 'reason'> & Partial
  *
  * @example
  * ```ts
- * import type { LlmHostOptions } from '@tot/core';
+ * import type { LlmHostOptions } from '@tot/core/deliberation';
  *
  * const options: LlmHostOptions = { model, system: 'You moderate a debate.', turn: (ctx) => ctx.outputs.map((o) => `${o.agentId}: ${o.content}`).join('\n\n') };
  * ```
@@ -73,7 +73,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
  *
  * @example
  * ```ts
- * import { parseHostReply } from '@tot/core';
+ * import { parseHostReply } from '@tot/core/deliberation';
  *
  * parseHostReply("{'action': 'continue', 'reason': 'no agreement yet', 'next_agents': ['critic']}");
  * // { action: 'continue', reason: 'no agreement yet', nextAgents: ['critic'], constraints: { mustAddress: [], avoid: [] } }
@@ -103,7 +103,7 @@ export function parseHostReply(text: string): ModeratorVerdict {
  *
  * @example
  * ```ts
- * import { llmHost } from '@tot/core';
+ * import { llmHost } from '@tot/core/deliberation';
  *
  * const moderator = llmHost({
  *   model,

@@ -10,7 +10,7 @@ import { ELLIPSIS, safeCutEnd } from '../internal/clip-text.js';
  *
  * @example
  * ```ts
- * import type { OutputTruncation } from '@tot/core';
+ * import type { OutputTruncation } from '@tot/core/deliberation';
  *
  * const note = (t: OutputTruncation) =>
  *   t.by === 'provider' ? `stopped by the provider at ${t.maxOutputTokens} tokens` : `cut from ${t.outputTokens ?? `about ${t.estimatedTokens}`} tokens to ${t.maxOutputTokens}`;

@@ -7,7 +7,7 @@ import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDeci
  *
  * @example
  * ```ts
- * import type { DeliberationContext } from '@tot/core';
+ * import type { DeliberationContext } from '@tot/core/deliberation';
  *
  * const lastRound = (ctx: DeliberationContext) => ctx.history.at(-1)?.round ?? 0;
  * ```
@@ -37,7 +37,7 @@ export interface DeliberationContext {
  *
  * @example
  * ```ts
- * import type { AgentContext } from '@tot/core';
+ * import type { AgentContext } from '@tot/core/deliberation';
  *
  * const others = (ctx: AgentContext) => ctx.history.at(-1)?.outputs.filter((o) => o.agentId !== ctx.agentId) ?? [];
  * ```
@@ -63,7 +63,7 @@ export interface AgentContext extends DeliberationContext {
  *
  * @example
  * ```ts
- * import type { AgentReply } from '@tot/core';
+ * import type { AgentReply } from '@tot/core/deliberation';
  *
  * const r: AgentReply = { content: 'I agree, with one change…', position: { conclusion: 'Agree', keyReasons: ['…'], assumptions: [], confidence: 0.7 } };
  * ```
@@ -87,7 +87,7 @@ export interface AgentReply {
  *
  * @example
  * ```ts
- * import type { DeliberationAgent } from '@tot/core';
+ * import type { DeliberationAgent } from '@tot/core/deliberation';
  *
  * const echo: DeliberationAgent = { id: 'echo', respond: async (ctx) => ({ content: ctx.query }) };
  * ```
@@ -104,7 +104,7 @@ export interface DeliberationAgent {
  *
  * @example
  * ```ts
- * import type { HostContext } from '@tot/core';
+ * import type { HostContext } from '@tot/core/deliberation';
  *
  * const speakers = (ctx: HostContext) => ctx.outputs.map((o) => o.agentId);
  * ```
@@ -126,7 +126,7 @@ export interface HostContext extends DeliberationContext {
  *
  * @example
  * ```ts
- * import type { DeliberationHost } from '@tot/core';
+ * import type { DeliberationHost } from '@tot/core/deliberation';
  *
  * const twoRounds: DeliberationHost = {
  *   decide: (ctx) => ({ action: ctx.round >= 2 ? 'converge' : 'continue', reason: 'fixed rounds', nextAgents: [...ctx.agents], constraints: { mustAddress: [], avoid: [] }, directives: [] }),
@@ -145,7 +145,7 @@ export interface DeliberationHost {
  *
  * @example
  * ```ts
- * import type { ReporterContext } from '@tot/core';
+ * import type { ReporterContext } from '@tot/core/deliberation';
  *
  * const heading = (ctx: ReporterContext) => (ctx.divergent ? 'Where the agents still disagree' : 'The agreed plan');
  * ```
@@ -164,7 +164,7 @@ export interface ReporterContext extends DeliberationContext {
  *
  * @example
  * ```ts
- * import type { DeliberationReporter } from '@tot/core';
+ * import type { DeliberationReporter } from '@tot/core/deliberation';
  *
  * const last: DeliberationReporter = { report: (ctx) => ({ content: ctx.history.at(-1)?.outputs.map((o) => o.content).join('\n') ?? '' }) };
  * ```

@@ -8,7 +8,7 @@ const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
  *
  * @example
  * ```ts
- * import { positionChanges } from '@tot/core';
+ * import { positionChanges } from '@tot/core/deliberation';
  *
  * const before = { conclusion: 'Three phases', keyReasons: ['vocabulary first'], assumptions: [], confidence: 0.8 };
  * positionChanges(before, { ...before, keyReasons: ['vocabulary first', 'weekly mocks'], confidence: 0.85 });

@@ -29,7 +29,7 @@ function positionToProtocol(p: PositionSummary): Record<string, unknown> {
  *
  * @example
  * ```ts
- * import { outputToProtocol } from '@tot/core';
+ * import { outputToProtocol } from '@tot/core/deliberation';
  *
  * JSON.stringify(outputToProtocol(result.rounds[0]!.outputs[0]!)); // {"agent_id":"planner","round":1,"output_type":"plan",…}
  * ```
@@ -57,7 +57,7 @@ function truncationToProtocol(t: OutputTruncation): Record<string, number | stri
  *
  * @example
  * ```ts
- * import { decisionToProtocol } from '@tot/core';
+ * import { decisionToProtocol } from '@tot/core/deliberation';
  *
  * decisionToProtocol(result.rounds[0]!.hostDecision!, 1).metadata; // { decision: { action: 'continue', … }, analysis: { consensus_level: 0.8, … } }
  * ```
@@ -189,7 +189,7 @@ function sessionOfEvents(events: Iterable<DeliberationEvent | StoredEvent>): Ses
  *
  * @example
  * ```ts
- * import { toProtocol, type DeliberationEvent } from '@tot/core';
+ * import { toProtocol, type DeliberationEvent } from '@tot/core/deliberation';
  *
  * const events: DeliberationEvent[] = [];
  * const done = d.run('Help me plan three months of IELTS preparation', { onEvent: (e) => events.push(e) });

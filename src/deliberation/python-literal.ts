@@ -326,7 +326,7 @@ class Parser {
  *
  * @example
  * ```ts
- * import { parsePythonLiteral } from '@tot/core';
+ * import { parsePythonLiteral } from '@tot/core/deliberation';
  *
  * parsePythonLiteral(`{'Supported Side': 'Negative', 'Reason': "the negative side's argument wins", 'score': (1, 2.5), 'done': True}`);
  * // { 'Supported Side': 'Negative', Reason: "the negative side's argument wins", score: [1, 2.5], done: true }
@@ -358,7 +358,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  *
  * @example
  * ```ts
- * import { parseLooseObject } from '@tot/core';
+ * import { parseLooseObject } from '@tot/core/deliberation';
  *
  * parseLooseObject(`Here is my verdict: {'Whether there is a preference': 'Yes', 'Supported Side': 'Negative'}`);
  * // { 'Whether there is a preference': 'Yes', 'Supported Side': 'Negative' }

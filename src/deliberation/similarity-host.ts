@@ -15,7 +15,7 @@ import type { AgentDirective, AgentOutput, ConsensusAnalysis, HostDecision } fro
  *
  * @example
  * ```ts
- * import type { ConsensusThresholds } from '@tot/core';
+ * import type { ConsensusThresholds } from '@tot/core/deliberation';
  *
  * const seed: ConsensusThresholds = { converge: 0.9, continue: 0.7 };
  * ```
@@ -32,7 +32,7 @@ export interface ConsensusThresholds {
  *
  * @example
  * ```ts
- * import type { SimilarityHostOptions } from '@tot/core';
+ * import type { SimilarityHostOptions } from '@tot/core/deliberation';
  *
  * const options: SimilarityHostOptions = { embedder, thresholds: { converge: 0.9, continue: 0.7 }, stubborn: { selfSimilarity: 0.98, rounds: 2 } };
  * ```
@@ -80,7 +80,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { HOST_REQUIREMENTS } from '@tot/core';
+ * import { HOST_REQUIREMENTS } from '@tot/core/deliberation';
  *
  * const isUpdateCommand = (requirement: string) => requirement === HOST_REQUIREMENTS.updateCommand;
  * ```
@@ -138,7 +138,7 @@ function critiquePoints(outputs: readonly AgentOutput[]): string[] {
  *
  * @example
  * ```ts
- * import { Deliberation, similarityHost } from '@tot/core';
+ * import { Deliberation, similarityHost } from '@tot/core/deliberation';
  *
  * const host = similarityHost({ embedder, thresholds: { converge: 0.9, continue: 0.7 } });
  * const d = new Deliberation({ agents, host, reporter: reporter({ model }) });

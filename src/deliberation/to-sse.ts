@@ -57,7 +57,7 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
  *
  * @example
  * ```ts
- * import { toSSE } from '@tot/core';
+ * import { toSSE } from '@tot/core/deliberation';
  *
  * export default {
  *   fetch: (req: Request) => new Response(toSSE(debate.stream('Help me plan three months of IELTS preparation')), { headers: { 'content-type': 'text/event-stream' } }),

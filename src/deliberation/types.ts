@@ -7,7 +7,7 @@ import type { OutputTruncation } from './output-cap.js';
  *
  * @example
  * ```ts
- * import type { PositionChanges } from '@tot/core';
+ * import type { PositionChanges } from '@tot/core/deliberation';
  *
  * const moved: PositionChanges = { conclusionChanged: false, reasonsAdded: ['mock exams weekly'], reasonsDropped: [], confidenceDelta: 0.05 };
  * ```
@@ -28,7 +28,7 @@ export interface PositionChanges {
  *
  * @example
  * ```ts
- * import type { PositionSummary } from '@tot/core';
+ * import type { PositionSummary } from '@tot/core/deliberation';
  *
  * const p: PositionSummary = { conclusion: 'Three phases over 12 weeks', keyReasons: ['vocabulary first', 'weekly mocks'], assumptions: ['2 hours a day'], confidence: 0.8 };
  * ```
@@ -51,7 +51,7 @@ export interface PositionSummary {
  *
  * @example
  * ```ts
- * import type { OutputType } from '@tot/core';
+ * import type { OutputType } from '@tot/core/deliberation';
  *
  * const t: OutputType = 'critique';
  * ```
@@ -65,7 +65,7 @@ export type OutputType = 'position' | 'plan' | 'critique' | 'report' | 'control'
  *
  * @example
  * ```ts
- * import type { Exchange } from '@tot/core';
+ * import type { Exchange } from '@tot/core/deliberation';
  *
  * const e: Exchange = { user: 'Restate your translation and give your reasons.', assistant: 'I still believe…' };
  * ```
@@ -83,7 +83,7 @@ export interface Exchange {
  *
  * @example
  * ```ts
- * import type { SkipReason } from '@tot/core';
+ * import type { SkipReason } from '@tot/core/deliberation';
  *
  * const r: SkipReason = 'agent_timeout';
  * ```
@@ -96,7 +96,7 @@ export type SkipReason = 'agent_timeout' | 'agent_failed' | 'content_filtered';
  *
  * @example
  * ```ts
- * import type { AgentOutput } from '@tot/core';
+ * import type { AgentOutput } from '@tot/core/deliberation';
  *
  * const o: AgentOutput = { agentId: 'planner', round: 1, outputType: 'plan', content: 'Three phases…', metadata: {}, timestamp: '2026-01-05T10:00:00.000Z' };
  * ```
@@ -129,7 +129,7 @@ export interface AgentOutput {
  *
  * @example
  * ```ts
- * import type { HostAction } from '@tot/core';
+ * import type { HostAction } from '@tot/core/deliberation';
  *
  * const done = (a: HostAction) => a === 'converge' || a === 'terminate';
  * ```
@@ -141,7 +141,7 @@ export type HostAction = 'continue' | 'converge' | 'force_opposition' | 'termina
  *
  * @example
  * ```ts
- * import type { AgentDirective } from '@tot/core';
+ * import type { AgentDirective } from '@tot/core/deliberation';
  *
  * const d: AgentDirective = { agentId: 'planner', role: 'devils_advocate', requirement: 'Argue only from the opposing side.' };
  * ```
@@ -162,7 +162,7 @@ export interface AgentDirective {
  *
  * @example
  * ```ts
- * import type { ConsensusAnalysis } from '@tot/core';
+ * import type { ConsensusAnalysis } from '@tot/core/deliberation';
  *
  * const a: ConsensusAnalysis = { consensusLevel: 0.92, similarityMatrix: [[1, 0.92], [0.92, 1]], mostDifferentPair: ['planner', 'critic'], stubbornAgents: [], selfSimilarity: {}, backend: 'embedding' };
  * ```
@@ -191,7 +191,7 @@ export interface ConsensusAnalysis {
  *
  * @example
  * ```ts
- * import type { HostDecision } from '@tot/core';
+ * import type { HostDecision } from '@tot/core/deliberation';
  *
  * const d: HostDecision = { action: 'continue', reason: 'similarity 0.80', nextAgents: ['planner', 'critic'], constraints: { mustAddress: ['writing practice'], avoid: ['repeating earlier arguments'] }, directives: [] };
  * ```
@@ -233,7 +233,7 @@ export interface HostDecision {
  *
  * @example
  * ```ts
- * import type { DeliberationRound } from '@tot/core';
+ * import type { DeliberationRound } from '@tot/core/deliberation';
  *
  * const speakers = (r: DeliberationRound) => r.outputs.map((o) => o.agentId);
  * ```

@@ -11,7 +11,7 @@ import type { StopDetail } from '../run/stop-detail.js';
  *
  * @example
  * ```ts
- * import type { FractalEvent } from '@tot/core';
+ * import type { FractalEvent } from '@tot/core/fractal';
  *
  * const line = (e: FractalEvent) => (e.type === 'frame.returned' ? `${e.frameId} → ${e.result}` : e.type);
  * ```

@@ -24,7 +24,7 @@ import type { EvalFunction, EvalOutput, FractalTool, Frame, FrameContext, ThinkF
  *
  * @example
  * ```ts
- * import type { FractalSolverOptions } from '@tot/core';
+ * import type { FractalSolverOptions } from '@tot/core/fractal';
  *
  * const options: FractalSolverOptions = { model, maxDepth: 3, maxSteps: 60, timeoutMs: 120_000 };
  * ```
@@ -62,7 +62,8 @@ export interface FractalSolverOptions {
  *
  * @example
  * ```ts
- * import { InMemoryEventStore, type FractalRunOptions } from '@tot/core';
+ * import { InMemoryEventStore } from '@tot/core';
+ * import type { FractalRunOptions } from '@tot/core/fractal';
  *
  * const options: FractalRunOptions = { runId: 'essay-1', store: new InMemoryEventStore() };
  * ```
@@ -76,7 +77,7 @@ export type FractalRunOptions = RunOptions<FractalEvent>;
  *
  * @example
  * ```ts
- * import type { FractalSolveOptions } from '@tot/core';
+ * import type { FractalSolveOptions } from '@tot/core/fractal';
  *
  * const options: FractalSolveOptions = { runId: 'essay-1' };
  * ```
@@ -89,7 +90,7 @@ export type FractalSolveOptions = FractalRunOptions;
  *
  * @example
  * ```ts
- * import type { FractalStatus } from '@tot/core';
+ * import type { FractalStatus } from '@tot/core/fractal';
  *
  * const ok = (s: FractalStatus) => s !== 'failed';
  * ```
@@ -103,7 +104,7 @@ export type FractalStatus = 'completed' | 'degraded' | 'failed';
  *
  * @example
  * ```ts
- * import type { FractalStopReason } from '@tot/core';
+ * import type { FractalStopReason } from '@tot/core/fractal';
  *
  * const limited = (r: FractalStopReason) => r === 'max_steps' || r === 'timeout' || r === 'budget_exceeded';
  * ```
@@ -115,7 +116,7 @@ export type FractalStopReason = 'max_steps' | 'loop_detected' | SharedStopReason
  *
  * @example
  * ```ts
- * import type { FractalStats } from '@tot/core';
+ * import type { FractalStats } from '@tot/core/fractal';
  *
  * const summary = (s: FractalStats) => `${s.frames} frames, ${s.steps} steps`;
  * ```
@@ -136,7 +137,7 @@ export interface FractalStats extends RunStats {
  *
  * @example
  * ```ts
- * import type { FractalResult } from '@tot/core';
+ * import type { FractalResult } from '@tot/core/fractal';
  *
  * const show = (r: FractalResult) => console.log(r.status, r.detail?.kind, r.result, r.root.toMermaid());
  * ```
@@ -396,7 +397,7 @@ function resultFromLog(log: RecordedRun): FractalResult {
  *
  * @example
  * ```ts
- * import { FractalSolver } from '@tot/core';
+ * import { FractalSolver } from '@tot/core/fractal';
  *
  * const solver = new FractalSolver({ model, maxDepth: 3 });
  * const { status, result, root } = await solver.run('Write an 800-word essay on AI and art');
@@ -486,7 +487,7 @@ export class FractalSolver extends RunEmitter<FractalEvent> {
    *
    * @example
    * ```ts
-   * import { FractalSolver } from '@tot/core';
+   * import { FractalSolver } from '@tot/core/fractal';
    *
    * const result = await FractalSolver.resume({ store, runId: 'essay-1', model, maxDepth: 3 });
    * ```

@@ -24,7 +24,7 @@ export class FrameTree {
    *
    * @example
    * ```ts
-   * import { FrameTree } from '@tot/core';
+   * import { FrameTree } from '@tot/core/fractal';
    *
    * new FrameTree().add({ id: 'f0', goal: 'g', parentId: null, todo: '', done: [], depth: 0, status: 'open', toolCalls: [] });
    * ```
@@ -130,7 +130,7 @@ const checkEvent = eventShapeCheck(fractalEventShapes);
  *
  * @example
  * ```ts
- * import { foldFractalEvents } from '@tot/core';
+ * import { foldFractalEvents } from '@tot/core/fractal';
  *
  * const tree = foldFractalEvents(events);
  * tree.get('f0')?.done;
@@ -185,7 +185,7 @@ export function foldFractalEvents(events: Iterable<RunEventBase | StoredEvent>):
  *
  * @example
  * ```ts
- * import { replayFractalRun } from '@tot/core';
+ * import { replayFractalRun } from '@tot/core/fractal';
  *
  * const frames = await replayFractalRun(store, 'essay-1');
  * console.log(frames.toMermaid());

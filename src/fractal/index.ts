@@ -1,3 +1,9 @@
+/**
+ * `@tot/core/fractal`: a fractal solver that splits a goal into sub-goals, solves them in frames and
+ * builds the answer back up.
+ *
+ * @packageDocumentation
+ */
 export type { EvalFunction, EvalOutput, FractalTool, Frame, FrameContext, ThinkFunction, ThinkOutput, ToolCall } from './types.js';
 export type { FractalEvent } from './fractal-events.js';
 export {

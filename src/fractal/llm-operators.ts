@@ -10,7 +10,7 @@ import type { EvalFunction, FractalTool, FrameContext, ThinkFunction } from './t
  *
  * @example
  * ```ts
- * import { DEFAULT_THINK_PROMPT } from '@tot/core';
+ * import { DEFAULT_THINK_PROMPT } from '@tot/core/fractal';
  *
  * console.log(DEFAULT_THINK_PROMPT);
  * ```
@@ -33,7 +33,7 @@ export const DEFAULT_THINK_PROMPT = [
  *
  * @example
  * ```ts
- * import { DEFAULT_EVAL_PROMPT } from '@tot/core';
+ * import { DEFAULT_EVAL_PROMPT } from '@tot/core/fractal';
  *
  * console.log(DEFAULT_EVAL_PROMPT);
  * ```
@@ -61,7 +61,7 @@ const evalSchema = z.object({ type: z.enum(['RETURN', 'CALL']), description: z.s
  *
  * @example
  * ```ts
- * import { thinkReplySchema } from '@tot/core';
+ * import { thinkReplySchema } from '@tot/core/fractal';
  *
  * thinkReplySchema.parse({ type: 'TODO', description: '1. Outline 2. Draft' });
  * ```
@@ -74,7 +74,7 @@ export const thinkReplySchema = thinkSchema;
  *
  * @example
  * ```ts
- * import { evalReplySchema } from '@tot/core';
+ * import { evalReplySchema } from '@tot/core/fractal';
  *
  * evalReplySchema.parse({ type: 'CALL', description: 'Draft the outline' });
  * ```

@@ -8,7 +8,7 @@ import type { StopDetail } from '../run/stop-detail.js';
  *
  * @example
  * ```ts
- * import type { Frame } from '@tot/core';
+ * import type { Frame } from '@tot/core/fractal';
  *
  * const root: Frame = { id: 'f0', goal: 'Write a short essay on AI and art', parentId: null, todo: '', done: [], depth: 0, status: 'open', toolCalls: [] };
  * ```
@@ -36,7 +36,7 @@ export interface Frame {
  *
  * @example
  * ```ts
- * import type { ToolCall } from '@tot/core';
+ * import type { ToolCall } from '@tot/core/fractal';
  *
  * const call: ToolCall = { tool: 'search', input: { query: 'DALL·E' }, output: ['…'] };
  * ```
@@ -53,7 +53,7 @@ export interface ToolCall {
  *
  * @example
  * ```ts
- * import type { ThinkOutput } from '@tot/core';
+ * import type { ThinkOutput } from '@tot/core/fractal';
  *
  * const plan: ThinkOutput = { type: 'TODO', description: '1. art generation 2. assisted creation 3. criticism' };
  * ```
@@ -68,7 +68,7 @@ export interface ThinkOutput {
  *
  * @example
  * ```ts
- * import type { EvalOutput } from '@tot/core';
+ * import type { EvalOutput } from '@tot/core/fractal';
  *
  * const next: EvalOutput = { type: 'CALL', description: 'Write the paragraph on generative art, with a DALL·E example' };
  * ```
@@ -85,7 +85,7 @@ export interface EvalOutput {
  * @example
  * ```ts
  * import { z } from 'zod';
- * import type { FractalTool } from '@tot/core';
+ * import type { FractalTool } from '@tot/core/fractal';
  *
  * const wordCount: FractalTool = {
  *   description: 'Counts the words of a text',
@@ -106,7 +106,7 @@ export interface FractalTool<S extends StandardSchemaV1 = StandardSchemaV1> {
  *
  * @example
  * ```ts
- * import type { FrameContext } from '@tot/core';
+ * import type { FrameContext } from '@tot/core/fractal';
  *
  * const goals = (c: FrameContext) => [...c.ancestors.map((a) => a.goal), c.frame.goal];
  * ```
@@ -131,7 +131,7 @@ export interface FrameContext {
  *
  * @example
  * ```ts
- * import type { ThinkFunction } from '@tot/core';
+ * import type { ThinkFunction } from '@tot/core/fractal';
  *
  * const think: ThinkFunction = async ({ frame }) =>
  *   frame.depth >= 1 ? { type: 'RETURN', description: `done: ${frame.goal}` } : { type: 'TODO', description: 'a, then b' };
@@ -144,7 +144,7 @@ export type ThinkFunction = (context: FrameContext) => Promise<ThinkOutput> | Th
  *
  * @example
  * ```ts
- * import type { EvalFunction } from '@tot/core';
+ * import type { EvalFunction } from '@tot/core/fractal';
  *
  * const evaluate: EvalFunction = async ({ frame }) =>
  *   frame.done.length < 2 ? { type: 'CALL', description: `part ${frame.done.length + 1}` } : { type: 'RETURN', description: frame.done.join(' ') };

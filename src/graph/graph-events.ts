@@ -8,7 +8,7 @@ import type { EventShapes } from '../run/run-log-check.js';
  *
  * @example
  * ```ts
- * import type { ThoughtRecord } from '@tot/core';
+ * import type { ThoughtRecord } from '@tot/core/graph';
  *
  * const r: ThoughtRecord = { id: 'sort.0', operationId: 'sort', parentIds: ['input.0'], state: { list: [1, 2] }, score: 0 };
  * ```
@@ -32,7 +32,7 @@ export interface ThoughtRecord<S = unknown> {
  *
  * @example
  * ```ts
- * import type { GraphEvent } from '@tot/core';
+ * import type { GraphEvent } from '@tot/core/graph';
  *
  * const line = (e: GraphEvent) => (e.type === 'operation.completed' ? `${e.operationId}: ${e.outputIds.length} thoughts` : e.type);
  * ```

@@ -16,7 +16,7 @@ import { GraphParts, ThoughtGraph, type GraphLog, type OperationInfo } from './t
  *
  * @example
  * ```ts
- * import type { GraphStopReason } from '@tot/core';
+ * import type { GraphStopReason } from '@tot/core/graph';
  *
  * const partial = (r: GraphStopReason) => r !== 'completed';
  * ```
@@ -28,7 +28,7 @@ export type GraphStopReason = SharedStopReason;
  *
  * @example
  * ```ts
- * import type { GraphStats } from '@tot/core';
+ * import type { GraphStats } from '@tot/core/graph';
  *
  * const summary = (s: GraphStats) => `${s.operations} operations, ${s.thoughts} thoughts, ${s.droppedThoughts} dropped`;
  * ```
@@ -51,7 +51,7 @@ export interface GraphStats extends RunStats {
  *
  * @example
  * ```ts
- * import type { OperationGraphResult } from '@tot/core';
+ * import type { OperationGraphResult } from '@tot/core/graph';
  *
  * const best = (r: OperationGraphResult<{ list: number[] }>) => r.thoughts[0]?.state.list;
  * ```

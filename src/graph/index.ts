@@ -1,3 +1,9 @@
+/**
+ * `@tot/core/graph`: operation graphs, after the Graph-of-Thoughts paper: operations (generate,
+ * score, keep the best, aggregate, improve, …) wired into a graph you draw before the run.
+ *
+ * @packageDocumentation
+ */
 export type { GraphThought, ThoughtMarks } from './thought.js';
 export type { Operation, OperationContext, OperationKind, Prompt } from './operation.js';
 export type { GraphEvent, ThoughtRecord } from './graph-events.js';

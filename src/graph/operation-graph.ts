@@ -32,7 +32,7 @@ export interface OperationRef {
  *
  * @example
  * ```ts
- * import type { AddOperationOptions } from '@tot/core';
+ * import type { AddOperationOptions } from '@tot/core/graph';
  *
  * const options: AddOperationOptions = { after: ['split'], id: 'sort-left' };
  * ```
@@ -54,7 +54,7 @@ export interface AddOperationOptions {
  *
  * @example
  * ```ts
- * import type { OperationGraphOptions } from '@tot/core';
+ * import type { OperationGraphOptions } from '@tot/core/graph';
  *
  * const options: OperationGraphOptions = { model, concurrency: 16, budget: { maxCalls: 40 }, timeoutMs: 120_000 };
  * ```
@@ -79,7 +79,7 @@ export interface OperationGraphOptions {
  *
  * @example
  * ```ts
- * import type { OperationGraphRunOptions } from '@tot/core';
+ * import type { OperationGraphRunOptions } from '@tot/core/graph';
  *
  * const options: OperationGraphRunOptions<{ list: number[] }> = { model, input: { list: [3, 1, 2] }, concurrency: 16, budget: { maxCalls: 40 } };
  * ```
@@ -95,7 +95,7 @@ export interface OperationGraphRunOptions<S> extends OperationGraphOptions, RunO
  *
  * @example
  * ```ts
- * import type { OperationGraphResumeOptions } from '@tot/core';
+ * import type { OperationGraphResumeOptions } from '@tot/core/graph';
  *
  * const options: OperationGraphResumeOptions<{ list: number[] }> = { store, runId: 'sort-7', model };
  * ```
@@ -130,7 +130,7 @@ const resumeSchema = z.strictObject({ ...shared, ...resumeOptionsShape });
  *
  * @example
  * ```ts
- * import { generate, keepBest, OperationGraph, score } from '@tot/core';
+ * import { generate, keepBest, OperationGraph, score } from '@tot/core/graph';
  *
  * type S = { list: number[] };
  * const g = new OperationGraph<S>();

@@ -6,7 +6,7 @@ import type { GraphThought, ThoughtMarks } from './thought.js';
  *
  * @example
  * ```ts
- * import type { OperationKind } from '@tot/core';
+ * import type { OperationKind } from '@tot/core/graph';
  *
  * const callsModel = (k: OperationKind) => k === 'generate' || k === 'aggregate' || k === 'improve';
  * ```
@@ -18,7 +18,7 @@ export type OperationKind = 'generate' | 'score' | 'keepBest' | 'aggregate' | 'i
  *
  * @example
  * ```ts
- * import type { Prompt } from '@tot/core';
+ * import type { Prompt } from '@tot/core/graph';
  *
  * const p: Prompt = [{ role: 'system', content: 'Sort lists.' }, { role: 'user', content: '[3, 1, 2]' }];
  * ```
@@ -32,7 +32,7 @@ export type Prompt = string | ChatMessage[];
  *
  * @example
  * ```ts
- * import type { Operation } from '@tot/core';
+ * import type { Operation } from '@tot/core/graph';
  *
  * // A custom operation: keep the thoughts whose state has an even length.
  * const keepEven: Operation<{ text: string }> = {
@@ -75,7 +75,7 @@ export interface OperationContext<S> {
  *
  * @example
  * ```ts
- * import { OperationGraph, type Operation } from '@tot/core';
+ * import { OperationGraph, type Operation } from '@tot/core/graph';
  *
  * const upper: Operation<{ text: string }> = {
  *   kind: 'upper',

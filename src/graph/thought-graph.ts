@@ -14,7 +14,7 @@ import { INPUT_THOUGHT_ID, makeThought, type GraphThought } from './thought.js';
  *
  * @example
  * ```ts
- * import type { OperationInfo } from '@tot/core';
+ * import type { OperationInfo } from '@tot/core/graph';
  *
  * const info: OperationInfo = { id: 'sort', kind: 'generate', after: ['split'] };
  * ```
@@ -34,7 +34,7 @@ export interface OperationInfo {
  *
  * @example
  * ```ts
- * import type { ThoughtGraphJSON } from '@tot/core';
+ * import type { ThoughtGraphJSON } from '@tot/core/graph';
  *
  * const solved = (g: ThoughtGraphJSON) => g.thoughts.filter((t) => t.solved).map((t) => t.id);
  * ```
@@ -49,7 +49,7 @@ export interface ThoughtGraphJSON<S = unknown> {
  *
  * @example
  * ```ts
- * import type { ThoughtGraphMermaidOptions } from '@tot/core';
+ * import type { ThoughtGraphMermaidOptions } from '@tot/core/graph';
  *
  * const options: ThoughtGraphMermaidOptions<{ list: number[] }> = { label: (t) => t.state.list.join(' ') };
  * ```
@@ -390,7 +390,7 @@ export function foldGraphLog<S>(events: Iterable<RunEventBase | StoredEvent>): G
  *
  * @example
  * ```ts
- * import { foldGraphEvents } from '@tot/core';
+ * import { foldGraphEvents } from '@tot/core/graph';
  *
  * const events: GraphEvent[] = [];
  * const result = await g.run({ model, input, onEvent: (e) => events.push(e) });

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import type { GraphThought } from '@tot/core';
+ * import type { GraphThought } from '@tot/core/graph';
  *
  * const line = (t: GraphThought<{ current: number[] }>) => `${t.id} ← ${t.parentIds.join(', ')}: ${t.state.current} (${t.score ?? 'unscored'})`;
  * ```
@@ -30,7 +30,7 @@ export interface GraphThought<S> {
  *
  * @example
  * ```ts
- * import type { ThoughtMarks } from '@tot/core';
+ * import type { ThoughtMarks } from '@tot/core/graph';
  *
  * const marks: ThoughtMarks = { score: 3 };
  * ```

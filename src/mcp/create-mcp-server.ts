@@ -105,7 +105,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { SessionEngine } from '@tot/core';
+ * import { SessionEngine } from '@tot/core/sessions';
  * import { createMcpServer } from '@tot/core/mcp';
  * import { SqliteEventStore } from '@tot/core/sqlite';
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';

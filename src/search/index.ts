@@ -1,3 +1,9 @@
+/**
+ * `@tot/core/search`: the Explorer and its search strategies (bfs, dfs, best-first, MCTS). The
+ * root entry, `@tot/core`, exports the same names: this subpath is for code that wants only the search.
+ *
+ * @packageDocumentation
+ */
 export type {
   DistributiveOmit,
   ExplorationResult,

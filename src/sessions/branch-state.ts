@@ -5,7 +5,7 @@ import { TotError } from '../errors/index.js';
  *
  * @example
  * ```ts
- * import type { BranchState } from '@tot/core';
+ * import type { BranchState } from '@tot/core/sessions';
  *
  * const done = (s: BranchState) => s === 'completed' || s === 'early_stopped';
  * ```
@@ -17,7 +17,7 @@ export type BranchState = 'init' | 'planning' | 'scoring' | 'validating' | 'vali
  *
  * @example
  * ```ts
- * import type { BranchTrigger } from '@tot/core';
+ * import type { BranchTrigger } from '@tot/core/sessions';
  *
  * const trigger: BranchTrigger = 'validate_pass';
  * ```
@@ -30,7 +30,7 @@ export type BranchTrigger = 'user_input' | 'validate_pass' | 'validate_fail' | '
  *
  * @example
  * ```ts
- * import { BRANCH_TRANSITIONS } from '@tot/core';
+ * import { BRANCH_TRANSITIONS } from '@tot/core/sessions';
  *
  * BRANCH_TRANSITIONS.validating.validate_fail; // 'rejected'
  * ```
@@ -54,7 +54,7 @@ export const BRANCH_TRANSITIONS: Readonly<Record<BranchState, Readonly<Partial<R
  *
  * @example
  * ```ts
- * import { transitionBranch } from '@tot/core';
+ * import { transitionBranch } from '@tot/core/sessions';
  *
  * transitionBranch('validating', 'validate_pass'); // 'validated'
  * transitionBranch('completed', 'user_input');     // throws ILLEGAL_STATE
@@ -80,7 +80,7 @@ export function transitionBranch(state: BranchState, trigger: BranchTrigger, bra
  *
  * @example
  * ```ts
- * import { branchTriggers } from '@tot/core';
+ * import { branchTriggers } from '@tot/core/sessions';
  *
  * branchTriggers('planning'); // ['user_input', 'race_lost', 'budget_exceeded']
  * ```

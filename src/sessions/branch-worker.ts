@@ -24,7 +24,7 @@ import type { SessionBranch } from './session-model.js';
  *
  * @example
  * ```ts
- * import type { BranchRoundOutcome } from '@tot/core';
+ * import type { BranchRoundOutcome } from '@tot/core/sessions';
  *
  * const outcome: BranchRoundOutcome = { thoughts: [{ content: 'Use an LRU of 64 entries.' }], plan: { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] } };
  * ```
@@ -44,7 +44,7 @@ export interface BranchRoundOutcome {
  *
  * @example
  * ```ts
- * import type { BranchWorkerContext } from '@tot/core';
+ * import type { BranchWorkerContext } from '@tot/core/sessions';
  *
  * const revising = (ctx: BranchWorkerContext) => ctx.round > 1 && ctx.issues.length > 0;
  * ```
@@ -78,7 +78,7 @@ export interface BranchWorkerContext {
  *
  * @example
  * ```ts
- * import type { BranchWorker } from '@tot/core';
+ * import type { BranchWorker } from '@tot/core/sessions';
  *
  * const worker: BranchWorker = async (branch, ctx) => ({ thoughts: [{ content: `${branch.name}: round ${ctx.round}` }], plan: await makePlan(branch.name, { signal: ctx.signal }) });
  * ```
@@ -94,7 +94,7 @@ const replySchema = z.object({ summary: z.string().min(1), plan: z.record(z.stri
  *
  * @example
  * ```ts
- * import { branchPlannerReplySchema } from '@tot/core';
+ * import { branchPlannerReplySchema } from '@tot/core/sessions';
  *
  * branchPlannerReplySchema.parse({ summary: 'Three steps', plan: { steps: [] } });
  * ```
@@ -106,7 +106,7 @@ export const branchPlannerReplySchema = replySchema;
  *
  * @example
  * ```ts
- * import { DEFAULT_BRANCH_PROMPT } from '@tot/core';
+ * import { DEFAULT_BRANCH_PROMPT } from '@tot/core/sessions';
  *
  * DEFAULT_BRANCH_PROMPT.includes('"plan"'); // true
  * ```
@@ -126,7 +126,7 @@ export const DEFAULT_BRANCH_PROMPT = [
  *
  * @example
  * ```ts
- * import { DEFAULT_CRITIC_PROMPT } from '@tot/core';
+ * import { DEFAULT_CRITIC_PROMPT } from '@tot/core/sessions';
  *
  * DEFAULT_CRITIC_PROMPT.includes('{{issues}}'); // true
  * ```
@@ -168,7 +168,7 @@ const fill = (template: string, values: Record<string, string>) => template.repl
  *
  * @example
  * ```ts
- * import { llmBranchWorker } from '@tot/core';
+ * import { llmBranchWorker } from '@tot/core/sessions';
  *
  * const out = await session.runParallel({ branchIds, strategy: 'race', worker: llmBranchWorker(), model });
  * ```

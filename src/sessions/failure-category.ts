@@ -6,7 +6,7 @@ import { parseOptions } from '../internal/validate.js';
  *
  * @example
  * ```ts
- * import type { FailureCategory } from '@tot/core';
+ * import type { FailureCategory } from '@tot/core/sessions';
  *
  * const retryable = (c: FailureCategory) => c !== 'syntax_error' && c !== 'path_outside_project';
  * ```
@@ -37,7 +37,7 @@ export type FailureCategory =
  *
  * @example
  * ```ts
- * import type { FailureRule } from '@tot/core';
+ * import type { FailureRule } from '@tot/core/sessions';
  *
  * const rule: FailureRule = { category: 'lock_held', pattern: /Could not get lock/i };
  * ```
@@ -83,7 +83,7 @@ export interface FailureRule {
  *
  * @example
  * ```ts
- * import { FAILURE_RULES } from '@tot/core';
+ * import { FAILURE_RULES } from '@tot/core/sessions';
  *
  * FAILURE_RULES.filter((r) => r.category === 'timeout').length;
  * ```
@@ -128,7 +128,7 @@ export const FAILURE_RULES: readonly FailureRule[] = Object.freeze([
  *
  * @example
  * ```ts
- * import type { ClassifyFailureOptions } from '@tot/core';
+ * import type { ClassifyFailureOptions } from '@tot/core/sessions';
  *
  * const options: ClassifyFailureOptions = { rules: [{ category: 'lock_held', pattern: /pidfile exists/ }] };
  * ```
@@ -150,7 +150,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { classifyFailure } from '@tot/core';
+ * import { classifyFailure } from '@tot/core/sessions';
  *
  * classifyFailure("ModuleNotFoundError: No module named 'requests'", 1); // 'missing_dependency'
  * classifyFailure('', 124);                                               // 'timeout'

@@ -9,7 +9,7 @@ const optionsSchema = z.strictObject({ maxRetries: z.number().int().min(0).defau
  *
  * @example
  * ```ts
- * import type { RetryVerdict } from '@tot/core';
+ * import type { RetryVerdict } from '@tot/core/sessions';
  *
  * const say = (v: RetryVerdict) => (v.retry ? `retry ${v.attempt}` : v.reason);
  * ```
@@ -21,7 +21,7 @@ export type RetryVerdict = { retry: true; attempt: number } | { retry: false; re
  *
  * @example
  * ```ts
- * import { NON_RETRYABLE_FAILURES } from '@tot/core';
+ * import { NON_RETRYABLE_FAILURES } from '@tot/core/sessions';
  *
  * NON_RETRYABLE_FAILURES.includes('syntax_error'); // true
  * ```
@@ -35,7 +35,7 @@ export const NON_RETRYABLE_FAILURES: readonly FailureCategory[] = Object.freeze(
  *
  * @example
  * ```ts
- * import { FailureDeduplicator, failureSignature } from '@tot/core';
+ * import { FailureDeduplicator, failureSignature } from '@tot/core/sessions';
  *
  * const dedup = new FailureDeduplicator({ maxRetries: 2 });
  * const sig = failureSignature({ stderr, exitCode });

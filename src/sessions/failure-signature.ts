@@ -6,7 +6,7 @@ import { sha256Hex } from '../internal/hex.js';
  *
  * @example
  * ```ts
- * import type { FailureInput } from '@tot/core';
+ * import type { FailureInput } from '@tot/core/sessions';
  *
  * const failure: FailureInput = { stderr: 'Error: listen EADDRINUSE: address already in use :::3000', exitCode: 1, tool: 'npm', args: { script: 'dev' } };
  * ```
@@ -61,7 +61,7 @@ export function normalizeFailureMessage(stderr: string): string {
  *
  * @example
  * ```ts
- * import { failureSignature } from '@tot/core';
+ * import { failureSignature } from '@tot/core/sessions';
  *
  * const a = failureSignature({ stderr: 'File "/tmp/a1/x.py", line 3\nKeyError: \'id\'', exitCode: 1 });
  * const b = failureSignature({ stderr: 'File "/tmp/b7/x.py", line 9\nKeyError: \'id\'', exitCode: 1 });

@@ -7,7 +7,7 @@ import type { FailureCategory } from './failure-category.js';
  *
  * @example
  * ```ts
- * import type { HealingStrategy } from '@tot/core';
+ * import type { HealingStrategy } from '@tot/core/sessions';
  *
  * const s: HealingStrategy = { action: 'retry_with_backoff', max_attempts: 3, backoff_ms: [100, 500, 2000] };
  * ```
@@ -23,7 +23,7 @@ export interface HealingStrategy {
  *
  * @example
  * ```ts
- * import { HEALING_STRATEGIES } from '@tot/core';
+ * import { HEALING_STRATEGIES } from '@tot/core/sessions';
  *
  * HEALING_STRATEGIES.port_in_use?.[0]; // { action: 'find_free_port', range: '8000-9000' }
  * ```
@@ -88,7 +88,7 @@ const FALLBACK: HealingStrategy = Object.freeze({ action: 'ask_user', include_st
  *
  * @example
  * ```ts
- * import type { HealingEngineOptions } from '@tot/core';
+ * import type { HealingEngineOptions } from '@tot/core/sessions';
  *
  * const options: HealingEngineOptions = { alpha: 0.3, prior: 0.5 };
  * ```
@@ -111,7 +111,7 @@ export interface HealingEngineOptions {
  *
  * @example
  * ```ts
- * import { HealingEngine } from '@tot/core';
+ * import { HealingEngine } from '@tot/core/sessions';
  *
  * const healing = new HealingEngine();
  * const strategy = healing.select('lock_held');   // { action: 'reduce_concurrency', max_parallel: 1 }

@@ -1,3 +1,9 @@
+/**
+ * `@tot/core/sessions`: agent sessions. {@link SessionEngine} runs sessions whose every change is an
+ * event in a store, with branches, budgets, scored and validated plans, and parallel rounds.
+ *
+ * @packageDocumentation
+ */
 export { BRANCH_TRANSITIONS, branchTriggers, transitionBranch, type BranchState, type BranchTrigger } from './branch-state.js';
 export { classifyFailure, FAILURE_RULES, type ClassifyFailureOptions, type FailureCategory, type FailureRule } from './failure-category.js';
 export { failureSignature, type FailureInput } from './failure-signature.js';

@@ -7,7 +7,7 @@ import type { BranchState } from './branch-state.js';
  *
  * @example
  * ```ts
- * import type { ParallelEvent } from '@tot/core';
+ * import type { ParallelEvent } from '@tot/core/sessions';
  *
  * const line = (e: ParallelEvent) => (e.type === 'branch.round.completed' ? `${e.branchId} round ${e.round}: ${e.state}` : e.type);
  * ```

@@ -35,7 +35,7 @@ import type { SessionBranch } from './session-model.js';
  *
  * @example
  * ```ts
- * import type { ParallelStrategy } from '@tot/core';
+ * import type { ParallelStrategy } from '@tot/core/sessions';
  *
  * const strategy: ParallelStrategy = 'race';
  * ```
@@ -47,7 +47,7 @@ export type ParallelStrategy = 'race' | 'best' | 'vote' | 'bandit';
  *
  * @example
  * ```ts
- * import type { RunParallelOptions } from '@tot/core';
+ * import type { RunParallelOptions } from '@tot/core/sessions';
  *
  * const options: RunParallelOptions = { branchIds: ['br0', 'br1', 'br2'], strategy: 'race', maxRounds: 3, roundTokens: 400 };
  * ```
@@ -91,7 +91,7 @@ export interface RunParallelOptions extends RunOptions<ParallelEvent> {
  *
  * @example
  * ```ts
- * import type { BranchOutcome } from '@tot/core';
+ * import type { BranchOutcome } from '@tot/core/sessions';
  *
  * const line = (o: BranchOutcome) => `${o.branchId} ${o.state} after ${o.rounds} rounds, ${o.tokens} tokens`;
  * ```
@@ -116,7 +116,7 @@ export interface BranchOutcome {
  *
  * @example
  * ```ts
- * import type { ParallelStopReason } from '@tot/core';
+ * import type { ParallelStopReason } from '@tot/core/sessions';
  *
  * const early = (r: ParallelStopReason) => r === 'quality' || r === 'converged' || r === 'session_budget';
  * ```
@@ -128,7 +128,7 @@ export type ParallelStopReason = 'decided' | 'quality' | 'converged' | 'session_
  *
  * @example
  * ```ts
- * import type { ParallelResult } from '@tot/core';
+ * import type { ParallelResult } from '@tot/core/sessions';
  *
  * const winner = (r: ParallelResult) => r.winner?.id ?? 'none';
  * ```

@@ -8,7 +8,7 @@ import { isStandardSchema, issueSentences, NOT_A_SCHEMA, validateSync, type Stan
  *
  * @example
  * ```ts
- * import { ROLLBACK_STRATEGIES } from '@tot/core';
+ * import { ROLLBACK_STRATEGIES } from '@tot/core/sessions';
  *
  * ROLLBACK_STRATEGIES.includes('git_revert'); // true
  * ```
@@ -23,7 +23,7 @@ export const ROLLBACK_STRATEGIES = ['git_revert', 'backup_restore', 'none'] as c
  *
  * @example
  * ```ts
- * import { ExecutionPlan } from '@tot/core';
+ * import { ExecutionPlan } from '@tot/core/sessions';
  *
  * const plan = ExecutionPlan.parse({
  *   rollback: { strategy: 'git_revert' },
@@ -53,7 +53,7 @@ export const ExecutionPlan = z.looseObject({
  *
  * @example
  * ```ts
- * import type { ExecutionPlanValue } from '@tot/core';
+ * import type { ExecutionPlanValue } from '@tot/core/sessions';
  *
  * const changes = (p: ExecutionPlanValue) => p.limits.max_changes;
  * ```
@@ -66,7 +66,7 @@ export type ExecutionPlanValue = z.output<typeof ExecutionPlan>;
  *
  * @example
  * ```ts
- * import { DocPlan } from '@tot/core';
+ * import { DocPlan } from '@tot/core/sessions';
  *
  * DocPlan.parse({ target_path: 'docs/adr/0007-cache.md', naming_convention: 'NNNN-kebab-title.md', structure_template: 'adr', validation_rules: ['has a Status section'] });
  * ```
@@ -83,7 +83,7 @@ export const DocPlan = z.looseObject({
  *
  * @example
  * ```ts
- * import type { DocPlanValue } from '@tot/core';
+ * import type { DocPlanValue } from '@tot/core/sessions';
  *
  * const where = (p: DocPlanValue) => p.target_path;
  * ```
@@ -96,7 +96,7 @@ export type DocPlanValue = z.output<typeof DocPlan>;
  *
  * @example
  * ```ts
- * import type { CompletenessReport } from '@tot/core';
+ * import type { CompletenessReport } from '@tot/core/sessions';
  *
  * const say = (r: CompletenessReport) => (r.ok ? 'complete' : `missing ${r.missingFields.join(', ')}`);
  * ```
@@ -115,7 +115,7 @@ export interface CompletenessReport {
  *
  * @example
  * ```ts
- * import { CompletenessChecker } from '@tot/core';
+ * import { CompletenessChecker } from '@tot/core/sessions';
  *
  * new CompletenessChecker().check({ dry_run: true, rollback: { strategy: 'none' } }, 'execution');
  * // { completeness: 0.4, missingFields: ['limits', 'capabilities_required', 'success_criteria'], ok: false }
@@ -170,7 +170,7 @@ export class CompletenessChecker {
  *
  * @example
  * ```ts
- * import type { RiskReport } from '@tot/core';
+ * import type { RiskReport } from '@tot/core/sessions';
  *
  * const alarming = (r: RiskReport) => r.assessment === 'high' || r.assessment === 'critical';
  * ```
@@ -192,7 +192,7 @@ export interface RiskReport {
  *
  * @example
  * ```ts
- * import { RiskScorer } from '@tot/core';
+ * import { RiskScorer } from '@tot/core/sessions';
  *
  * new RiskScorer().score({ limits: { max_changes: 100, max_files: 2 }, risk_estimate: { test_coverage: 0.8 } }).assessment; // 'medium'
  * ```
@@ -228,7 +228,7 @@ export class RiskScorer {
  *
  * @example
  * ```ts
- * import type { PlanAssessment } from '@tot/core';
+ * import type { PlanAssessment } from '@tot/core/sessions';
  *
  * const say = (a: PlanAssessment) => (a.ok ? `ok, risk ${a.risk.assessment}` : a.issues.join('; '));
  * ```
@@ -261,7 +261,7 @@ export const assessPlanOptionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import type { AssessPlanOptions } from '@tot/core';
+ * import type { AssessPlanOptions } from '@tot/core/sessions';
  *
  * const options: AssessPlanOptions = { kind: 'execution', similarOperations: [{ success: true }] };
  * ```
@@ -286,7 +286,7 @@ export interface AssessPlanOptions {
  *
  * @example
  * ```ts
- * import { assessPlan } from '@tot/core';
+ * import { assessPlan } from '@tot/core/sessions';
  *
  * const a = assessPlan({ rollback: { strategy: 'rm -rf' }, limits: { max_changes: 5000 } });
  * a.ok;     // false

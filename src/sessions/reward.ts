@@ -11,7 +11,7 @@ const usageSchema = z.strictObject({ tokensUsed: z.number().optional(), maxToken
  *
  * @example
  * ```ts
- * import type { BranchScore } from '@tot/core';
+ * import type { BranchScore } from '@tot/core/sessions';
  *
  * const score: BranchScore = { completeness: 0.8, risk: 0.3, cost: 600, historyPrior: 0.5 };
  * ```
@@ -28,7 +28,7 @@ export interface BranchScore {
  *
  * @example
  * ```ts
- * import type { RewardWeights } from '@tot/core';
+ * import type { RewardWeights } from '@tot/core/sessions';
  *
  * const riskAverse: RewardWeights = { completeness: 0.3, risk: 0.5, cost: 0.1, historyPrior: 0.1, costScale: 2000 };
  * ```
@@ -47,7 +47,7 @@ export interface RewardWeights {
  *
  * @example
  * ```ts
- * import { DEFAULT_REWARD_WEIGHTS } from '@tot/core';
+ * import { DEFAULT_REWARD_WEIGHTS } from '@tot/core/sessions';
  *
  * DEFAULT_REWARD_WEIGHTS.completeness; // 0.4
  * ```
@@ -60,7 +60,7 @@ export const DEFAULT_REWARD_WEIGHTS: Readonly<RewardWeights> = Object.freeze({ c
  *
  * @example
  * ```ts
- * import { calculateReward } from '@tot/core';
+ * import { calculateReward } from '@tot/core/sessions';
  *
  * calculateReward({ completeness: 1, risk: 0.1, cost: 500, historyPrior: 0.5 }); // 0.4 + 0.27 + 0.15 + 0.05 = 0.87
  * ```
@@ -80,7 +80,7 @@ export function calculateReward(score: BranchScore, weights: Partial<RewardWeigh
  *
  * @example
  * ```ts
- * import { budgetStop } from '@tot/core';
+ * import { budgetStop } from '@tot/core/sessions';
  *
  * budgetStop({ tokensUsed: 4600, maxTokens: 5000 }); // true (92%)
  * ```
@@ -96,7 +96,7 @@ export function budgetStop(usage: { tokensUsed?: number; maxTokens?: number; msE
  *
  * @example
  * ```ts
- * import { qualityStop } from '@tot/core';
+ * import { qualityStop } from '@tot/core/sessions';
  *
  * qualityStop([{ id: 'a', score: { completeness: 0.9, risk: 0.1 } }, { id: 'b', score: { completeness: 1, risk: 0.15 } }])?.id; // 'b'
  * ```
@@ -111,7 +111,7 @@ export function qualityStop<B extends { score: BranchScore }>(branches: readonly
  *
  * @example
  * ```ts
- * import { convergenceStop } from '@tot/core';
+ * import { convergenceStop } from '@tot/core/sessions';
  *
  * convergenceStop([0.71, 0.7, 0.69]); // true
  * ```

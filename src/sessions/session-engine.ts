@@ -20,7 +20,8 @@ import type { SessionState } from './session-state.js';
  *
  * @example
  * ```ts
- * import { InMemoryEventStore, type SessionEngineOptions } from '@tot/core';
+ * import { InMemoryEventStore } from '@tot/core';
+ * import type { SessionEngineOptions } from '@tot/core/sessions';
  *
  * const options: SessionEngineOptions = { store: new InMemoryEventStore(), limits: { maxThoughtChars: 400 }, checkpointEvery: { events: 100, ms: 300_000 } };
  * ```
@@ -57,7 +58,7 @@ export interface SessionEngineOptions {
  *
  * @example
  * ```ts
- * import type { StartSessionOptions } from '@tot/core';
+ * import type { StartSessionOptions } from '@tot/core/sessions';
  *
  * const options: StartSessionOptions = { goal: 'Speed up config loading', successCriteria: ['p95 under 5 ms'], budget: { maxTokens: 5000, maxMs: 600_000, maxBranches: 5 } };
  * ```
@@ -102,7 +103,8 @@ const startSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { SessionEngine, InMemoryEventStore } from '@tot/core';
+ * import { InMemoryEventStore } from '@tot/core';
+ * import { SessionEngine } from '@tot/core/sessions';
  *
  * const engine = new SessionEngine({ store: new InMemoryEventStore() });
  * const session = await engine.startSession({ goal: 'Plan the migration', budget: { maxTokens: 5000, maxBranches: 5 } });

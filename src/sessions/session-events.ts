@@ -8,7 +8,7 @@ import type { SessionState } from './session-state.js';
  *
  * @example
  * ```ts
- * import type { ThoughtRole } from '@tot/core';
+ * import type { ThoughtRole } from '@tot/core/sessions';
  *
  * const role: ThoughtRole = 'critic';
  * ```
@@ -20,7 +20,7 @@ export type ThoughtRole = 'planner' | 'critic' | 'tester' | 'decider';
  *
  * @example
  * ```ts
- * import type { ThoughtEdge } from '@tot/core';
+ * import type { ThoughtEdge } from '@tot/core/sessions';
  *
  * const edge: ThoughtEdge = 'contradicts';
  * ```
@@ -32,7 +32,7 @@ export type ThoughtEdge = 'causes' | 'refines' | 'contradicts' | 'supports';
  *
  * @example
  * ```ts
- * import type { SessionBudget } from '@tot/core';
+ * import type { SessionBudget } from '@tot/core/sessions';
  *
  * const budget: SessionBudget = { maxTokens: 5000, maxMs: 600_000, maxBranches: 5 };
  * ```
@@ -49,7 +49,7 @@ export interface SessionBudget {
  *
  * @example
  * ```ts
- * import type { SessionEventData } from '@tot/core';
+ * import type { SessionEventData } from '@tot/core/sessions';
  *
  * const line = (e: SessionEventData) => (e.type === 'thought.added' ? `${e.thoughtId} ${e.role}: ${e.content}` : e.type);
  * ```

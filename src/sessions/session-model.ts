@@ -11,7 +11,7 @@ import { FINAL_SESSION_STATES, SESSION_TRANSITIONS, type SessionState } from './
  *
  * @example
  * ```ts
- * import type { SessionThought } from '@tot/core';
+ * import type { SessionThought } from '@tot/core/sessions';
  *
  * const line = (t: SessionThought) => `${t.id} (${t.role}) ← ${t.parentIds.join(', ')}: ${t.content}`;
  * ```
@@ -40,7 +40,7 @@ export interface SessionThought {
  *
  * @example
  * ```ts
- * import type { SessionBranch } from '@tot/core';
+ * import type { SessionBranch } from '@tot/core/sessions';
  *
  * const path = (b: SessionBranch) => b.history.map((h) => `${h.from} -${h.trigger}→ ${h.to}`).join(', ');
  * ```
@@ -72,7 +72,7 @@ export interface SessionBranch {
  *
  * @example
  * ```ts
- * import type { SessionEvidence } from '@tot/core';
+ * import type { SessionEvidence } from '@tot/core/sessions';
  *
  * const line = (e: SessionEvidence) => `${e.evidenceId} ${e.success ? 'ok' : `failed (${e.failure?.category ?? 'unknown'})`}: ${e.summary}`;
  * ```
@@ -92,7 +92,7 @@ export interface SessionEvidence {
  *
  * @example
  * ```ts
- * import type { SessionSnapshot } from '@tot/core';
+ * import type { SessionSnapshot } from '@tot/core/sessions';
  *
  * const progress = (s: SessionSnapshot) => `${s.state}: ${s.thoughts.length} thoughts, ${s.tokensUsed} tokens`;
  * ```

@@ -11,7 +11,7 @@ import type { SessionBranch, SessionSnapshot } from './session-model.js';
  *
  * @example
  * ```ts
- * import type { SessionMetrics } from '@tot/core';
+ * import type { SessionMetrics } from '@tot/core/sessions';
  *
  * const line = (m: SessionMetrics) => `${m.tpst} tokens, ${m.modelHops} hops, ${Math.round(m.wasteRatio * 100)}% waste`;
  * ```
@@ -97,7 +97,7 @@ export function auditBar(s: SessionSnapshot, branchId?: string): string {
  *
  * @example
  * ```ts
- * import type { EvidenceStep } from '@tot/core';
+ * import type { EvidenceStep } from '@tot/core/sessions';
  *
  * const line = (e: EvidenceStep) => `${e.step}: ${e.status}`;
  * ```
@@ -139,7 +139,7 @@ export function evidenceChain(s: SessionSnapshot, branchId?: string): EvidenceSt
  *
  * @example
  * ```ts
- * import type { DigestOptions } from '@tot/core';
+ * import type { DigestOptions } from '@tot/core/sessions';
  *
  * const options: DigestOptions = { maxTokens: 200, audience: 'public' };
  * ```
@@ -168,7 +168,7 @@ const REDACTIONS: [RegExp, string][] = [
  *
  * @example
  * ```ts
- * import { redact } from '@tot/core';
+ * import { redact } from '@tot/core/sessions';
  *
  * redact('deploy /srv/app with token=abc123 for bob@example.com'); // 'deploy [path] with token=[redacted] for [email]'
  * ```

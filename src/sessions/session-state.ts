@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import type { SessionState } from '@tot/core';
+ * import type { SessionState } from '@tot/core/sessions';
  *
  * const open = (s: SessionState) => s === 'active' || s === 'warning';
  * ```
@@ -24,7 +24,7 @@ export type SessionState = 'init' | 'active' | 'warning' | 'paused' | 'completed
  *
  * @example
  * ```ts
- * import { FINAL_SESSION_STATES } from '@tot/core';
+ * import { FINAL_SESSION_STATES } from '@tot/core/sessions';
  *
  * FINAL_SESSION_STATES.includes('timeout'); // true
  * ```

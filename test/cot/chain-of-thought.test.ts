@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainOfThoughtNode, formatPlan, planSchema, type ChainOfThoughtEvent, type TotError } from '../../src/index.js';
+import type { TotError } from '../../src/index.js';
+import { ChainOfThoughtNode, formatPlan, planSchema, type ChainOfThoughtEvent } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 

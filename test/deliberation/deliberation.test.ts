@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fromFunction, InMemoryEventStore, type GenerateRequest, type LanguageModel } from '../../src/index.js';
 import {
   agentTools,
   Deliberation,
-  fromFunction,
-  InMemoryEventStore,
   llmAgent,
   llmHost,
   outputToProtocol,
@@ -12,9 +11,7 @@ import {
   toSSE,
   type DeliberationEvent,
   type DeliberationHost,
-  type GenerateRequest,
-  type LanguageModel,
-} from '../../src/index.js';
+} from '../../src/deliberation/index.js';
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Deliberation, HOST_REQUIREMENTS, similarityHost, type DeliberationAgent, type Embedder } from '../../src/index.js';
+import type { Embedder } from '../../src/index.js';
+import { Deliberation, HOST_REQUIREMENTS, similarityHost, type DeliberationAgent } from '../../src/deliberation/index.js';
 import { angleEmbedder, recordingReporter, scriptedAgent, similar } from './fixtures/scripted-debate.js';
 
 /** Two scripted agents, a similarity host on chosen angles, and a recording reporter. */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseMadRecording, recordedPrompts, type MadRecording } from '../../examples/deliberation/mad-recording.js';
 import { recordedDebateModel, replayDebate, replayDebates } from '../../examples/deliberation/mad-replay.js';
-import { madDebate } from '../../src/index.js';
+import { madDebate } from '../../src/deliberation/index.js';
 
 // The recorded debates are GPL-3.0: read here at test time, never copied into the repository.
 const dir = fileURLToPath(new URL('../../../shared/data/mad-reference/debates', import.meta.url));

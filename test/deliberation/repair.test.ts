@@ -10,7 +10,7 @@ import {
   REPORTER_SYSTEM,
   toSSE,
   type DeliberationEvent,
-} from '../../src/index.js';
+} from '../../src/deliberation/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 

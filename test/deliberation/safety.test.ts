@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { estimateTokens } from '../../src/index.js';
 import {
   Deliberation,
-  estimateTokens,
   llmAgent,
   llmHost,
   outputToProtocol,
@@ -14,7 +14,7 @@ import {
   type DeliberationHost,
   type DeliberationReporter,
   type HostDecision,
-} from '../../src/index.js';
+} from '../../src/deliberation/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 

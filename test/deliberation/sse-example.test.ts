@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { planningDebate, type GenerateRequest, type LanguageModel } from '@tot/core';
+import type { GenerateRequest, LanguageModel } from '@tot/core';
+import { planningDebate } from '@tot/core/deliberation';
 import { withLatency } from '@tot/core/testing';
 import { ieltsModel } from '../../examples/deliberation/ielts-model.js';
 import { SCENARIO_THRESHOLDS, startDeliberationServer, type DeliberationServer } from '../../examples/deliberation/server.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Deliberation, fromFunction, InMemoryEventStore, llmAgent, similarityHost, toSSE, type DeliberationAgent, type DeliberationEvent, type DeliberationHost, type LanguageModel } from '../../src/index.js';
+import { fromFunction, InMemoryEventStore, type LanguageModel } from '../../src/index.js';
+import { Deliberation, llmAgent, similarityHost, toSSE, type DeliberationAgent, type DeliberationEvent, type DeliberationHost } from '../../src/deliberation/index.js';
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';

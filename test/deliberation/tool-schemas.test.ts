@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod-v3';
 import { runToolCall, toolInstructions, type AgentTool } from '../../src/deliberation/tools/index.js';
-import { Deliberation } from '../../src/index.js';
+import { Deliberation } from '../../src/deliberation/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { fixedRounds, scriptedAgent } from './fixtures/scripted-debate.js';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Budget, FractalSolver, InMemoryEventStore, replayFractalRun, type EvalFunction, type FractalEvent, type ThinkFunction } from '../../src/index.js';
+import { Budget, InMemoryEventStore } from '../../src/index.js';
+import { FractalSolver, replayFractalRun, type EvalFunction, type FractalEvent, type ThinkFunction } from '../../src/fractal/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 

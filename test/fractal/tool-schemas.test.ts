@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod-v3';
-import { FractalSolver, type FractalTool, type ThinkFunction } from '../../src/index.js';
+import { FractalSolver, type FractalTool, type ThinkFunction } from '../../src/fractal/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 // A tool whose input, `{ text: string }`, is written in each schema library.

@@ -12,7 +12,7 @@ import {
   validateAndImprove,
   type GraphEvent,
   type Operation,
-} from '../../src/index.js';
+} from '../../src/graph/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseGotRecording } from '../../examples/graph-of-thoughts/recording.js';
 import { replayKeywordCounting, replayRecording, replaySorting } from '../../examples/graph-of-thoughts/replay.js';
-import { InMemoryEventStore, foldGraphEvents } from '../../src/index.js';
+import { InMemoryEventStore } from '../../src/index.js';
+import { foldGraphEvents } from '../../src/graph/index.js';
 import { collect } from '../helpers/collect.js';
 
 // The Graph-of-Thoughts paper's worked runs (BSD-style licence beside them), read where they are.

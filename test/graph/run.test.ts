@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Budget, generate, InMemoryEventStore, OperationGraph, type GenerateRequest, type GraphEvent, type LanguageModel, type Operation } from '../../src/index.js';
+import { Budget, InMemoryEventStore, type GenerateRequest, type LanguageModel } from '../../src/index.js';
+import { generate, OperationGraph, type GraphEvent, type Operation } from '../../src/graph/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { fromFunction } from '../../src/index.js';
 import { collect } from '../helpers/collect.js';
@@ -168,7 +169,7 @@ describe('resuming an operation-graph run', () => {
     const requests = completedRequests(after);
     expect(new Set(requests).size).toBe(requests.length);
     // The log of the resumed run folds to the graph it returned.
-    const { foldGraphEvents } = await import('../../src/index.js');
+    const { foldGraphEvents } = await import('../../src/graph/index.js');
     expect(JSON.stringify(foldGraphEvents(after).toJSON())).toBe(JSON.stringify(resumed.graph.toJSON()));
   });
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { buildOnce, newest } from './build-lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index', 'mcp/index', 'viewer/index'];
+const entries = ['index', 'testing/index', 'sqlite/index', 'postgres/index', 'ai-sdk/index', 'openai/index', 'mcp/index', 'viewer/index', 'search/index', 'graph/index', 'sessions/index', 'deliberation/index', 'fractal/index', 'cot/index'];
 const files = [...entries.flatMap((e) => ['.cjs', '.js', '.d.cts', '.d.ts'].map((ext) => `dist/${e}${ext}`)), 'dist/cli/tot.js'];
 /** The lock every dist build takes: the tests' and a developer's own `npx tsup` beside them. */
 export const distLock = `${root}.tmp/dist-build.lock`;

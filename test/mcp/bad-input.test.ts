@@ -7,7 +7,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore } from '../../src/index.js';
+import { InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { invalidPlan, structured, text, validPlan } from '../helpers/mcp-sampling.js';
 

@@ -6,7 +6,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { invalidPlan, structured, text, validPlan } from '../helpers/mcp-sampling.js';
 

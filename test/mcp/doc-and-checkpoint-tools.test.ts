@@ -4,7 +4,7 @@
 // is checked against the output schema the server advertises (in-process.ts), and the effect on the
 // session and its store is checked.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionEngine } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { validPlan } from '../helpers/mcp-sampling.js';
 import { closeInProcess, connectInProcess, errorText, type InProcess } from './in-process.js';
 

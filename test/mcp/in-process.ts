@@ -7,7 +7,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { SessionEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/index.js';
 import { structured, text } from '../helpers/mcp-sampling.js';
 

@@ -6,7 +6,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DocPlan, ExecutionPlan, ROLLBACK_STRATEGIES } from '../../src/index.js';
+import { DocPlan, ExecutionPlan, ROLLBACK_STRATEGIES } from '../../src/sessions/index.js';
 import { invalidPlan, validPlan } from '../helpers/mcp-sampling.js';
 import { closeInProcess, connectInProcess, type InProcess } from './in-process.js';
 

@@ -2,7 +2,8 @@
 // session goes when one too many is held, what a hit does to the order, and that a session let go
 // comes back from the store as it was. Then the same through createMcpServer({ maxOpenSessions }).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionEngine, InMemoryEventStore, type AgentSession } from '../../src/index.js';
+import { InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine, type AgentSession } from '../../src/sessions/index.js';
 import { SessionCache } from '../../src/mcp/index.js';
 import { closeInProcess, connectInProcess } from './in-process.js';
 

@@ -23,6 +23,12 @@ import { SqliteEventStore, type SqliteEventStoreOptions } from '@tot/core/sqlite
 import { PostgresEventStore, type PostgresEventStoreOptions } from '@tot/core/postgres';
 import { fromAiSdk, fromAiSdkEmbedding } from '@tot/core/ai-sdk';
 import { openAIEmbedder, openAIModel } from '@tot/core/openai';
+import { Explorer } from '@tot/core/search';
+import { OperationGraph } from '@tot/core/graph';
+import { SessionEngine } from '@tot/core/sessions';
+import { Deliberation } from '@tot/core/deliberation';
+import { FractalSolver } from '@tot/core/fractal';
+import { ChainOfThoughtNode } from '@tot/core/cot';
 import OpenAI from 'openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 
@@ -36,8 +42,12 @@ const local = createOpenAICompatible({ name: 'local', baseURL: 'http://localhost
 const models: LanguageModel[] = [openAIModel({ client, model: 'gpt-4o-mini' }), fromAiSdk(local.chatModel('llama3.1'))];
 export const adapters = [models, openAIEmbedder({ client, model: 'text-embedding-3-small' }), fromAiSdkEmbedding(local.embeddingModel('nomic-embed-text'))];
 
+export const runners = [Explorer, OperationGraph, SessionEngine, Deliberation, FractalSolver, ChainOfThoughtNode];
+
 // @ts-expect-error problem is a string
 new ThoughtTree({ problem: 42 });
+// @ts-expect-error an engine needs a store
+new SessionEngine({});
 // @ts-expect-error a response is a string, an object with outputs, an Error or a function
 mockModel(42);
 // @ts-expect-error path is a string

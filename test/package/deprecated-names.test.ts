@@ -15,7 +15,7 @@ const RENAMED: Record<string, string> = {
   GotEvidence: 'SessionEvidence',
   GotEventData: 'SessionEventData',
 };
-const ENTRIES = ['dist/index.d.ts', 'dist/index.d.cts'];
+const ENTRIES = ['dist/index.d.ts', 'dist/index.d.cts', 'dist/sessions/index.d.ts', 'dist/sessions/index.d.cts'];
 
 await ensureDist();
 const program = ts.createProgram(ENTRIES.map((e) => `${root}${e}`), { noEmit: true, skipLibCheck: true });

@@ -44,6 +44,20 @@ describe('the built package', () => {
     expect(readFileSync(`${root}dist/sqlite/index.cjs`, 'utf8')).toMatch(/require\(["']better-sqlite3["']\)/);
   });
 
+  it('loads the reasoning subpaths both ways, each with its runner', () => {
+    const names = "{ search: 'Explorer', graph: 'OperationGraph', sessions: 'SessionEngine', deliberation: 'Deliberation', fractal: 'FractalSolver', cot: 'ChainOfThoughtNode' }";
+    const cjs = `const names = ${names}; console.log(Object.entries(names).map(([p, n]) => typeof require('@tot/core/' + p)[n]).join(' '));`;
+    expect(node(['-e', cjs])).toBe('function function function function function function');
+    const esm = `const names = ${names}; const types = []; for (const [p, n] of Object.entries(names)) types.push(typeof (await import('@tot/core/' + p))[n]); console.log(types.join(' '));`;
+    expect(node(['--input-type=module', '-e', esm])).toBe('function function function function function function');
+  });
+
+  it('keeps the moved runners out of the root, and the deprecated engine names in it for one minor', () => {
+    const esm = `import * as core from '@tot/core'; import { SessionEngine, GotEngine } from '@tot/core/sessions';
+      console.log(JSON.stringify({ moved: ['OperationGraph', 'SessionEngine', 'Deliberation', 'FractalSolver', 'ChainOfThoughtNode'].filter((n) => n in core), search: typeof core.Explorer, alias: core.GotEngine === SessionEngine && GotEngine === SessionEngine }));`;
+    expect(JSON.parse(node(['--input-type=module', '-e', esm]))).toEqual({ moved: [], search: 'function', alias: true });
+  });
+
   it('loads the provider adapter subpaths both ways without importing a provider package', () => {
     const cjs = `const { fromAiSdk, fromAiSdkEmbedding } = require('@tot/core/ai-sdk'); const { openAIModel, openAIEmbedder } = require('@tot/core/openai');
       console.log([fromAiSdk, fromAiSdkEmbedding, openAIModel, openAIEmbedder].map((f) => typeof f).join(' '));`;

@@ -67,10 +67,19 @@ import { fromAiSdk } from '@tot/core/ai-sdk';
 import { openAIModel } from '@tot/core/openai';
 import { createMcpServer } from '@tot/core/mcp';
 import { renderRunHtml } from '@tot/core/viewer';
+import { Explorer } from '@tot/core/search';
+import { OperationGraph } from '@tot/core/graph';
+import { SessionEngine } from '@tot/core/sessions';
+import { Deliberation } from '@tot/core/deliberation';
+import { FractalSolver } from '@tot/core/fractal';
+import { ChainOfThoughtNode } from '@tot/core/cot';
 const model: LanguageModel = mockModel('{"score": 7}');
 export const used = [new ThoughtTree({ problem: '4 9 10 13' }), model, SqliteEventStore, PostgresEventStore, fromAiSdk, openAIModel, createMcpServer, renderRunHtml];
+export const runners = [Explorer, OperationGraph, SessionEngine, Deliberation, FractalSolver, ChainOfThoughtNode];
 // @ts-expect-error problem is a string
 new ThoughtTree({ problem: 42 });
+// @ts-expect-error an engine needs a store
+new SessionEngine({});
 `;
     writeFileSync(join(dir, 'types.cts'), consumer);
     writeFileSync(join(dir, 'types.mts'), consumer);

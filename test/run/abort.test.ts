@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   bfs,
   Budget,
-  ChainOfThoughtNode,
   createEvaluator,
   createGenerator,
   Explorer,
-  FractalSolver,
   fromFunction,
   InMemoryEventStore,
   protocolEvaluator,
@@ -19,6 +17,8 @@ import {
   type ThoughtEvaluator,
   type ThoughtGenerator,
 } from '../../src/index.js';
+import { FractalSolver } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { scriptedRoles } from '../search/fixtures.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bfs,
-  Budget,
-  ChainOfThoughtNode,
-  createEvaluator,
-  createGenerator,
-  Explorer,
-  FractalSolver,
-  withBudget,
-  withRetry,
-  type LanguageModel,
-} from '../../src/index.js';
+import { bfs, Budget, createEvaluator, createGenerator, Explorer, withBudget, withRetry, type LanguageModel } from '../../src/index.js';
+import { FractalSolver } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { delay } from '../helpers/expect-tot-error.js';
 

@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
   bfs,
-  ChainOfThoughtNode,
   createEvaluator,
   createGenerator,
   Explorer,
   foldSearchEvents,
-  FractalSolver,
   InMemoryEventStore,
   readRecordedRun,
-  replayFractalRun,
   replayRun,
   type EventStore,
   type StoredEvent,
 } from '../../src/index.js';
+import { FractalSolver, replayFractalRun } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { worldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';

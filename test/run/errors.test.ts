@@ -3,24 +3,23 @@ import {
   bfs,
   createEvaluator,
   createGenerator,
-  Deliberation,
   Explorer,
-  FractalSolver,
   fromFunction,
-  SessionEngine,
   InMemoryEventStore,
-  OperationGraph,
   solve,
   TotError,
   withRetry,
   type ErrorLocation,
   type ExplorationResult,
-  type Operation,
   type RunError,
   type SearchEvent,
   type ThoughtEvaluator,
   type ThoughtGenerator,
 } from '../../src/index.js';
+import { OperationGraph, type Operation } from '../../src/graph/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
+import { Deliberation } from '../../src/deliberation/index.js';
+import { FractalSolver } from '../../src/fractal/index.js';
 import { mockModel, scriptedModel } from '../../src/testing/index.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bfs, ChainOfThoughtNode, createEvaluator, createGenerator, Explorer, type GenerateRequest, type LlmRequestedEvent, type RunEventBase } from '../../src/index.js';
+import { bfs, createEvaluator, createGenerator, Explorer, type GenerateRequest, type LlmRequestedEvent, type RunEventBase } from '../../src/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 
 const requested = (events: RunEventBase[]) => events.filter((e): e is LlmRequestedEvent => e.type === 'llm.requested');

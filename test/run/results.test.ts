@@ -1,17 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  ChainOfThoughtNode,
-  Explorer,
-  FractalSolver,
-  solve,
-  RunEmitter,
-  type ChainOfThoughtResult,
-  type ExplorationResult,
-  type FractalResult,
-  type RunResult,
-  type RunStats,
-  type SolveResult,
-} from '../../src/index.js';
+import { Explorer, solve, RunEmitter, type ExplorationResult, type RunResult, type RunStats, type SolveResult } from '../../src/index.js';
+import { FractalSolver, type FractalResult } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode, type ChainOfThoughtResult } from '../../src/cot/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { scriptedRoles } from '../search/fixtures.js';
 import { collect } from '../helpers/collect.js';

@@ -4,33 +4,26 @@ import { describe, expect, it } from 'vitest';
 import {
   bfs,
   callModel,
-  ChainOfThoughtNode,
-  Deliberation,
   dfs,
   Explorer,
-  FractalSolver,
   fromFunction,
-  generate,
-  SessionEngine,
   InMemoryEventStore,
-  llmAgent,
   mcts,
-  OperationGraph,
   solve,
   TotError,
-  type BranchWorker,
-  type DeliberationHost,
   type ExplorerOptions,
-  type FrameContext,
   type GenerateRequest,
-  type AgentSession,
-  type HostDecision,
   type LanguageModel,
   type RunResult,
   type SearchStrategy,
   type ThoughtEvaluator,
   type ThoughtGenerator,
 } from '../../src/index.js';
+import { generate, OperationGraph } from '../../src/graph/index.js';
+import { SessionEngine, type BranchWorker, type AgentSession } from '../../src/sessions/index.js';
+import { Deliberation, llmAgent, type DeliberationHost, type HostDecision } from '../../src/deliberation/index.js';
+import { FractalSolver, type FrameContext } from '../../src/fractal/index.js';
+import { ChainOfThoughtNode } from '../../src/cot/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BRANCH_TRANSITIONS, branchTriggers, transitionBranch, type BranchState, type BranchTrigger } from '../../src/index.js';
+import { BRANCH_TRANSITIONS, branchTriggers, transitionBranch, type BranchState, type BranchTrigger } from '../../src/sessions/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 const STATES: BranchState[] = ['init', 'planning', 'scoring', 'validating', 'validated', 'rejected', 'executing', 'evidence_received', 'early_stopped', 'completed'];

@@ -3,7 +3,8 @@
 // (a thought's cost growing with the session). Checkpoints whose interval grows with the session
 // cost O(1) per event amortised, and a restore still folds only the events after the latest one.
 import { describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore, type EventStore, type AgentSession } from '../../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine, type AgentSession } from '../../src/sessions/index.js';
 
 /** A store that records the version of every checkpoint saved to it. */
 function recording(): { store: EventStore; versions: number[] } {

@@ -2,7 +2,9 @@
 // code written against 0.1 keeps working, and `instanceof` agrees whichever name made the object.
 import { describe, expect, it } from 'vitest';
 import * as core from '@tot/core';
-import { AgentSession, GotEngine, GotSession, InMemoryEventStore, SessionEngine } from '@tot/core';
+import { GotEngine, GotSession, InMemoryEventStore } from '@tot/core';
+import * as sessions from '@tot/core/sessions';
+import { AgentSession, SessionEngine } from '@tot/core/sessions';
 
 describe('the deprecated session names', () => {
   it('GotEngine is SessionEngine, from the root entry', () => {
@@ -11,6 +13,11 @@ describe('the deprecated session names', () => {
 
   it('GotSession is AgentSession, from the root entry', () => {
     expect(GotSession).toBe(AgentSession);
+  });
+
+  it('GotEngine and GotSession are also importable from @tot/core/sessions, as the same classes', () => {
+    expect(sessions.GotEngine).toBe(SessionEngine);
+    expect(sessions.GotSession).toBe(AgentSession);
   });
 
   it('a session started by an engine made as GotEngine is an AgentSession and a GotSession', async () => {

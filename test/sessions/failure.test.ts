@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, FailureDeduplicator, failureSignature, HealingEngine, type FailureCategory } from '../../src/index.js';
+import { classifyFailure, FailureDeduplicator, failureSignature, HealingEngine, type FailureCategory } from '../../src/sessions/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 // Real-looking stderr of Python, Node, the shell, pytest and npm, each with the category it is.

@@ -2,7 +2,8 @@
 // connection that dropped after the commit, and a store that took the retry for a stale one). The
 // writer re-reads, finds its own batch under its call's keys, and answers done: nothing twice.
 import { describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore, TotError, type EventStore } from '../../src/index.js';
+import { InMemoryEventStore, TotError, type EventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { collect } from '../helpers/collect.js';
 
 /** The store, but the first append after `lose()` stores its batch and then reports a conflict. */

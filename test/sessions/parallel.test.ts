@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callModel, SessionEngine, InMemoryEventStore, type BranchWorker, type AgentSession, type LanguageModel, type ParallelEvent } from '../../src/index.js';
+import { callModel, InMemoryEventStore, type LanguageModel } from '../../src/index.js';
+import { SessionEngine, type BranchWorker, type AgentSession, type ParallelEvent } from '../../src/sessions/index.js';
 import { mockModel } from '../../src/testing/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { settlesWithin } from '../helpers/settles-within.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore } from '../../src/index.js';
+import { InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40, max_files: 2 }, capabilities_required: ['safe_edit'], success_criteria: ['npm test passes'], risk_estimate: { test_coverage: 0.9 } };

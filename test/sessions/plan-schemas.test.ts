@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z as z3 } from 'zod-v3';
-import { assessPlan } from '../../src/index.js';
+import { assessPlan } from '../../src/sessions/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 const plan = { dry_run: true, rollback: { strategy: 'git_revert' }, limits: { max_changes: 120, max_files: 4 }, capabilities_required: ['safe_edit'], success_criteria: ['npm test passes'] };

@@ -1,7 +1,8 @@
 // Writing a branch's plan: a plan the session's stream cannot hold is refused before anything is
 // written, and a thought written with its plan is stored with it or not at all.
 import { describe, expect, it } from 'vitest';
-import { SessionEngine, InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine } from '../../src/sessions/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['npm test passes'] };

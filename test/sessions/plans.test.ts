@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { assessPlan, CompletenessChecker, DocPlan, ExecutionPlan, RiskScorer } from '../../src/index.js';
+import { assessPlan, CompletenessChecker, DocPlan, ExecutionPlan, RiskScorer } from '../../src/sessions/index.js';
 
 const good = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 120, max_files: 4 }, capabilities_required: ['safe_edit'], success_criteria: ['npm test passes'] };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateTokens, SessionEngine, InMemoryEventStore, redact } from '../../src/index.js';
+import { estimateTokens, InMemoryEventStore } from '../../src/index.js';
+import { SessionEngine, redact } from '../../src/sessions/index.js';
 import { mockModel } from '../../src/testing/index.js';
 
 const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetStop, calculateReward, convergenceStop, qualityStop } from '../../src/index.js';
+import { budgetStop, calculateReward, convergenceStop, qualityStop } from '../../src/sessions/index.js';
 
 describe('calculateReward (seed 004)', () => {
   it('weighs completeness 0.4, (1 − risk) 0.3, (1 − cost/2000) 0.2 and the history prior 0.1', () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SessionEngine, InMemoryEventStore, type EventStore, type AgentSession, type SessionState } from '../../src/index.js';
+import { InMemoryEventStore, type EventStore } from '../../src/index.js';
+import { SessionEngine, type AgentSession, type SessionState } from '../../src/sessions/index.js';
 import { SESSION_TRANSITIONS } from '../../src/sessions/session-state.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';

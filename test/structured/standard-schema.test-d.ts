@@ -4,7 +4,10 @@ import * as v from 'valibot';
 import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod-v3';
-import { assessPlan, generateStructured, parseStructured, type AgentTool, type FractalTool, type GenerateStructuredOptions, type LanguageModel } from '../../src/index.js';
+import { generateStructured, parseStructured, type GenerateStructuredOptions, type LanguageModel } from '../../src/index.js';
+import { assessPlan } from '../../src/sessions/index.js';
+import type { AgentTool } from '../../src/deliberation/index.js';
+import type { FractalTool } from '../../src/fractal/index.js';
 
 declare const model: LanguageModel;
 

@@ -1,19 +1,16 @@
 import {
-  chainOfThoughtReplySchema,
   createDecomposer,
   createEvaluator,
   createGenerator,
   createSynthesizer,
-  criticReplySchema,
-  evalReplySchema,
   parseStructured,
-  plannerReplySchema,
-  reporterReplySchema,
-  thinkReplySchema,
   ThoughtTree,
   TotError,
   type GenerateRequest,
 } from '@tot/core';
+import { criticReplySchema, plannerReplySchema, reporterReplySchema } from '@tot/core/deliberation';
+import { evalReplySchema, thinkReplySchema } from '@tot/core/fractal';
+import { chainOfThoughtReplySchema } from '@tot/core/cot';
 import { roleModel } from '@tot/core/testing';
 import { describe, expect, it } from 'vitest';
 

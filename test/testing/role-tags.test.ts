@@ -1,6 +1,6 @@
 // Calls made by a moderator host and by plain agents carry their role too, so roleModel answers
 // them without any prompt wording.
-import { madDebate } from '@tot/core';
+import { madDebate } from '@tot/core/deliberation';
 import { roleModel } from '@tot/core/testing';
 import { expect, it } from 'vitest';
 

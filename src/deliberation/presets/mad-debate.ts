@@ -19,7 +19,7 @@ import { conversation, type AgentOutput, type Exchange } from '../types.js';
  *
  * @example
  * ```ts
- * import type { MadPrompts } from '@tot/core';
+ * import type { MadPrompts } from '@tot/core/deliberation';
  *
  * const prompts: Partial<MadPrompts> = { rebuttal: '{{opponent}}\n\nDo you agree? Give your reasons.' };
  * ```
@@ -50,7 +50,7 @@ export interface MadPrompts {
  *
  * @example
  * ```ts
- * import { DEFAULT_MAD_PROMPTS, madDebate } from '@tot/core';
+ * import { DEFAULT_MAD_PROMPTS, madDebate } from '@tot/core/deliberation';
  *
  * const debate = madDebate({ model, prompts: { affirmativeOpening: [...DEFAULT_MAD_PROMPTS.affirmativeOpening, 'Now restate it in one sentence.'] } });
  * ```
@@ -72,7 +72,7 @@ export const DEFAULT_MAD_PROMPTS: MadPrompts = Object.freeze({
  *
  * @example
  * ```ts
- * import type { MadDebateOptions } from '@tot/core';
+ * import type { MadDebateOptions } from '@tot/core/deliberation';
  *
  * const options: MadDebateOptions = { model, maxRounds: 4, budget: { maxCalls: 20 } };
  * ```
@@ -145,7 +145,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : v === undefined
  *
  * @example
  * ```ts
- * import { parseMadVerdict } from '@tot/core';
+ * import { parseMadVerdict } from '@tot/core/deliberation';
  *
  * parseMadVerdict("{'Whether there is a preference': 'Yes', 'Supported Side': 'Negative', 'Reason': '…', 'Correct Translation': 'A watched pot never boils.'}");
  * // { preference: true, side: 'Negative', reason: '…', answer: 'A watched pot never boils.' }
@@ -172,7 +172,7 @@ export function parseMadVerdict(reply: string): { preference: boolean; side: str
  *
  * @example
  * ```ts
- * import { madDebate } from '@tot/core';
+ * import { madDebate } from '@tot/core/deliberation';
  *
  * const debate = madDebate({ model, maxRounds: 3 });
  * const r = await debate.run('Translate into English: 心急吃不了热豆腐。');

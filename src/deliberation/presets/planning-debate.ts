@@ -17,7 +17,7 @@ import { agentTools } from '../tools/index.js';
  *
  * @example
  * ```ts
- * import type { PlanningDebateOptions } from '@tot/core';
+ * import type { PlanningDebateOptions } from '@tot/core/deliberation';
  *
  * const options: PlanningDebateOptions = { model, embedder, maxRounds: 5, timeZone: 'Asia/Shanghai' };
  * ```
@@ -64,7 +64,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { planningDebate, toSSE } from '@tot/core';
+ * import { planningDebate, toSSE } from '@tot/core/deliberation';
  *
  * const d = planningDebate({ model, embedder });
  * const r = await d.run('Help me plan three months of IELTS preparation');

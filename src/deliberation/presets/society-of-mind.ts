@@ -13,7 +13,7 @@ import type { AgentReply, DeliberationHost, DeliberationReporter, ReporterContex
  *
  * @example
  * ```ts
- * import type { SocietyOfMindOptions } from '@tot/core';
+ * import type { SocietyOfMindOptions } from '@tot/core/deliberation';
  *
  * const options: SocietyOfMindOptions = { model, agents: 3, rounds: 2, answer: (t) => t.match(/\{(\d+)\}/)?.[1] };
  * ```
@@ -44,7 +44,7 @@ export interface SocietyOfMindOptions {
  *
  * @example
  * ```ts
- * import { DEFAULT_SOCIETY_PROMPTS } from '@tot/core';
+ * import { DEFAULT_SOCIETY_PROMPTS } from '@tot/core/deliberation';
  *
  * DEFAULT_SOCIETY_PROMPTS.debate; // "These are the other agents' latest answers…"
  * ```
@@ -71,7 +71,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { majorityVote } from '@tot/core';
+ * import { majorityVote } from '@tot/core/deliberation';
  *
  * majorityVote(['12', '15', '12']); // { answer: '12', votes: { '12': 2, '15': 1 } }
  * ```
@@ -96,7 +96,7 @@ export function majorityVote(answers: readonly (string | undefined)[]): { answer
  *
  * @example
  * ```ts
- * import { societyOfMind } from '@tot/core';
+ * import { societyOfMind } from '@tot/core/deliberation';
  *
  * const society = societyOfMind({ model, agents: 3, rounds: 2, answer: (t) => t.match(/answer is (\d+)/i)?.[1] });
  * const r = await society.run('What is 17 * 23? End with "the answer is N".');

@@ -9,7 +9,7 @@ import { criticReplySchema as wireCriticReplySchema } from './wire-schemas.js';
  *
  * @example
  * ```ts
- * import { criticReplySchema } from '@tot/core';
+ * import { criticReplySchema } from '@tot/core/deliberation';
  *
  * criticReplySchema.parse({ content: 'Too tight', position: { conclusion: 'Study 3 months', key_reasons: ['enough time'], confidence: 0.8 }, critique: { risks: [{ risk: 'burnout', severity: 'medium' }] } });
  * ```
@@ -21,7 +21,7 @@ export const criticReplySchema = wireCriticReplySchema;
  *
  * @example
  * ```ts
- * import { critic, CRITIC_SYSTEM } from '@tot/core';
+ * import { critic, CRITIC_SYSTEM } from '@tot/core/deliberation';
  *
  * const agent = critic({ model, system: `${CRITIC_SYSTEM}\nBe strict about time estimates.` });
  * ```
@@ -42,7 +42,7 @@ Reply with one JSON object only, in this form:
  *
  * @example
  * ```ts
- * import { critic } from '@tot/core';
+ * import { critic } from '@tot/core/deliberation';
  *
  * const agent = critic({ model });
  * ```

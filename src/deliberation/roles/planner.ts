@@ -9,7 +9,7 @@ import { plannerReplySchema as wirePlannerReplySchema } from './wire-schemas.js'
  *
  * @example
  * ```ts
- * import { plannerReplySchema } from '@tot/core';
+ * import { plannerReplySchema } from '@tot/core/deliberation';
  *
  * plannerReplySchema.parse({ content: 'A 12-week plan', position: { conclusion: 'Study 3 months', key_reasons: ['enough time'], confidence: 0.8 }, plan: { title: 'IELTS', phases: [{ phase_name: 'Basics' }] } });
  * ```
@@ -22,7 +22,7 @@ export const plannerReplySchema = wirePlannerReplySchema;
  *
  * @example
  * ```ts
- * import { planner, PLANNER_SYSTEM } from '@tot/core';
+ * import { planner, PLANNER_SYSTEM } from '@tot/core/deliberation';
  *
  * const agent = planner({ model, system: `${PLANNER_SYSTEM}\nPlan in weeks, never in days.` });
  * ```
@@ -41,7 +41,7 @@ Reply with one JSON object only, in this form:
  *
  * @example
  * ```ts
- * import { planner } from '@tot/core';
+ * import { planner } from '@tot/core/deliberation';
  *
  * const agent = planner({ model, temperature: 0.3 });
  * ```

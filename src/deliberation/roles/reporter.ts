@@ -15,7 +15,7 @@ import { readReply, reportReplySchema as wireReporterReplySchema } from './wire-
  *
  * @example
  * ```ts
- * import { reporterReplySchema } from '@tot/core';
+ * import { reporterReplySchema } from '@tot/core/deliberation';
  *
  * reporterReplySchema.parse({ content: '# Plan', final_plan: { title: 'IELTS in 12 weeks' }, summary: { key_agreements: ['weekly mocks'] } });
  * ```
@@ -27,7 +27,7 @@ export const reporterReplySchema = wireReporterReplySchema;
  *
  * @example
  * ```ts
- * import type { ReporterOptions } from '@tot/core';
+ * import type { ReporterOptions } from '@tot/core/deliberation';
  *
  * const options: ReporterOptions = { model, temperature: 0 };
  * ```
@@ -58,7 +58,7 @@ const optionsSchema = z.strictObject({
  *
  * @example
  * ```ts
- * import { reporter, REPORTER_SYSTEM } from '@tot/core';
+ * import { reporter, REPORTER_SYSTEM } from '@tot/core/deliberation';
  *
  * const r = reporter({ model, system: `${REPORTER_SYSTEM}\nWrite for a beginner.` });
  * ```
@@ -91,7 +91,7 @@ function reportTurn(ctx: ReporterContext): string {
  *
  * @example
  * ```ts
- * import { Deliberation, reporter } from '@tot/core';
+ * import { Deliberation, reporter } from '@tot/core/deliberation';
  *
  * const d = new Deliberation({ agents, host, reporter: reporter({ model }) });
  * ```

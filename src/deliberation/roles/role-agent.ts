@@ -13,7 +13,7 @@ import { readReply, toPosition, type positionWireSchema } from './wire-schemas.j
  *
  * @example
  * ```ts
- * import type { RoleAgentOptions } from '@tot/core';
+ * import type { RoleAgentOptions } from '@tot/core/deliberation';
  *
  * const options: RoleAgentOptions = { model, id: 'planner', temperature: 0.3 };
  * ```

@@ -7,7 +7,7 @@ import { comparerOptionsShape, PositionComparer, type CompareOptions, type Posit
  *
  * @example
  * ```ts
- * import type { ComparePositionsOptions } from '@tot/core';
+ * import type { ComparePositionsOptions } from '@tot/core/deliberation';
  *
  * const options: ComparePositionsOptions = { embedder, signal: AbortSignal.timeout(5_000) };
  * ```
@@ -24,7 +24,7 @@ const textsSchema = z.array(z.string());
  *
  * @example
  * ```ts
- * import { comparePositions } from '@tot/core';
+ * import { comparePositions } from '@tot/core/deliberation';
  *
  * const { meanSimilarity, mostDifferentPair } = await comparePositions(['use a queue', 'use a message queue', 'poll the table']);
  * ```
@@ -41,7 +41,7 @@ export async function comparePositions(texts: readonly string[], options: Compar
  *
  * @example
  * ```ts
- * import { positionText } from '@tot/core';
+ * import { positionText } from '@tot/core/deliberation';
  *
  * positionText({ conclusion: 'Use a queue.', key_reasons: ['Spikes are absorbed.', 'Retries are free.'] });
  * // 'Use a queue.\nSpikes are absorbed.\nRetries are free.'

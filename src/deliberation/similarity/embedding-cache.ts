@@ -6,7 +6,7 @@ import { parseOptions } from '../../internal/validate.js';
  *
  * @example
  * ```ts
- * import type { EmbeddingCacheOptions } from '@tot/core';
+ * import type { EmbeddingCacheOptions } from '@tot/core/deliberation';
  *
  * const options: EmbeddingCacheOptions = { maxEntries: 50_000 };
  * ```
@@ -21,7 +21,7 @@ export interface EmbeddingCacheOptions {
  *
  * @example
  * ```ts
- * import type { EmbeddingCacheStats } from '@tot/core';
+ * import type { EmbeddingCacheStats } from '@tot/core/deliberation';
  *
  * const report = (s: EmbeddingCacheStats) => `${(s.hitRate * 100).toFixed(0)}% of ${s.hits + s.misses} look-ups`;
  * ```
@@ -45,7 +45,7 @@ const optionsSchema = z.strictObject({ maxEntries: z.number().int().min(1).defau
  *
  * @example
  * ```ts
- * import { EmbeddingCache } from '@tot/core';
+ * import { EmbeddingCache } from '@tot/core/deliberation';
  *
  * const cache = new EmbeddingCache({ maxEntries: 1_000 });
  * cache.set('text-embedding-3-small', 'use a queue', [0.1, 0.7]);

@@ -30,7 +30,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
  *
  * @example
  * ```ts
- * import { tokenize } from '@tot/core';
+ * import { tokenize } from '@tot/core/deliberation';
  *
  * tokenize('The cache is too SMALL'); // ['cache', 'too', 'small']
  * tokenize('缓存太小'); // ['缓存', '存太', '太小']
@@ -61,7 +61,7 @@ export function tokenize(text: string): string[] {
  *
  * @example
  * ```ts
- * import { lexicalSimilarityMatrix, tokenize } from '@tot/core';
+ * import { lexicalSimilarityMatrix, tokenize } from '@tot/core/deliberation';
  *
  * const m = lexicalSimilarityMatrix(['raise the cache size', 'raise the cache limit', 'rewrite it in Rust'].map(tokenize));
  * m[0][1] > m[0][2]; // true (m[0][2] is 0: no shared term)

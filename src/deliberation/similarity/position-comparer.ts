@@ -12,7 +12,7 @@ import { lexicalSimilarityMatrix, tokenize } from './lexical.js';
  *
  * @example
  * ```ts
- * import type { SimilarityBackend } from '@tot/core';
+ * import type { SimilarityBackend } from '@tot/core/deliberation';
  *
  * const backend: SimilarityBackend = 'lexical';
  * ```
@@ -24,7 +24,7 @@ export type SimilarityBackend = 'embedding' | 'lexical';
  *
  * @example
  * ```ts
- * import type { PositionComparison } from '@tot/core';
+ * import type { PositionComparison } from '@tot/core/deliberation';
  *
  * const converged = (c: PositionComparison) => c.mostDifferentSimilarity >= 0.85;
  * ```
@@ -51,7 +51,7 @@ export interface PositionComparison {
  *
  * @example
  * ```ts
- * import type { PositionSimilarity } from '@tot/core';
+ * import type { PositionSimilarity } from '@tot/core/deliberation';
  *
  * const close = (s: PositionSimilarity) => s.similarity >= 0.85;
  * ```
@@ -72,7 +72,7 @@ export interface PositionSimilarity {
  *
  * @example
  * ```ts
- * import { EmbeddingCache, type PositionComparerOptions } from '@tot/core';
+ * import { EmbeddingCache, type PositionComparerOptions } from '@tot/core/deliberation';
  *
  * const options: PositionComparerOptions = { embedder, cache: new EmbeddingCache() };
  * ```
@@ -89,7 +89,7 @@ export interface PositionComparerOptions {
  *
  * @example
  * ```ts
- * import type { CompareOptions } from '@tot/core';
+ * import type { CompareOptions } from '@tot/core/deliberation';
  *
  * const options: CompareOptions = { signal: AbortSignal.timeout(5_000) };
  * ```
@@ -104,7 +104,7 @@ export interface CompareOptions {
  *
  * @example
  * ```ts
- * import type { PositionComparerStats } from '@tot/core';
+ * import type { PositionComparerStats } from '@tot/core/deliberation';
  *
  * const reuse = (s: PositionComparerStats) => s.pairsReused / Math.max(1, s.pairsComputed + s.pairsReused);
  * ```
@@ -147,7 +147,7 @@ const compareOptionsSchema = z.strictObject({ signal: signalSchema });
  *
  * @example
  * ```ts
- * import { PositionComparer, positionText } from '@tot/core';
+ * import { PositionComparer, positionText } from '@tot/core/deliberation';
  *
  * const comparer = new PositionComparer({ embedder });
  * const round1 = await comparer.compare(positions.map(positionText));

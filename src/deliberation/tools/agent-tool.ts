@@ -9,7 +9,7 @@ import { calculateDate, calculateDateInputSchema, getNow, getNowInputSchema, par
  *
  * @example
  * ```ts
- * import type { ToolRunContext } from '@tot/core';
+ * import type { ToolRunContext } from '@tot/core/deliberation';
  *
  * const context: ToolRunContext = { signal: AbortSignal.timeout(5_000) };
  * ```
@@ -25,7 +25,7 @@ export interface ToolRunContext {
  * @example
  * ```ts
  * import { z } from 'zod';
- * import type { AgentTool } from '@tot/core';
+ * import type { AgentTool } from '@tot/core/deliberation';
  *
  * const add: AgentTool<z.ZodObject<{ a: z.ZodNumber; b: z.ZodNumber }>> = {
  *   name: 'add',
@@ -53,7 +53,7 @@ export interface AgentTool<S extends StandardSchemaV1 = StandardSchemaV1> {
    *
    * @example
    * ```ts
-   * import { agentTools } from '@tot/core';
+   * import { agentTools } from '@tot/core/deliberation';
    *
    * const [getNowTool] = agentTools({ timeZone: 'UTC' });
    * await getNowTool!.run({}, {});
@@ -68,7 +68,7 @@ export interface AgentTool<S extends StandardSchemaV1 = StandardSchemaV1> {
  *
  * @example
  * ```ts
- * import type { ToolCallResult } from '@tot/core';
+ * import type { ToolCallResult } from '@tot/core/deliberation';
  *
  * const result: ToolCallResult = { tool: 'calculate_date', success: true, data: { result_date: '2025-12-21', weekday: 'Sunday' } };
  * ```
@@ -89,7 +89,7 @@ export interface ToolCallResult {
  *
  * @example
  * ```ts
- * import type { ToolRequest } from '@tot/core';
+ * import type { ToolRequest } from '@tot/core/deliberation';
  *
  * const request: ToolRequest = { tool: 'calculate_date', base_date: '2025-12-04', offset: { days: 3 } };
  * ```
@@ -109,7 +109,7 @@ export interface ToolRequest {
  *
  * @example
  * ```ts
- * import { agentTools, runToolCall } from '@tot/core';
+ * import { agentTools, runToolCall } from '@tot/core/deliberation';
  *
  * const tools = agentTools({ timeZone: 'Asia/Shanghai' });
  * await runToolCall(tools, { tool: 'calculate_date', base_date: '2025-12-04', offset: { weeks: 2, days: 3 } });
@@ -169,7 +169,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  *
  * @example
  * ```ts
- * import { agentTools, runToolCall } from '@tot/core';
+ * import { agentTools, runToolCall } from '@tot/core/deliberation';
  *
  * await runToolCall(agentTools(), { tool: 'get_time' });
  * // { tool: 'get_time', success: false, error: 'There is no tool "get_time". The tools are: get_now, calculate_date. …' }
@@ -217,7 +217,7 @@ export async function runToolCall(tools: readonly AgentTool[], request: unknown,
  *
  * @example
  * ```ts
- * import { parseToolRequest } from '@tot/core';
+ * import { parseToolRequest } from '@tot/core/deliberation';
  *
  * parseToolRequest('```json\n{"tool": "get_now"}\n```'); // { tool: 'get_now' }
  * parseToolRequest('It is Thursday.'); // undefined
@@ -242,7 +242,7 @@ export function parseToolRequest(text: string): ToolRequest | undefined {
  *
  * @example
  * ```ts
- * import { agentTools, toolInstructions } from '@tot/core';
+ * import { agentTools, toolInstructions } from '@tot/core/deliberation';
  *
  * const system = `You are the moderator.\n\n${toolInstructions(agentTools())}`;
  * ```

@@ -11,7 +11,7 @@ const MAX_OFFSET = 100_000;
  *
  * @example
  * ```ts
- * import type { GetNowOptions } from '@tot/core';
+ * import type { GetNowOptions } from '@tot/core/deliberation';
  *
  * const options: GetNowOptions = { timeZone: 'Asia/Shanghai', now: () => Date.UTC(2025, 11, 4, 2) };
  * ```
@@ -28,7 +28,7 @@ export interface GetNowOptions {
  *
  * @example
  * ```ts
- * import type { GetNowResult } from '@tot/core';
+ * import type { GetNowResult } from '@tot/core/deliberation';
  *
  * const now: GetNowResult = { now: '2025-12-04T10:00:00', timezone: 'Asia/Shanghai', weekday: 'Thursday', date: '2025-12-04' };
  * ```
@@ -49,7 +49,7 @@ export interface GetNowResult {
  *
  * @example
  * ```ts
- * import type { CalculateDateInput } from '@tot/core';
+ * import type { CalculateDateInput } from '@tot/core/deliberation';
  *
  * const input: CalculateDateInput = { base_date: '2025-12-04', offset: { weeks: 2, days: 3 } };
  * ```
@@ -71,7 +71,7 @@ export interface CalculateDateInput {
  *
  * @example
  * ```ts
- * import type { CalculateDateResult } from '@tot/core';
+ * import type { CalculateDateResult } from '@tot/core/deliberation';
  *
  * const result: CalculateDateResult = { result_date: '2025-12-21', weekday: 'Sunday' };
  * ```
@@ -121,7 +121,7 @@ const offsetPart = z.number().int().min(-MAX_OFFSET).max(MAX_OFFSET).optional();
  *
  * @example
  * ```ts
- * import { calculateDateInputSchema } from '@tot/core';
+ * import { calculateDateInputSchema } from '@tot/core/deliberation';
  *
  * calculateDateInputSchema.safeParse({ base_date: '2025-02-30' }).success; // false
  * ```
@@ -150,7 +150,7 @@ export const calculateDateInputSchema = z
  *
  * @example
  * ```ts
- * import { getNowInputSchema } from '@tot/core';
+ * import { getNowInputSchema } from '@tot/core/deliberation';
  *
  * getNowInputSchema.parse({}); // {}
  * ```
@@ -200,7 +200,7 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
  *
  * @example
  * ```ts
- * import { getNow } from '@tot/core';
+ * import { getNow } from '@tot/core/deliberation';
  *
  * getNow({ timeZone: 'Asia/Shanghai', now: () => Date.UTC(2025, 11, 4, 2, 0, 0) });
  * // { now: '2025-12-04T10:00:00', timezone: 'Asia/Shanghai', weekday: 'Thursday', date: '2025-12-04' }
@@ -234,7 +234,7 @@ export function getNow(options: GetNowOptions = {}): GetNowResult {
  *
  * @example
  * ```ts
- * import { calculateDate } from '@tot/core';
+ * import { calculateDate } from '@tot/core/deliberation';
  *
  * calculateDate({ base_date: '2025-12-04', offset: { weeks: 2, days: 3 } });
  * // { result_date: '2025-12-21', weekday: 'Sunday' }

@@ -8,7 +8,7 @@ import { describeSampling, respondingSchema, sampleStates, type SamplingOptions 
  *
  * @example
  * ```ts
- * import type { AggregateOptions } from '@tot/core';
+ * import type { AggregateOptions } from '@tot/core/graph';
  *
  * const options: AggregateOptions<{ list: number[] }> = {
  *   prompt: (states) => `Merge: ${states.map((s) => JSON.stringify(s.list)).join(' and ')}`,
@@ -34,7 +34,7 @@ export interface AggregateOptions<S> extends SamplingOptions {
  *
  * @example
  * ```ts
- * import { aggregate } from '@tot/core';
+ * import { aggregate } from '@tot/core/graph';
  *
  * const merge = aggregate<{ list: number[] }>({
  *   prompt: ([a, b]) => `Merge the sorted lists ${JSON.stringify(a!.list)} and ${JSON.stringify(b!.list)}.`,

@@ -8,7 +8,7 @@ import { describeSampling, perInputThought, respondingSchema, type SamplingOptio
  *
  * @example
  * ```ts
- * import type { GenerateOptions } from '@tot/core';
+ * import type { GenerateOptions } from '@tot/core/graph';
  *
  * const options: GenerateOptions<{ text: string }> = {
  *   prompt: (s) => `Continue: ${s.text}`,
@@ -36,7 +36,7 @@ export interface GenerateOptions<S> extends SamplingOptions {
  *
  * @example
  * ```ts
- * import { generate, OperationGraph } from '@tot/core';
+ * import { generate, OperationGraph } from '@tot/core/graph';
  *
  * const g = new OperationGraph<{ list: number[] }>();
  * g.add(generate({ prompt: (s) => `Sort ${JSON.stringify(s.list)}. Answer with the list only.`, parse: (t) => ({ list: JSON.parse(t) }), responses: 5 }));

@@ -11,7 +11,7 @@ const schema = fnSchema<(state: unknown, options: { signal: AbortSignal }) => bo
  *
  * @example
  * ```ts
- * import { groundTruth } from '@tot/core';
+ * import { groundTruth } from '@tot/core/graph';
  *
  * const sorted = groundTruth<{ list: number[]; input: number[] }>((s) => JSON.stringify(s.list) === JSON.stringify([...s.input].sort((a, b) => a - b)));
  * ```

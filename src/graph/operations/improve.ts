@@ -8,7 +8,7 @@ import { describeSampling, perInputThought, respondingSchema, type SamplingOptio
  *
  * @example
  * ```ts
- * import type { ImproveOptions } from '@tot/core';
+ * import type { ImproveOptions } from '@tot/core/graph';
  *
  * const options: ImproveOptions<{ list: number[] }> = {
  *   prompt: (s) => `Fix this sort: ${JSON.stringify(s.list)}`,
@@ -32,7 +32,7 @@ export interface ImproveOptions<S> extends SamplingOptions {
  *
  * @example
  * ```ts
- * import { improve } from '@tot/core';
+ * import { improve } from '@tot/core/graph';
  *
  * const fix = improve<{ list: number[] }>({
  *   prompt: (s) => `This sort has mistakes, fix it: ${JSON.stringify(s.list)}`,

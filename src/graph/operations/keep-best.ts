@@ -8,7 +8,7 @@ import type { Operation } from '../operation.js';
  *
  * @example
  * ```ts
- * import type { KeepBestOptions } from '@tot/core';
+ * import type { KeepBestOptions } from '@tot/core/graph';
  *
  * const fewestErrors: KeepBestOptions = { n: 1, higherIsBetter: false };
  * ```
@@ -29,7 +29,7 @@ const schema = z.strictObject({ n: z.number().int().min(1).default(1), higherIsB
  *
  * @example
  * ```ts
- * import { keepBest } from '@tot/core';
+ * import { keepBest } from '@tot/core/graph';
  *
  * const best = keepBest({ n: 1, higherIsBetter: false });
  * ```

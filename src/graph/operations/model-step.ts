@@ -10,7 +10,7 @@ import type { GraphThought } from '../thought.js';
  *
  * @example
  * ```ts
- * import type { SamplingOptions } from '@tot/core';
+ * import type { SamplingOptions } from '@tot/core/graph';
  *
  * const sampling: SamplingOptions = { temperature: 1, maxOutputTokens: 400 };
  * ```

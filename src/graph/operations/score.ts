@@ -11,7 +11,7 @@ import { describeSampling, judgeEach, parseFn, promptFn, samplingShape, type Sam
  *
  * @example
  * ```ts
- * import type { LocalScoreOptions } from '@tot/core';
+ * import type { LocalScoreOptions } from '@tot/core/graph';
  *
  * const options: LocalScoreOptions<{ list: number[] }> = { score: (s) => s.list.length };
  * ```
@@ -26,7 +26,7 @@ export interface LocalScoreOptions<S> {
  *
  * @example
  * ```ts
- * import type { ModelScoreOptions } from '@tot/core';
+ * import type { ModelScoreOptions } from '@tot/core/graph';
  *
  * const options: ModelScoreOptions<{ text: string }> = {
  *   prompt: (s) => `Rate 1-10: ${s.text}`,
@@ -49,7 +49,7 @@ export interface ModelScoreOptions<S> extends SamplingOptions {
  *
  * @example
  * ```ts
- * import type { ScoreOptions } from '@tot/core';
+ * import type { ScoreOptions } from '@tot/core/graph';
  *
  * const byLength: ScoreOptions<{ text: string }> = { score: (s) => s.text.length };
  * ```
@@ -89,7 +89,7 @@ async function modelScore<S>(ctx: OperationContext<S>, t: GraphThought<S>, o: z.
  *
  * @example
  * ```ts
- * import { score } from '@tot/core';
+ * import { score } from '@tot/core/graph';
  *
  * const errors = score<{ list: number[] }>({ score: (s) => s.list.filter((x, i) => i > 0 && s.list[i - 1]! > x).length });
  * const judged = score<{ text: string }>({ prompt: (s) => `Rate 1-10: ${s.text}`, parse: (texts) => Number(texts[0]), samples: 1 });

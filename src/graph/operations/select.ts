@@ -11,7 +11,7 @@ const schema = fnSchema<(thoughts: readonly GraphThought<unknown>[]) => readonly
  *
  * @example
  * ```ts
- * import { select } from '@tot/core';
+ * import { select } from '@tot/core/graph';
  *
  * const left = select<{ part: string }>((ts) => ts.filter((t) => t.state.part === 'List 1'));
  * ```

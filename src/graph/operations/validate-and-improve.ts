@@ -10,7 +10,7 @@ import { describeSampling, parseFn, promptFn, sampleStates, samplingShape, type 
  *
  * @example
  * ```ts
- * import type { ValidateAndImproveOptions } from '@tot/core';
+ * import type { ValidateAndImproveOptions } from '@tot/core/graph';
  *
  * const options: ValidateAndImproveOptions<{ counts: Record<string, number> }> = {
  *   validate: (s) => Object.values(s.counts).every((n) => n >= 0),
@@ -42,7 +42,7 @@ const schema = z.strictObject({ validate: fnSchema(), prompt: promptFn(), parse:
  *
  * @example
  * ```ts
- * import { validateAndImprove } from '@tot/core';
+ * import { validateAndImprove } from '@tot/core/graph';
  *
  * const fixed = validateAndImprove<{ list: number[] }>({
  *   validate: (s) => s.list.every((x, i) => i === 0 || s.list[i - 1]! <= x),
