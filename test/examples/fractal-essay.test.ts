@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
+// The example bundled with the sources, run by plain node: its output, without tsx compiling it first.
 describe('examples/fractal-essay', () => {
-  it("plays the seed's essay: a plan, three paragraphs, a failed story redone, every result archived", () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/fractal-essay/main.ts'], { cwd: root, encoding: 'utf8' });
+  it("plays the seed's essay: a plan, three paragraphs, a failed story redone, every result archived", async () => {
+    const out = execFileSync(process.execPath, [await bundleFixture('examples/fractal-essay/main.ts')], { encoding: 'utf8' });
     expect(out).toContain('think f0: TODO — Three paragraphs:');
     expect(out).toContain('think f2: RETURN — FAILED: the story has 40 words');
     expect(out).toContain('eval  f0 (done: 2): CALL — Assisted creation paragraph: a moving story, at least 100 words (redo: the first was too short)');

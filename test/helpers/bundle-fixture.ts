@@ -3,7 +3,7 @@
 // every start. Built once per state of the sources, into .tmp/fixtures/<name>/<sources' time>/.
 import { buildSync } from 'esbuild';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOnce, newest } from './build-lock.js';
 
@@ -11,8 +11,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The path of `fixture` (relative to the repository) bundled from the current sources; builds it when they changed. */
 export async function bundleFixture(fixture: string): Promise<string> {
-  const name = basename(fixture, '.ts');
-  const sources = Math.floor(Math.max(newest(`${root}src`), newest(`${root}${fixture}`)));
+  // Named by its whole path: the examples are all main.ts. Rebuilt when a file beside it changes
+  // too, which it may import.
+  const name = fixture.replace(/\.ts$/, '').replaceAll('/', '-');
+  const sources = Math.floor(Math.max(newest(`${root}src`), newest(`${root}${dirname(fixture)}`)));
   const base = `${root}.tmp/fixtures/${name}`;
   const dir = `${base}/${sources}`;
   await buildOnce(`${dir}.lock`, () => existsSync(`${dir}/${name}.js`), () => {
@@ -20,7 +22,7 @@ export async function bundleFixture(fixture: string): Promise<string> {
     rmSync(tmp, { recursive: true, force: true });
     // esbuild in this process: `npx tsup` took seconds per fixture to start. Packages stay
     // imports, resolved from the repository's node_modules as the sources resolve them.
-    buildSync({ entryPoints: [`${root}${fixture}`], outfile: `${tmp}/${name}.js`, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'error' });
+    buildSync({ entryPoints: [`${root}${fixture}`], tsconfig: `${root}tsconfig.json`, outfile: `${tmp}/${name}.js`, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'error' });
     renameSync(tmp, dir);
     // Builds of older sources go after an hour (another vitest process may still be running one).
     for (const old of readdirSync(base)) {
