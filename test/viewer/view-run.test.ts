@@ -4,7 +4,10 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bfs, callModel, ChainOfThoughtNode, Deliberation, Explorer, GotEngine, InMemoryEventStore, llmHost, type DeliberationAgent, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
+import { bfs, callModel, Explorer, InMemoryEventStore, type LanguageModel, type ThoughtEvaluator, type ThoughtGenerator } from '@tot/core';
+import { ChainOfThoughtNode } from '@tot/core/cot';
+import { Deliberation, llmHost, type DeliberationAgent } from '@tot/core/deliberation';
+import { SessionEngine } from '@tot/core/sessions';
 import { mockModel } from '@tot/core/testing';
 import { renderRunHtml, viewRun, type RunView, type ViewCall, type ViewNode } from '@tot/core/viewer';
 import { parseList } from '../../examples/graph-of-thoughts/sorting.js';
@@ -448,7 +451,7 @@ describe('viewRun', () => {
 
   it('a GoT session: a thought made by model calls (runParallel) shows their count and tokens, and says only their text is not recorded', async () => {
     const store = new InMemoryEventStore();
-    const session = await new GotEngine({ store, model: mockModel('{}') }).startSession({ goal: 'Cache loadConfig()', successCriteria: ['npm test passes'] });
+    const session = await new SessionEngine({ store, model: mockModel('{}') }).startSession({ goal: 'Cache loadConfig()', successCriteria: ['npm test passes'] });
     const root = await session.addThought({ role: 'planner', content: 'Cache it behind getConfig().' });
     const made = await session.addThought({ role: 'critic', content: 'Two call sites reload on SIGHUP.', parentIds: [root.id], tokens: 300, modelCalls: 2 });
     const view = viewRun(await readAll(store, session.id));
