@@ -4,7 +4,7 @@
 // whole graph back after panning and zooming; a legend with an entry for each visual encoding the
 // page shows (drawn with the drawing's own styles); lanes labelled; and a run that crashed and
 // was resumed, whose header and timeline show the calls in flight the run really had (its
-// screenshot goes to docs/viewer-resumed.png, shown by docs/viewer.md).
+// screenshot goes to docs/viewer-resumed.png, shown by docs/viewer.md, when TOT_UPDATE_SCREENSHOTS=1).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,7 +206,7 @@ describe.skipIf(!hasChromium)('the run viewer on load', () => {
       const png = await page.screenshot({ fullPage: true });
       mkdirSync(artifacts, { recursive: true });
       writeFileSync(join(artifacts, 'resumed.png'), png);
-      writeFileSync(join(root, 'docs', 'viewer-resumed.png'), png);
+      if (process.env.TOT_UPDATE_SCREENSHOTS) writeFileSync(join(root, 'docs', 'viewer-resumed.png'), png);
     });
 
     it('ends the calls the crash cut off at the crash mark, before the resume, not at the end of the timeline', async () => {
