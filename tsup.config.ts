@@ -19,20 +19,24 @@ const shared: Options = {
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg'],
-  dts: true,
   sourcemap: true,
   target: 'node20',
-  treeshake: true,
+  // No rollup tree-shaking pass: esbuild's own leaves 2.6% more code (3.35 MB against 3.26 MB of
+  // JavaScript) and the pass cost 11 s of the build's CPU.
 };
 
 export default defineConfig([
   // The `tot` command is built with the ESM library, sharing its chunks.
-  { ...shared, entry: { ...(shared.entry as Record<string, string>), 'cli/tot': 'src/cli/tot.ts' }, format: 'esm', clean: true, splitting: true },
+  { ...shared, entry: { ...(shared.entry as Record<string, string>), 'cli/tot': 'src/cli/tot.ts' }, format: 'esm', clean: true, splitting: true, dts: false },
   {
     ...shared,
     format: 'cjs',
     // p-limit (and its yocto-queue) ship as ESM only: the CJS build carries its own copy so that
     // `require('@tot/core')` works on every Node >= 20 without require(esm).
     noExternal: ['p-limit', 'yocto-queue'],
+    dts: false,
   },
+  // The declarations once, for both formats (.d.ts and .d.cts): a declaration build per format
+  // type-checked the whole program twice, half of the build's CPU.
+  { ...shared, format: ['esm', 'cjs'], dts: { only: true } },
 ]);
