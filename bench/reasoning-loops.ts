@@ -39,7 +39,7 @@ const keptFrames = kept.stats.frames;
 // Released before the chain-of-thought samples, so that they do not pay for collecting around it.
 kept = undefined;
 
-// Each prompt carries the whole history (seed 003), so a run of n thoughts costs O(n²) text:
+// Each prompt carries the whole history (as the multi-agent planning protocol specifies), so a run of n thoughts costs O(n²) text:
 // measure at the default cap of 20 thoughts, over many runs.
 const THOUGHTS = 20;
 const RUNS_PER_SAMPLE = 100;

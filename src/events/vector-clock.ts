@@ -126,7 +126,7 @@ export function compareClocks(a: Readonly<Record<string, number>>, b: Readonly<R
 }
 
 /**
- * The causal DAG of events over `parentIds` (its edges), with the GoT engine's conflict
+ * The causal DAG of events over `parentIds` (its edges), with agent sessions' conflict
  * rule: a new event must come causally after each of its parents.
  *
  * @example

@@ -109,7 +109,7 @@ export const sequentialThinkingTool: ToolSpec = tool({
   name: 'sequentialthinking',
   title: 'Sequential thinking',
   description:
-    'Step-by-step thinking, compatible with the reference sequential-thinking server (the same input fields and output), backed by a stored Graph-of-Thought session: thoughts persist across restarts, revisions refine the thought they revise, branches become real branches. Send session_id (returned by every call) to continue a session from another connection.',
+    'Step-by-step thinking, compatible with the reference sequential-thinking server (the same input fields and output), backed by a stored agent session: thoughts persist across restarts, revisions refine the thought they revise, branches become real branches. Send session_id (returned by every call) to continue a session from another connection.',
   input: z.object({
     thought: z.string({ error: 'thought: send your current thinking step as text' }).min(1, 'thought: send your current thinking step as text').max(20_000, 'thought: at most 20,000 characters: split it into several thoughts'),
     nextThoughtNeeded: bool('nextThoughtNeeded'),
