@@ -34,6 +34,9 @@ export default defineConfig([
     // p-limit (and its yocto-queue) ship as ESM only: the CJS build carries its own copy so that
     // `require('@tot/core')` works on every Node >= 20 without require(esm).
     noExternal: ['p-limit', 'yocto-queue'],
+    // Shared chunks, as in ESM: without them each CommonJS entry carried its own copy of every
+    // class it uses, so `require('@tot/core/sqlite')` threw a TotError that was not the root's.
+    splitting: true,
     dts: false,
   },
   // The declarations once, for both formats (.d.ts and .d.cts): a declaration build per format

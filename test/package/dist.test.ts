@@ -70,6 +70,46 @@ describe('the built package', () => {
     }
   });
 
+  /** A script that loads every entry and prints each name two entries export as different values. */
+  const twinCheck = (load: string) => `
+    const pkg = require('./package.json');
+    const entries = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => '@tot/core' + k.slice(1));
+    (async () => {
+      const seen = new Map();
+      const twins = [];
+      let shared = 0;
+      for (const entry of entries) {
+        const m = ${load};
+        for (const [name, value] of Object.entries(m)) {
+          if (typeof value !== 'function' && (typeof value !== 'object' || value === null)) continue;
+          const first = seen.get(name);
+          if (!first) seen.set(name, { entry, value });
+          else if (first.value !== value) twins.push(name + ': ' + first.entry + ' and ' + entry);
+          else shared++;
+        }
+      }
+      console.log(JSON.stringify({ twins, shared }));
+    })();`;
+
+  it('gives a name exported by several entries one value through require(), so instanceof holds across subpaths', () => {
+    const out = JSON.parse(node(['-e', twinCheck('require(entry)')])) as { twins: string[]; shared: number };
+    expect(out.twins).toEqual([]);
+    // The check compared something: the search's eight runtime names are in the root and in @tot/core/search.
+    expect(out.shared).toBeGreaterThanOrEqual(8);
+  });
+
+  it('gives a name exported by several entries one value through import', () => {
+    const out = JSON.parse(node(['-e', twinCheck('await import(entry)')])) as { twins: string[]; shared: number };
+    expect(out.twins).toEqual([]);
+    expect(out.shared).toBeGreaterThanOrEqual(8);
+  });
+
+  it('throws from a subpath, through require(), an error the root entry recognises with instanceof', () => {
+    const cjs = `const { TotError } = require('@tot/core'); const { SqliteEventStore } = require('@tot/core/sqlite');
+      try { new SqliteEventStore({ path: ':memory:', bogus: 1 }); } catch (e) { console.log(e instanceof TotError, e.code); }`;
+    expect(node(['-e', cjs])).toBe('true INVALID_ARGUMENT');
+  });
+
   it('recognises a TotError made by the CJS copy from the ESM copy', () => {
     const code = `import { createRequire } from 'node:module'; import { TotError } from '@tot/core';
       const cjs = createRequire(import.meta.url)('@tot/core');
