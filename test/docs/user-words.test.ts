@@ -34,8 +34,8 @@ describe('the scan for specification jargon', () => {
 });
 
 describe('what users read names no specification', () => {
-  it('README.md, CONTRIBUTING.md and the guides', () => {
-    const files = [`${root}README.md`, ...(existsSync(`${root}CONTRIBUTING.md`) ? [`${root}CONTRIBUTING.md`] : []), ...filesUnder(`${root}docs`, '.md').filter((f) => !f.includes('/api/'))];
+  it('README.md, CHANGELOG.md, CONTRIBUTING.md and the guides', () => {
+    const files = [`${root}README.md`, `${root}CHANGELOG.md`, ...(existsSync(`${root}CONTRIBUTING.md`) ? [`${root}CONTRIBUTING.md`] : []), ...filesUnder(`${root}docs`, '.md').filter((f) => !f.includes('/api/'))];
     expect(report(scanFiles(root, files, scanText))).toBe('');
   });
 
