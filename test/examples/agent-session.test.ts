@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { bundleFixture } from '../helpers/bundle-fixture.js';
+import { runBundled } from '../helpers/bundle-fixture.js';
 
 // The example bundled with the sources, run by plain node: its output, without tsx compiling it first.
 describe('examples/agent-session', () => {
   it('races three approaches, heals a failed execution, and completes the session', async () => {
-    const out = execFileSync(process.execPath, [await bundleFixture('examples/agent-session/main.ts')], { encoding: 'utf8' });
+    const out = await runBundled('examples/agent-session/main.ts');
     expect(out).toContain('Winner: br1 ast_refactor; text_replace, codemod stopped (race_lost)');
     expect(out).toMatch(/Evidence: failure test_failed \(signature [0-9a-f]{16}\); healing: analyze_diff/);
     expect(out).toContain('Revision br3: validated');

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { bundleFixture } from '../helpers/bundle-fixture.js';
+import { runBundled } from '../helpers/bundle-fixture.js';
 
 // The example bundled with the sources, run by plain node: its output, without tsx compiling it first.
 describe('examples/fractal-essay', () => {
   it("plays the seed's essay: a plan, three paragraphs, a failed story redone, every result archived", async () => {
-    const out = execFileSync(process.execPath, [await bundleFixture('examples/fractal-essay/main.ts')], { encoding: 'utf8' });
+    const out = await runBundled('examples/fractal-essay/main.ts');
     expect(out).toContain('think f0: TODO — Three paragraphs:');
     expect(out).toContain('think f2: RETURN — FAILED: the story has 40 words');
     expect(out).toContain('eval  f0 (done: 2): CALL — Assisted creation paragraph: a moving story, at least 100 words (redo: the first was too short)');

@@ -1,6 +1,7 @@
 // A test fixture (a script a test spawns, often many times) bundled with its sources into one
 // file, so that a process starts in a fraction of the time tsx takes to compile the sources on
 // every start. Built once per state of the sources, into .tmp/fixtures/<name>/<sources' time>/.
+import { execFileSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -31,4 +32,9 @@ export async function bundleFixture(fixture: string): Promise<string> {
     }
   });
   return `${dir}/${name}.js`;
+}
+
+/** Runs `fixture` bundled (see {@link bundleFixture}) under plain node, and returns what it printed. */
+export async function runBundled(fixture: string): Promise<string> {
+  return execFileSync(process.execPath, [await bundleFixture(fixture)], { encoding: 'utf8' });
 }
