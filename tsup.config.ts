@@ -16,9 +16,10 @@ const shared: Options = {
     'deliberation/index': 'src/deliberation/index.ts',
     'fractal/index': 'src/fractal/index.ts',
     'cot/index': 'src/cot/index.ts',
+    'queue/index': 'src/queue/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
-  external: ['better-sqlite3', 'pg'],
+  external: ['better-sqlite3', 'pg', 'pg-boss'],
   sourcemap: true,
   target: 'node20',
   // No rollup tree-shaking pass: esbuild's own leaves 2.6% more code (3.35 MB against 3.26 MB of

@@ -1,0 +1,50 @@
+import { TotError } from '../errors/index.js';
+import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions, ReadStreamOptions, Snapshot, StoredEvent } from '../events/store/types.js';
+
+/**
+ * The store as one job of a worker sees it: once fenced, it refuses every append. A worker that
+ * hands a run back fences the run's store before aborting it, so that the aborted run cannot
+ * write `run.finished` (which would end the run for good): its log stays open, exactly as a crash
+ * leaves it, and the next worker resumes it. Appends already under way complete; the log keeps
+ * a prefix of the run's events, which is always a sound log.
+ */
+export class FencedStore implements EventStore {
+  private fenced = false;
+
+  constructor(private readonly inner: EventStore) {}
+
+  fence(): void {
+    this.fenced = true;
+  }
+
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    if (this.fenced) return Promise.reject(new TotError('ABORTED', 'The run was handed back to the queue: nothing more is recorded by this worker.'));
+    return this.inner.append(streamId, events, options);
+  }
+
+  readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<StoredEvent> {
+    return this.inner.readStream(streamId, options);
+  }
+
+  readAll(options?: ReadAllOptions): AsyncIterable<StoredEvent> {
+    return this.inner.readAll(options);
+  }
+
+  streamVersion(streamId: string): Promise<number | null> {
+    return this.inner.streamVersion(streamId);
+  }
+
+  saveSnapshot(snapshot: Snapshot): Promise<void> {
+    if (this.fenced) return Promise.reject(new TotError('ABORTED', 'The run was handed back to the queue.'));
+    return this.inner.saveSnapshot(snapshot);
+  }
+
+  loadSnapshot(streamId: string): Promise<Snapshot | null> {
+    return this.inner.loadSnapshot(streamId);
+  }
+
+  /** The worker's store is not this job's to close. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

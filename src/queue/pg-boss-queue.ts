@@ -1,0 +1,462 @@
+import type PgBoss from 'pg-boss';
+import { z } from 'zod';
+import { TotError, type ProtocolErrorObject } from '../errors/index.js';
+import type { EventStore } from '../events/store/types.js';
+import { raceAbort, sleep, throwIfAborted, whenAborted } from '../internal/abort.js';
+import { canonicalJson } from '../internal/canonical-json.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
+import { checkInput, isFlow, type Flow } from './flow.js';
+import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
+import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
+import { queuedRunId } from './run-id.js';
+import { ActiveJob, type JobOutcome } from './run-job.js';
+import { settledResult } from './settled-result.js';
+
+/**
+ * What {@link pgBossQueue} takes.
+ *
+ * @example
+ * ```ts
+ * const queue = pgBossQueue({ connectionString: process.env.DATABASE_URL, store, leaseSeconds: 30 });
+ * ```
+ */
+export interface PgBossQueueOptions {
+  /** The PostgreSQL database (the event store's, or another). */
+  connectionString: string;
+  /** Where runs are recorded: a `PostgresEventStore` shared by every worker. */
+  store: EventStore;
+  /** The schema of pg-boss's tables; default `pgboss`. */
+  schema?: string;
+  /**
+   * How long a worker's hold on a run lasts without being renewed, in seconds; default 30. A
+   * worker renews its runs every third of it; a crashed worker's runs are offered again once it
+   * passes (see `takeoverBoundMs`).
+   */
+  leaseSeconds?: number;
+  /** How often an idle worker asks for runs, in ms; default 1000 (a worker with a free slot asks again at once after each run). */
+  pollIntervalMs?: number;
+  /** How often a worker checks whether its runs were cancelled, in ms; default 250. */
+  cancelCheckMs?: number;
+  /** How often `result` looks whether a run settled, in ms; default 250. */
+  resultPollMs?: number;
+  /** How many times a run may be handed back or taken over before it is failed; default 25. */
+  maxAttempts?: number;
+  /** Connections of the queue's own pool; default 4. */
+  maxConnections?: number;
+  /** Errors of the background work (lease renewal, expiry sweep, pg-boss maintenance); default ignored. */
+  onError?: (error: unknown) => void;
+}
+
+const optionsSchema = z.strictObject({
+  connectionString: z.string().min(1),
+  store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function', 'expected an EventStore'),
+  schema: z.string().regex(/^[a-z_][a-z0-9_]{0,50}$/, 'expected a lower-case SQL identifier').default('pgboss'),
+  leaseSeconds: z.number().int().min(2).max(3600).default(30),
+  pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
+  cancelCheckMs: z.number().int().min(50).max(10_000).default(250),
+  resultPollMs: z.number().int().min(20).max(60_000).default(250),
+  maxAttempts: z.number().int().min(1).max(1000).default(25),
+  maxConnections: z.number().int().min(2).max(100).default(4),
+  onError: fnSchema<(error: unknown) => void>().optional(),
+});
+
+type Options = z.output<typeof optionsSchema>;
+
+/** The job data of a run. */
+interface RunData {
+  flow: string;
+  version: number;
+  input: unknown;
+  key?: string;
+}
+
+/** What a worker completes a job with. */
+interface RunOutput {
+  status?: 'finished' | 'waiting' | 'failed';
+  result?: unknown;
+  error?: ProtocolErrorObject;
+  handedBack?: boolean;
+}
+
+interface JobRow {
+  id: string;
+  name: string;
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  data: RunData;
+  output: (RunOutput & { value?: { message?: string } }) | null;
+  retry_count: number;
+  created_on: Date;
+  completed_on: Date | null;
+}
+
+const QUEUE_PREFIX = 'tot.';
+const queueOf = (flow: string) => `${QUEUE_PREFIX}${flow}`;
+
+/** The PostgreSQL conditions of each status, on pg-boss's job columns and the output a worker writes. */
+const STATUS_SQL: Record<RunStatus, string> = {
+  queued: `state IN ('created', 'retry')`,
+  running: `state = 'active'`,
+  cancelled: `state = 'cancelled'`,
+  failed: `(state = 'failed' OR (state = 'completed' AND output->>'status' = 'failed'))`,
+  finished: `(state = 'completed' AND output->>'status' = 'finished')`,
+  waiting: `(state = 'completed' AND output->>'status' = 'waiting')`,
+};
+
+function toQueuedRun(row: JobRow, maxAttempts: number): QueuedRun {
+  let status: RunStatus;
+  let error: ProtocolErrorObject | undefined;
+  switch (row.state) {
+    case 'created':
+    case 'retry':
+      status = 'queued';
+      break;
+    case 'active':
+      status = 'running';
+      break;
+    case 'cancelled':
+      status = 'cancelled';
+      break;
+    case 'failed':
+      status = 'failed';
+      error = row.output?.error ?? {
+        code: 'INTERNAL',
+        message: row.output?.handedBack
+          ? `The run was handed back ${maxAttempts} times (the queue's maxAttempts) without finishing.`
+          : `No worker finished the run in ${maxAttempts} attempts: each worker that took it crashed or lost it (${row.output?.value?.message ?? 'lease expired'}).`,
+        recoverable: false,
+      };
+      break;
+    default:
+      status = row.output?.status ?? 'finished';
+      if (status === 'failed') error = row.output?.error;
+  }
+  const info: QueuedRun = {
+    runId: row.id,
+    flow: { name: row.data.flow, version: row.data.version },
+    status,
+    attempts: row.retry_count + (row.state === 'completed' || row.state === 'failed' ? 1 : 0),
+    createdAt: new Date(row.created_on),
+  };
+  if (row.data.key !== undefined) info.key = row.data.key;
+  if (SETTLED.has(status) && row.completed_on) info.settledAt = new Date(row.completed_on);
+  if (error) info.error = error;
+  return info;
+}
+
+/**
+ * A queue of runs on PostgreSQL, through pg-boss 10 (an optional peer, `npm install pg-boss@10`):
+ * any process submits, every worker takes runs with `SKIP LOCKED`, and the event store stays the
+ * runs' only journal (the queue hands out run ids). A worker holds each run on a lease it renews;
+ * a worker that stops gracefully hands its runs back at once, and a crashed worker's runs are
+ * offered again once its lease passes: within `leaseSeconds` + a third of it + `pollIntervalMs`
+ * (about 41 s with the defaults). A run driven twice is harmless: the run kernel's resume claim
+ * lets exactly one driver write, and no model call it recorded is made again.
+ *
+ * @example
+ * ```ts
+ * import { PostgresEventStore } from '@tot/core/postgres';
+ * import { pgBossQueue } from '@tot/core/queue';
+ *
+ * const store = new PostgresEventStore({ connectionString: process.env.DATABASE_URL! });
+ * await store.setup();
+ * const queue = pgBossQueue({ connectionString: process.env.DATABASE_URL!, store });
+ * const runId = await queue.submit(game24, { numbers: '4 9 10 13' }, { key: 'request-81' });
+ * console.log(await queue.result(runId, { signal: AbortSignal.timeout(120_000) }));
+ * ```
+ */
+export function pgBossQueue(options: PgBossQueueOptions): RunQueue & { readonly takeoverBoundMs: number } {
+  return new PgBossQueue(parseOptions(optionsSchema, options, 'pgBossQueue'));
+}
+
+class PgBossQueue implements RunQueue {
+  private boss: Promise<PgBoss> | undefined;
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly closing = new AbortController();
+  private readonly workers = new Set<Promise<void>>();
+
+  constructor(private readonly o: Options) {}
+
+  /** The longest a crashed worker's runs wait before another worker can take them, in ms. */
+  get takeoverBoundMs(): number {
+    return this.o.leaseSeconds * 1000 + this.sweepMs() + this.o.pollIntervalMs;
+  }
+
+  private sweepMs(): number {
+    return Math.ceil((this.o.leaseSeconds * 1000) / 3);
+  }
+
+  private start(): Promise<PgBoss> {
+    this.boss ??= (async () => {
+      const { default: PgBossClass } = (await import('pg-boss')) as unknown as { default: typeof PgBoss };
+      const boss = new PgBossClass({
+        connectionString: this.o.connectionString,
+        schema: this.o.schema,
+        max: this.o.maxConnections,
+        // The queue's own sweep expires leases (every third of a lease); pg-boss's maintenance archives and deletes.
+        schedule: false,
+        application_name: 'tot-queue',
+      });
+      boss.on('error', (error) => this.o.onError?.(error));
+      await boss.start();
+      return boss;
+    })();
+    this.boss.catch(() => undefined);
+    return this.boss;
+  }
+
+  private async sql<T>(text: string, values: unknown[]): Promise<T[]> {
+    const boss = await this.start();
+    const { rows } = await boss.getDb().executeSql(text, values);
+    return rows as T[];
+  }
+
+  private ensureQueue(boss: PgBoss, flow: string): Promise<void> {
+    let ready = this.queues.get(flow);
+    if (!ready) {
+      ready = boss.createQueue(queueOf(flow), { name: queueOf(flow), retryLimit: this.o.maxAttempts - 1, retryDelay: 0, expireInSeconds: this.o.leaseSeconds });
+      this.queues.set(flow, ready);
+      ready.catch(() => this.queues.delete(flow));
+    }
+    return ready;
+  }
+
+  async submit<I>(flow: Flow<I, unknown>, input: I, options: SubmitOptions = {}): Promise<string> {
+    if (!isFlow(flow)) throw new TotError('INVALID_ARGUMENT', 'submit: flow: expected a flow from defineFlow', { details: { field: 'flow' } });
+    const o = parseOptions(submitOptionsSchema, options, 'submit');
+    throwIfAborted(o.signal, 'submit');
+    this.checkOpen('submit');
+    const checked = await checkInput(flow as Flow, input, 'submit');
+    const runId = queuedRunId(flow.name, o.key);
+    const data: RunData = { flow: flow.name, version: flow.version, input: checked, ...(o.key === undefined ? {} : { key: o.key }) };
+    return raceAbort(
+      (async () => {
+        const boss = await this.start();
+        await this.ensureQueue(boss, flow.name);
+        const sent = await boss.send(queueOf(flow.name), data as unknown as object, {
+          id: runId,
+          priority: o.priority ?? 0,
+          retryLimit: this.o.maxAttempts - 1,
+          retryDelay: 0,
+          expireInSeconds: this.o.leaseSeconds,
+        });
+        if (sent !== null) return runId;
+        // The key was used before: the same run, unless its flow version or input differ.
+        const existing = await boss.getJobById<RunData>(queueOf(flow.name), runId, { includeArchive: true });
+        if (existing && (existing.data.version !== flow.version || canonicalJson(existing.data.input) !== canonicalJson(checked))) {
+          throw new TotError('IDEMPOTENCY_CONFLICT', `submit: key "${o.key}" was used for run "${runId}" with another input or flow version.`, { details: { runId } as never });
+        }
+        return runId;
+      })(),
+      o.signal,
+      'submit',
+    );
+  }
+
+  /** The job of a run, in the live table or the archive; `undefined` when unknown. */
+  private async find(runId: string): Promise<JobRow | undefined> {
+    const s = this.o.schema;
+    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
+    const names = `(SELECT name FROM ${s}.queue WHERE name LIKE 'tot.%')`;
+    const rows = await this.sql<JobRow>(
+      `SELECT ${columns} FROM ${s}.job WHERE name IN ${names} AND id = $1::uuid UNION ALL SELECT ${columns} FROM ${s}.archive WHERE name IN ${names} AND id = $1::uuid LIMIT 1`,
+      [runId],
+    );
+    return rows[0];
+  }
+
+  private async get(runId: unknown, where: string, signal: AbortSignal | undefined): Promise<JobRow> {
+    const id = parseOptions(runIdSchema, runId, where, 'runId');
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+    const row = uuid ? await raceAbort(this.find(id), signal, where) : undefined;
+    if (!row) throw new TotError('INVALID_ARGUMENT', `${where}: this queue has no run "${id}".`, { details: { field: 'runId' } });
+    return row;
+  }
+
+  async status(runId: string, options: { signal?: AbortSignal } = {}): Promise<QueuedRun> {
+    const o = parseOptions(signalOnlySchema, options, 'status');
+    return toQueuedRun(await this.get(runId, 'status', o.signal), this.o.maxAttempts);
+  }
+
+  async result(runId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+    const o = parseOptions(signalOnlySchema, options, 'result');
+    for (;;) {
+      const row = await this.get(runId, 'result', o.signal);
+      const info = toQueuedRun(row, this.o.maxAttempts);
+      if (SETTLED.has(info.status)) return settledResult(info.runId, info.status, row.output?.result ?? null, info.error);
+      await sleep(this.o.resultPollMs, o.signal);
+    }
+  }
+
+  async cancel(runId: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    const o = parseOptions(signalOnlySchema, options, 'cancel');
+    const row = await this.get(runId, 'cancel', o.signal);
+    const boss = await this.start();
+    // The worker driving it sees the state within cancelCheckMs and aborts the run.
+    const done = (await raceAbort(boss.cancel(row.name, row.id), o.signal, 'cancel')) as unknown as { affected?: number } | undefined;
+    return (done?.affected ?? 0) > 0;
+  }
+
+  async list(options: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal } = {}): Promise<QueuedRun[]> {
+    const o = parseOptions(listOptionsSchema, options, 'list');
+    const wanted = statusFilter(o.status);
+    const s = this.o.schema;
+    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
+    const where = [o.flow === undefined ? `name LIKE 'tot.%'` : 'name = $2', ...(wanted ? [`(${[...wanted].map((w) => STATUS_SQL[w]).join(' OR ')})`] : [])].join(' AND ');
+    const values: unknown[] = [o.limit, ...(o.flow === undefined ? [] : [queueOf(o.flow)])];
+    const rows = await raceAbort(
+      this.sql<JobRow>(`SELECT * FROM (SELECT ${columns} FROM ${s}.job WHERE ${where} UNION ALL SELECT ${columns} FROM ${s}.archive WHERE ${where}) runs ORDER BY created_on DESC, id LIMIT $1`, values),
+      o.signal,
+      'list',
+    );
+    return rows.map((row) => toQueuedRun(row, this.o.maxAttempts));
+  }
+
+  work(options: WorkOptions): Promise<void> {
+    let o: z.output<typeof workOptionsSchema>;
+    try {
+      o = parseOptions(workOptionsSchema, options, 'work');
+      this.checkOpen('work');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const worker = this.workLoop(o);
+    this.workers.add(worker);
+    void worker.finally(() => this.workers.delete(worker)).catch(() => undefined);
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort(new TotError('ABORTED', 'The queue was closed.'));
+    await Promise.allSettled([...this.workers]);
+    const boss = this.boss;
+    this.boss = undefined;
+    if (boss) await (await boss.catch(() => undefined))?.stop({ graceful: false, close: true, wait: true });
+  }
+
+  private async workLoop(o: z.output<typeof workOptionsSchema>): Promise<void> {
+    const boss = await this.start();
+    const flows = new Map<string, Flow>(o.flows.map((f) => [f.name, f as Flow]));
+    await Promise.all([...flows.keys()].map((name) => this.ensureQueue(boss, name)));
+    const stop = new AbortController();
+    const stopNow = () => stop.abort();
+    const unlisten = o.signal ? whenAborted(o.signal, stopNow) : undefined;
+    const unlistenClose = whenAborted(this.closing.signal, stopNow);
+    // Jobs this worker drives, by run id, and their queue.
+    const jobs = new Map<string, { job: ActiveJob; queue: string; done: Promise<void> }>();
+    let wake: (() => void) | undefined;
+    const nudge = () => wake?.();
+    stop.signal.addEventListener('abort', () => {
+      for (const { job } of jobs.values()) job.handBack();
+      nudge();
+    });
+
+    const report = (error: unknown) => this.o.onError?.(error);
+    const timers: ReturnType<typeof setInterval>[] = [];
+    // Renews the lease of every run this worker drives: pg-boss 10 expires a job whose start is
+    // older than its expiry, so moving the start forward is the lease's heartbeat.
+    timers.push(
+      setInterval(() => {
+        const ids = [...jobs.keys()];
+        if (ids.length === 0) return;
+        const names = [...new Set([...jobs.values()].map((j) => j.queue))];
+        this.sql(`UPDATE ${this.o.schema}.job SET started_on = now(), expire_in = make_interval(secs => $3) WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'active'`, [names, ids, this.o.leaseSeconds]).catch(report);
+      }, this.sweepMs()),
+    );
+    // Offers again the runs of workers whose lease passed (any worker may sweep; pg-boss serialises it).
+    timers.push(setInterval(() => void boss.expire().catch(report), this.sweepMs()));
+    // Aborts the runs cancelled elsewhere.
+    timers.push(
+      setInterval(() => {
+        const ids = [...jobs.keys()];
+        if (ids.length === 0) return;
+        const names = [...new Set([...jobs.values()].map((j) => j.queue))];
+        this.sql<{ id: string }>(`SELECT id FROM ${this.o.schema}.job WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'cancelled'`, [names, ids])
+          .then((rows) => {
+            for (const { id } of rows) jobs.get(id)?.job.cancel();
+          })
+          .catch(report);
+      }, this.o.cancelCheckMs),
+    );
+    for (const t of timers) (t as { unref?: () => void }).unref?.();
+
+    const settle = async (queue: string, job: ActiveJob, outcome: JobOutcome): Promise<void> => {
+      const id = job.spec.runId;
+      switch (outcome.kind) {
+        case 'handed-back':
+          // Offered again at once (a hand-back counts as an attempt).
+          await boss.fail(queue, id, { handedBack: true } satisfies RunOutput);
+          return;
+        case 'lost':
+        case 'cancelled':
+          // Another worker holds it now, or it is cancelled already: not this worker's to settle.
+          return;
+        case 'failed':
+          // Settled without a retry: a flow that fails fails the same way again.
+          await boss.complete(queue, id, { status: 'failed', error: outcome.error } satisfies RunOutput);
+          return;
+        default:
+          await boss.complete(queue, id, { status: outcome.kind, result: outcome.result } satisfies RunOutput);
+      }
+    };
+
+    const drive = (queue: string, row: PgBoss.JobWithMetadata<RunData>) => {
+      const data = row.data;
+      const job = new ActiveJob({ runId: row.id, flow: data.flow, version: data.version, input: data.input, attempt: row.retryCount }, flows.get(data.flow), this.o.store);
+      if (stop.signal.aborted) job.handBack();
+      o.onRun?.({ runId: row.id, flow: data.flow, outcome: 'started', resumed: false });
+      const done = job
+        .run()
+        .then(async (outcome) => {
+          await settle(queue, job, outcome).catch(report);
+          o.onRun?.({ runId: row.id, flow: data.flow, outcome: outcome.kind, resumed: job.resumed });
+        })
+        .finally(() => {
+          jobs.delete(row.id);
+          nudge();
+        });
+      jobs.set(row.id, { job, queue, done });
+    };
+
+    const names = [...flows.keys()];
+    let turn = 0;
+    try {
+      while (!stop.signal.aborted) {
+        let fetched = 0;
+        for (let i = 0; i < names.length && jobs.size < o.concurrency && !stop.signal.aborted; i++) {
+          const queue = queueOf(names[(turn + i) % names.length]!);
+          let rows: PgBoss.JobWithMetadata<RunData>[] = [];
+          try {
+            rows = await boss.fetch<RunData>(queue, { batchSize: o.concurrency - jobs.size, includeMetadata: true });
+          } catch (error) {
+            report(error);
+          }
+          fetched += rows.length;
+          for (const row of rows) drive(queue, row);
+        }
+        turn += 1;
+        if (stop.signal.aborted) break;
+        // Full, or nothing to take: wait for a free slot, a stop, or the next poll.
+        if (jobs.size >= o.concurrency || fetched === 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, jobs.size >= o.concurrency ? 60_000 : this.o.pollIntervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              wake = undefined;
+              resolve();
+            };
+          });
+        }
+      }
+    } finally {
+      for (const t of timers) clearInterval(t);
+      unlisten?.();
+      unlistenClose();
+      for (const { job } of jobs.values()) job.handBack();
+      await Promise.allSettled([...jobs.values()].map((j) => j.done));
+    }
+  }
+
+  private checkOpen(where: string): void {
+    if (this.closing.signal.aborted) throw new TotError('ILLEGAL_STATE', `${where}: the queue is closed.`);
+  }
+}
