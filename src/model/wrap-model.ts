@@ -1,4 +1,4 @@
-import type { LanguageModel } from './types.js';
+import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel } from './types.js';
 
 /**
  * Budgets that admit every call through a model (set by `withBudget`, carried by every wrapper),
@@ -15,6 +15,15 @@ export const ADMITTED_BY: unique symbol = Symbol.for('tot.call.admittedBy') as n
  * (a run's model races every call), so `callModel` need not race it again. Never carried by wrappers.
  */
 export const SETTLES_ON_ABORT: unique symbol = Symbol.for('tot.model.settlesOnAbort') as never;
+
+/**
+ * On a run's model: `generate` as {@link callModel} makes it, the result already checked against
+ * the request and every failure a `TotError`, so that `callModel` adds no check and no promise of
+ * its own. A module's own symbol, not `Symbol.for`: only this copy of the library sets it, so no
+ * other model can skip the checks.
+ */
+export const CHECKED_CALL: unique symbol = Symbol('tot.model.checkedCall') as never;
+export type CheckedCall = (request: GenerateRequest, options: CallOptions) => Promise<GenerateResult>;
 
 type WithBudgets = { [ADMITTING_BUDGETS]?: ReadonlySet<object> };
 

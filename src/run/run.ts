@@ -4,11 +4,11 @@ import { TotError, type ErrorLocation, type ProtocolErrorObject } from '../error
 import type { EventStore } from '../events/store/types.js';
 import { abortedError, linkSignals, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
-import { checkedResult } from '../model/call-model.js';
+import { callError, checkedResult } from '../model/call-model.js';
 import { requestKey } from '../model/request-key.js';
 import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, RetryNotice } from '../model/types.js';
 import { admitCall, type Admission } from '../model/with-budget.js';
-import { ADMITTED_BY, admittingBudgets, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
+import { ADMITTED_BY, admittingBudgets, CHECKED_CALL, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
 import { configDifferences } from './config-diff.js';
 import { readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
@@ -157,6 +157,11 @@ class LiveCall {
   retries = 0;
   /** Stops following a signal of the caller's own (not the run's) when the call ends. */
   unlisten: (() => void) | undefined;
+  // The run's live calls are a list through the calls themselves: a Set's add and delete were a
+  // measurable share of a call (the Game of 24 replay benchmark).
+  prev: LiveCall | undefined;
+  next: LiveCall | undefined;
+  linked = false;
   private ended = false;
   private settled = false;
   private resolve!: (result: GenerateResult | Promise<GenerateResult>) => void;
@@ -171,6 +176,8 @@ class LiveCall {
     public admission: Admission | undefined,
     readonly gate: CallGate | undefined,
     readonly signal: AbortSignal,
+    /** The caller's options when the call came through `callModel`: its failure is then typed as `callModel` types it. */
+    readonly checkedFor: CallOptions | undefined,
   ) {
     this.promise = new Promise<GenerateResult>((resolve, reject) => {
       this.resolve = resolve;
@@ -243,7 +250,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private readonly onEvent: ((event: E) => void) | undefined;
   private readonly gate: CallGate | undefined;
   // Live calls under way (released at once when the run aborts), and who waits for the last one to end.
-  private readonly live = new Set<LiveCall>();
+  private live: LiveCall | undefined;
   private active = 0;
   private drained: (() => void) | undefined;
   private readonly models = new WeakMap<LanguageModel, LanguageModel>();
@@ -281,7 +288,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     setMaxListeners?.(0, this.controller.signal);
     // One listener releases every live call when the run stops.
     this.controller.signal.addEventListener('abort', () => {
-      for (const call of [...this.live]) call.abort();
+      const calls: LiveCall[] = [];
+      for (let call = this.live; call !== undefined; call = call.next) calls.push(call);
+      for (const call of calls) call.abort();
     });
     this.budget = budgetForRun(settings.options.budget);
     this.ownsBudget = this.budget !== undefined && !(settings.options.budget instanceof Budget);
@@ -306,13 +315,18 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** Stamps and publishes an event of the run (and records it, when the run is recorded). */
   emit(input: RunEventInput<E>): void {
+    this.emitAt(input, undefined);
+  }
+
+  /** {@link emit} at a time the caller has just read from the run's clock (a call's start or end): one read, not two. */
+  private emitAt(input: RunEventInput<E>, at: number | undefined): void {
     if (this.closed) return;
     const event = input as unknown as E;
     if (this.replay !== undefined && !isSharedRunEvent(event)) {
       if (this.replayed(event)) return;
     }
     this.claimIfResuming();
-    this.stamp(event);
+    this.stamp(event, at);
     this.publish(event, true);
   }
 
@@ -379,23 +393,21 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   // ── events ────────────────────────────────────────────────────────────────────────────────
 
-  private stamp(event: E): void {
+  private stamp(event: E, at?: number): void {
     const e = event as { runId: string; seq: number; at: number };
     e.runId = this.runId;
     e.seq = this.nextSeq++;
-    e.at = this.now();
+    e.at = at ?? this.now();
   }
 
   private publish(event: E, record: boolean): void {
-    // After run.finished the run's errors are fixed (the result and the log hold the same list).
-    const report = this.closed ? warnLateListenerError : (error: unknown) => void this.recordError(error, { kind: 'listener', event: event.type });
     const failures = this.settings.emitter[publishEvent](event);
-    if (failures) for (const f of failures) report(f, event.type);
+    if (failures) for (const f of failures) this.listenerFailed(f, event.type);
     if (this.onEvent) {
       try {
         this.onEvent(event);
       } catch (error) {
-        report(error, event.type);
+        this.listenerFailed(error, event.type);
       }
     }
     if (record && this.recorder) {
@@ -403,6 +415,12 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (refused) this.recorder.refuse(refused);
       else this.recorder.record(event);
     }
+  }
+
+  private listenerFailed(error: unknown, eventType: string): void {
+    // After run.finished the run's errors are fixed (the result and the log hold the same list).
+    if (this.closed) warnLateListenerError(error, eventType);
+    else this.recordError(error, { kind: 'listener', event: eventType });
   }
 
   /**
@@ -452,27 +470,38 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const budget = this.budget;
     // One admission per call: the run admits only through a model that does not already admit through its budget.
     const admits = budget !== undefined && !admittingBudgets(model).has(budget);
-    const wrapped = wrapModel(model, (request, callOptions = NO_OPTIONS) => {
+    // `checked`: the call comes through callModel, which takes the result as the run checked it and every failure typed.
+    const call = (request: GenerateRequest, callOptions: CallOptions, checked: boolean): Promise<GenerateResult> => {
       const caller = callOptions.signal;
-      if (caller === undefined || caller === this.controller.signal) return this.modelCall(model, request, callOptions, this.controller.signal, admits);
+      const checkedFor = checked ? callOptions : undefined;
+      if (caller === undefined || caller === this.controller.signal) return this.modelCall(model, request, callOptions, this.controller.signal, admits, checkedFor);
       // A signal of the caller's own may outlive the run (a server's): the call's link to it ends with the call.
       const { signal, unlink } = linkSignals(this.controller.signal, caller);
       let pending: Promise<GenerateResult>;
       try {
-        pending = this.modelCall(model, request, callOptions, signal, admits);
+        pending = this.modelCall(model, request, callOptions, signal, admits, checkedFor);
       } catch (error) {
         unlink();
         throw error;
       }
       pending.then(unlink, unlink);
       return pending;
-    });
+    };
+    const wrapped = wrapModel(model, (request, callOptions = NO_OPTIONS) => call(request, callOptions, false));
     Object.defineProperty(wrapped, SETTLES_ON_ABORT, { value: true });
+    const checkedCall = (request: GenerateRequest, callOptions: CallOptions): Promise<GenerateResult> => {
+      try {
+        return call(request, callOptions, true);
+      } catch (error) {
+        return Promise.reject(callError(model.modelId, error, callOptions.signal));
+      }
+    };
+    Object.defineProperty(wrapped, CHECKED_CALL, { value: checkedCall });
     return wrapped;
   }
 
   /** One call of a model the run wrapped: served from the log on a resume, else made live (through the run's gate). */
-  private modelCall(model: LanguageModel, request: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean): Promise<GenerateResult> {
+  private modelCall(model: LanguageModel, request: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, checkedFor: CallOptions | undefined): Promise<GenerateResult> {
     if (signal.aborted) return Promise.reject(abortedError(signal, 'model call'));
     if (this.served) {
       const key = requestKey(model.modelId, request);
@@ -488,15 +517,21 @@ export class Run<E extends RunEventBase = RunEventBase> {
             return Promise.reject(error);
           }
         }
-        return Promise.resolve(this.serve(hit));
+        if (checkedFor === undefined) return Promise.resolve(this.serve(hit));
+        try {
+          // Read back from a store: checked as a live result is.
+          return Promise.resolve(checkedResult(model.modelId, this.serve(hit), request.n ?? 1));
+        } catch (error) {
+          return Promise.reject(error);
+        }
       }
     }
     const gate = this.gate;
-    if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined);
+    if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined, checkedFor);
     const waiting = gate.acquire(signal, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
-    if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate);
+    if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate, checkedFor);
     // A queued call whose run stops never starts: the wait rejects with ABORTED.
-    return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate));
+    return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate, checkedFor));
   }
 
   private serve(hit: Served): GenerateResult {
@@ -592,22 +627,22 @@ export class Run<E extends RunEventBase = RunEventBase> {
    * the call path runs once per node of a search, and an async frame holding every local across
    * its awaits was most of what a call allocated (the Game of 24 replay benchmark).
    */
-  private liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined): Promise<GenerateResult> {
+  private liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined, checkedFor: CallOptions | undefined): Promise<GenerateResult> {
     if (this.resumeFrom !== undefined) {
       // A resumed run makes no live call before it holds the log: of two resumers, the loser calls nothing.
       this.claimIfResuming();
       return raceAbort(this.claim ?? Promise.resolve(), signal, 'model call').then(
-        () => this.startCall(model, asked, callOptions, signal, admits, gate),
+        () => this.startCall(model, asked, callOptions, signal, admits, gate, checkedFor),
         (error: unknown) => {
           gate?.release();
           throw error;
         },
       );
     }
-    return this.startCall(model, asked, callOptions, signal, admits, gate);
+    return this.startCall(model, asked, callOptions, signal, admits, gate, checkedFor);
   }
 
-  private startCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined): Promise<GenerateResult> {
+  private startCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined, checkedFor: CallOptions | undefined): Promise<GenerateResult> {
     let admission: Admission | undefined;
     try {
       if (admits) admission = admitCall(this.budget!, asked);
@@ -623,14 +658,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
       return Promise.reject(error);
     }
     const request = admission?.request ?? asked;
-    const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal);
+    const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal, checkedFor);
     // The request as the caller asked it (before the budget capped its output): it is the call's
     // key, and a resume, which serves recorded calls before any admission, looks it up as asked.
     // The event refers to the caller's request object, no copy: requests are not changed after a call.
-    this.emit({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request: asked } as unknown as RunEventInput<E>);
+    call.started = this.now();
+    this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request: asked } as unknown as RunEventInput<E>, call.started);
     this.stats.llmCalls += 1;
     this.active += 1;
-    call.started = this.now();
     const outer = callOptions.onRetry;
     const options: CallOptions = {
       signal,
@@ -659,7 +694,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
         pending = Promise.reject(error);
       }
     }
-    this.live.add(call);
+    call.next = this.live;
+    if (this.live !== undefined) this.live.prev = call;
+    this.live = call;
+    call.linked = true;
     if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
     call.follow(pending);
     return call.promise;
@@ -679,10 +717,11 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const result = checkedResult(call.modelId, raw, call.request.n ?? 1);
     if (result.cacheHit === true) s.cacheHits += 1;
     this.succeededCalls += 1;
-    const completed: Omit<LlmCompletedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: this.now() - call.started };
+    const at = this.now();
+    const completed: Omit<LlmCompletedEvent, 'runId' | 'seq' | 'at'> = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: at - call.started };
     if (result.finishReason !== undefined) completed.finishReason = result.finishReason;
     if (result.cacheHit !== undefined) completed.cacheHit = result.cacheHit;
-    this.emit(completed as unknown as RunEventInput<E>);
+    this.emitAt(completed as unknown as RunEventInput<E>, at);
     if (!this.recorder) {
       call.end();
       return result;
@@ -725,12 +764,18 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.fail(typed);
     }
     call.end();
-    throw error;
+    throw call.checkedFor === undefined ? error : callError(call.modelId, error, call.checkedFor.signal);
   }
 
   /** @internal A call has ended: its gate slot and the count a closing run waits on. */
   endCall(call: LiveCall): void {
-    this.live.delete(call);
+    if (call.linked) {
+      call.linked = false;
+      if (call.prev === undefined) this.live = call.next;
+      else call.prev.next = call.next;
+      if (call.next !== undefined) call.next.prev = call.prev;
+      call.prev = call.next = undefined;
+    }
     call.unlisten?.();
     call.gate?.release();
     if (--this.active === 0) this.drained?.();
