@@ -6,7 +6,7 @@
 import { Explorer, ThoughtTree } from '@tot/core';
 import { CrosswordBoard, type Crossword } from './board.js';
 import { recordedProposals, recordedVerdicts, type RecordedStep } from './replay.js';
-import { boardOf, countsOf, crosswordEvaluator, crosswordGenerator, PAPER_LIMITS, paperSearch, type PaperSearchOptions } from './roles.js';
+import { crosswordEvaluator, crosswordGenerator, PAPER_LIMITS, paperSearch, type PaperSearchOptions } from './roles.js';
 
 /** One step as the search took it, in the recording's terms. */
 export interface StepRecord {
@@ -14,7 +14,10 @@ export interface StepRecord {
   env_step: number;
   actions: string[];
   info: { r_letter: number; r_word: number; r_game: boolean };
-  count: { sure: number; maybe: number; impossible: number };
+  /** `null` when the recording has no counts for these answers. */
+  count: { sure: number; maybe: number; impossible: number } | null;
+  /** The replay asked for proposals for this board, which the recorded search never did: it went down where the recording did not. */
+  unrecordedProposals?: true;
 }
 
 /** The first difference between a replayed puzzle and its recording. */
@@ -44,30 +47,40 @@ export async function replayPuzzle(
   proposals: ReadonlyMap<string, ReadonlyMap<string, number>>,
   options: PaperSearchOptions & { index?: number } = {},
 ): Promise<PuzzleReplay> {
+  const steps: StepRecord[] = [];
+  const propose = recordedProposals(proposals);
+  const judge = recordedVerdicts(recorded);
   const explorer = new Explorer({
-    generator: crosswordGenerator(puzzle, recordedProposals(proposals)),
-    evaluator: crosswordEvaluator(puzzle, recordedVerdicts(recorded)),
+    generator: crosswordGenerator(puzzle, async (board, callOptions) => {
+      try {
+        return await propose(board, callOptions);
+      } catch (error) {
+        const step = steps.findLast((s) => s.actions.join('\n') === board.answers.join('\n'));
+        if (!step) throw error;
+        step.unrecordedProposals = true;
+        return new Map();
+      }
+    }),
+    // With evaluation on visit, the search judges each board as it steps into it: one call a step.
+    evaluator: crosswordEvaluator(puzzle, async (board, callOptions) => {
+      const score = board.score();
+      const step: StepRecord = {
+        total_step: steps.length,
+        env_step: board.answers.length,
+        actions: [...board.answers],
+        info: { r_letter: score.letters, r_word: score.words, r_game: score.solved },
+        count: null,
+      };
+      steps.push(step);
+      step.count = await judge(board, callOptions);
+      return step.count;
+    }),
     strategy: paperSearch(puzzle, options),
     ...PAPER_LIMITS,
     concurrency: 1,
     taskType: 'crossword',
   });
-  const tree = new ThoughtTree({ problem: puzzle.clues.join('\n'), taskType: 'crossword' });
-  const steps: StepRecord[] = [];
-  // With evaluation on visit, the search evaluates each board as it steps into it: one event a step.
-  explorer.on('node.evaluated', (event) => {
-    const node = tree.node(event.nodeId);
-    const board = boardOf(puzzle, tree, node);
-    const score = board.score();
-    steps.push({
-      total_step: steps.length,
-      env_step: board.answers.length,
-      actions: [...board.answers],
-      info: { r_letter: score.letters, r_word: score.words, r_game: score.solved },
-      count: countsOf(node),
-    });
-  });
-  await explorer.run(tree);
+  await explorer.run(new ThoughtTree({ problem: puzzle.clues.join('\n'), taskType: 'crossword' }));
   return { steps, ...compareSteps(recorded, steps, options.index ?? 0) };
 }
 
@@ -92,7 +105,8 @@ function differences(expected: RecordedStep, actual: StepRecord): string[] {
   if (expected.actions.length !== actual.actions.length || expected.actions.some((a, i) => a !== actual.actions[i])) out.push('actions');
   if (expected.info.r_letter !== actual.info.r_letter) out.push('info.r_letter');
   if (expected.info.r_word !== actual.info.r_word) out.push('info.r_word');
-  for (const key of ['sure', 'maybe', 'impossible'] as const) if (expected.count[key] !== actual.count[key]) out.push(`count.${key}`);
+  for (const key of ['sure', 'maybe', 'impossible'] as const) if (expected.count[key] !== actual.count?.[key]) out.push(`count.${key}`);
+  if (actual.unrecordedProposals) out.push('proposals');
   return out;
 }
 
