@@ -61,7 +61,8 @@ export interface Flow<I = unknown, R = unknown> {
   readonly name: string;
   readonly version: number;
   readonly input: StandardSchemaV1<unknown, I>;
-  readonly run: (input: I, run: FlowRun) => Promise<R>;
+  // A method, so that a flow of any input is a `Flow` (a list of flows mixes inputs).
+  run(input: I, run: FlowRun): Promise<R>;
 }
 
 /** What {@link defineFlow} takes. */

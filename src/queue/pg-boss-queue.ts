@@ -29,8 +29,8 @@ export interface PgBossQueueOptions {
   schema?: string;
   /**
    * How long a worker's hold on a run lasts without being renewed, in seconds; default 30. A
-   * worker renews its runs every third of it; a crashed worker's runs are offered again once it
-   * passes (see `takeoverBoundMs`).
+   * worker renews its runs every fifth of it (so a live worker keeps its runs through four missed
+   * renewals); a crashed worker's runs are offered again once it passes (see `takeoverBoundMs`).
    */
   leaseSeconds?: number;
   /** How often an idle worker asks for runs, in ms; default 1000 (a worker with a free slot asks again at once after each run). */
@@ -360,7 +360,7 @@ class PgBossQueue implements RunQueue {
         if (ids.length === 0) return;
         const names = [...new Set([...jobs.values()].map((j) => j.queue))];
         this.sql(`UPDATE ${this.o.schema}.job SET started_on = now(), expire_in = make_interval(secs => $3) WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'active'`, [names, ids, this.o.leaseSeconds]).catch(report);
-      }, this.sweepMs()),
+      }, Math.ceil((this.o.leaseSeconds * 1000) / 5)),
     );
     // Offers again the runs of workers whose lease passed (any worker may sweep; pg-boss serialises it).
     timers.push(setInterval(() => void boss.expire().catch(report), this.sweepMs()));

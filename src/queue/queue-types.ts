@@ -71,7 +71,7 @@ export interface SubmitOptions {
  */
 export interface WorkOptions {
   /** The flows this worker runs; it takes runs of these flows only. */
-  flows: Flow<never, unknown>[] | Flow[];
+  flows: Flow[];
   /** Runs driven at once by this worker; default 4. */
   concurrency?: number;
   /** Stops the worker: it takes no more runs, hands the runs it drives back to the queue at once, and `work` resolves. */
