@@ -98,14 +98,14 @@ describe('the crossword roles on a model', () => {
   it('sums the samples\' confidences into each candidate\'s proposal score', async () => {
     const generator = crosswordGenerator(square, modelProposals(oracle, { samples: 3 }));
     const tree = new ThoughtTree({ problem: 'square' });
-    expect(await generator.generate({ tree, parent: tree.root, k: 10, context: { problem: 'square' } })).toEqual([{ content: 'h1. heart', metadata: { proposalScore: 3 } }]);
+    expect(await generator.generate({ tree, parent: tree.root, k: 10, context: { problem: 'square', taskType: 'crossword', maxDepth: 9 } })).toEqual([{ content: 'h1. heart', metadata: { proposalScore: 3 } }]);
   });
 
   it('counts the verdicts of the constrained clues', async () => {
     const evaluator = crosswordEvaluator(square, modelJudge(oracle));
     const tree = new ThoughtTree({ problem: 'square' });
     const node = tree.addChild(tree.root.id, { content: 'h1. heart' });
-    const batch = await evaluator.evaluate({ tree, candidates: [node], context: { problem: 'square' } });
+    const batch = await evaluator.evaluate({ tree, candidates: [node], context: { problem: 'square', taskType: 'crossword', maxDepth: 9 } });
     expect(batch.evaluations[0]?.dimensionScores).toEqual({ sure: 1, maybe: 0, impossible: 0 });
   });
 
