@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Explorer, fromFunction, ThoughtTree, TotError } from '../../src/index.js';
@@ -140,4 +142,23 @@ describe('the recorded GPT-4 crossword run, replayed', () => {
     const step = (env_step: number, r_letter: number) => ({ env_step, info: { r_letter, r_word: r_letter } });
     expect(paperMetrics([[step(1, 0.2), step(2, 0.4), step(2, 1)], [step(1, 1)]])).toEqual({ letters: 70, words: 70, games: 50 });
   });
+});
+
+describe('examples/crosswords', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const dir = `${root}examples/crosswords/`;
+
+  it('is written against the published API only', () => {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const imports = [...readFileSync(dir + file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+      for (const source of imports) expect(['@tot/core', '@tot/core/openai', 'openai', 'zod'].includes(source) || source.startsWith('./') || source.startsWith('node:'), `${file} imports ${source}`).toBe(true);
+    }
+  });
+
+  it('replays the first two recorded puzzles offline and prints the paper\'s figures', () => {
+    const { OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...env } = process.env;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/crosswords/main.ts', '--puzzles', '2'], { cwd: root, encoding: 'utf8', env });
+    expect(out).toContain('Puzzle 5: 100 steps');
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ puzzles: 2, letters: 64, words: 55, games: 50 });
+  }, 60_000);
 });
