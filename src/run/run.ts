@@ -13,7 +13,7 @@ import { configDifferences } from './config-diff.js';
 import { readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
-import { CALL_PRIORITY, CallGate } from './call-gate.js';
+import { CALL_PRIORITY, CallGate, type GateEntry } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { fatalReason } from './fatal-error.js';
 import { budgetForRun, type RunnerOptions } from './run-options.js';
@@ -143,25 +143,35 @@ interface CallHost {
   completeCall(call: LiveCall, raw: GenerateResult): GenerateResult | Promise<GenerateResult>;
   failCall(call: LiveCall, error: unknown): never;
   endCall(call: LiveCall): void;
+  startQueued(call: LiveCall): void;
+  dropCall(call: LiveCall): void;
 }
 
 /**
- * One live model call: its state, and the promise its caller waits on. It races the provider
+ * One model call of a run: its state, and the promise its caller waits on. It races the provider
  * against the run's signal itself (the run aborts every live call at once), rather than through
  * `raceAbort`: a race per call cost about 870 bytes of closures and promises, and the call path
- * runs once per node of a search (the Game of 24 replay benchmark).
+ * runs once per node of a search (the Game of 24 replay benchmark). A call that must wait for a
+ * slot of the run's gate is made at once, queued in the gate, and started when admitted.
  */
-class LiveCall {
+class LiveCall implements GateEntry {
+  callId = '';
+  request: GenerateRequest;
+  admission: Admission | undefined;
   started = 0;
   /** Attempts `withRetry` made after the first. */
   retries = 0;
   /** Stops following a signal of the caller's own (not the run's) when the call ends. */
   unlisten: (() => void) | undefined;
-  // The run's live calls are a list through the calls themselves: a Set's add and delete were a
+  // The run's calls are a list through the calls themselves: a Set's add and delete were a
   // measurable share of a call (the Game of 24 replay benchmark).
   prev: LiveCall | undefined;
   next: LiveCall | undefined;
   linked = false;
+  /** Passed over by the gate: the call settled before it was admitted. */
+  gone = false;
+  /** Whether the provider was asked (`llm.requested` emitted); until then the call holds no slot of its own to give back. */
+  live = false;
   private ended = false;
   private settled = false;
   private resolve!: (result: GenerateResult | Promise<GenerateResult>) => void;
@@ -170,30 +180,56 @@ class LiveCall {
 
   constructor(
     private readonly host: CallHost,
-    readonly callId: string,
-    readonly modelId: string,
-    readonly request: GenerateRequest,
-    public admission: Admission | undefined,
-    readonly gate: CallGate | undefined,
+    readonly model: LanguageModel,
+    /** The request as the caller asked it. */
+    readonly asked: GenerateRequest,
+    readonly callOptions: CallOptions,
     readonly signal: AbortSignal,
+    readonly admits: boolean,
+    readonly gate: CallGate | undefined,
     /** The caller's options when the call came through `callModel`: its failure is then typed as `callModel` types it. */
     readonly checkedFor: CallOptions | undefined,
   ) {
-    this.promise = new Promise<GenerateResult>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
+    this.request = asked;
+    this.promise = new Promise<GenerateResult>(capture);
+    this.resolve = captured.resolve!;
+    this.reject = captured.reject!;
+  }
+
+  get modelId(): string {
+    return this.model.modelId;
+  }
+
+  /** The gate gave the call a slot: it starts in a microtask, where a freed slot's waiter always started. */
+  admit(): void {
+    queueMicrotask(() => this.host.startQueued(this));
   }
 
   /** Follows the provider's promise; `abort` may settle the call first. */
   follow(pending: Promise<GenerateResult>): void {
+    this.live = true;
     pending.then(this.onValue, this.onError);
   }
 
   /** The run stopped: the caller is released now, whatever the provider does. */
   abort(): void {
     if (this.settled) return;
-    this.onError(abortedError(this.signal, 'model call'));
+    if (this.live) this.onError(abortedError(this.signal, 'model call'));
+    else this.refuse(abortedError(this.signal, 'model call'));
+  }
+
+  /** A call that never reached the provider (stopped while it waited, or refused by the budget): no call event, no slot to give back. */
+  refuse(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.gone = true;
+    this.host.dropCall(this);
+    this.reject(error);
+  }
+
+  /** Whether the call was settled before it started (the gate admitted a call the run had already stopped). */
+  get isSettled(): boolean {
+    return this.settled;
   }
 
   private readonly onValue = (raw: GenerateResult): void => {
@@ -229,6 +265,13 @@ class LiveCall {
     this.ended = true;
     this.host.endCall(this);
   }
+}
+
+// A promise's resolving functions without a closure per promise: the executor runs synchronously.
+const captured: { resolve?: (value: GenerateResult | Promise<GenerateResult>) => void; reject?: (error: unknown) => void } = {};
+function capture(resolve: (value: GenerateResult | Promise<GenerateResult>) => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
 }
 
 /**
@@ -527,11 +570,44 @@ export class Run<E extends RunEventBase = RunEventBase> {
       }
     }
     const gate = this.gate;
-    if (!gate) return this.liveCall(model, request, callOptions, signal, admits, undefined, checkedFor);
-    const waiting = gate.acquire(signal, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
-    if (waiting === undefined) return this.liveCall(model, request, callOptions, signal, admits, gate, checkedFor);
-    // A queued call whose run stops never starts: the wait rejects with ABORTED.
-    return waiting.then(() => this.liveCall(model, request, callOptions, signal, admits, gate, checkedFor));
+    const call = new LiveCall(this, model, request, callOptions, signal, admits, gate, checkedFor);
+    if (gate === undefined || gate.tryAcquire()) return this.liveCall(call);
+    // A queued call whose run stops never starts: it rejects with ABORTED (the run aborts the calls it lists).
+    this.link(call);
+    if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
+    gate.enqueue(call, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
+    return call.promise;
+  }
+
+  /** @internal The gate admitted a queued call. */
+  startQueued(call: LiveCall): void {
+    // Stopped after the gate admitted it: the slot goes back unused.
+    if (call.isSettled) call.gate?.release();
+    else void this.liveCall(call);
+  }
+
+  /** @internal A call that never started leaves the run's list. */
+  dropCall(call: LiveCall): void {
+    this.unlink(call);
+    call.unlisten?.();
+    call.unlisten = undefined;
+  }
+
+  private link(call: LiveCall): void {
+    if (call.linked) return;
+    call.next = this.live;
+    if (this.live !== undefined) this.live.prev = call;
+    this.live = call;
+    call.linked = true;
+  }
+
+  private unlink(call: LiveCall): void {
+    if (!call.linked) return;
+    call.linked = false;
+    if (call.prev === undefined) this.live = call.next;
+    else call.prev.next = call.next;
+    if (call.next !== undefined) call.next.prev = call.prev;
+    call.prev = call.next = undefined;
   }
 
   private serve(hit: Served): GenerateResult {
@@ -627,22 +703,27 @@ export class Run<E extends RunEventBase = RunEventBase> {
    * the call path runs once per node of a search, and an async frame holding every local across
    * its awaits was most of what a call allocated (the Game of 24 replay benchmark).
    */
-  private liveCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined, checkedFor: CallOptions | undefined): Promise<GenerateResult> {
+  private liveCall(call: LiveCall): Promise<GenerateResult> {
     if (this.resumeFrom !== undefined) {
       // A resumed run makes no live call before it holds the log: of two resumers, the loser calls nothing.
       this.claimIfResuming();
-      return raceAbort(this.claim ?? Promise.resolve(), signal, 'model call').then(
-        () => this.startCall(model, asked, callOptions, signal, admits, gate, checkedFor),
+      raceAbort(this.claim ?? Promise.resolve(), call.signal, 'model call').then(
+        () => {
+          // Its outcome is the call's own promise, which the caller holds.
+          void this.startCall(call);
+        },
         (error: unknown) => {
-          gate?.release();
-          throw error;
+          call.gate?.release();
+          call.refuse(error);
         },
       );
+      return call.promise;
     }
-    return this.startCall(model, asked, callOptions, signal, admits, gate, checkedFor);
+    return this.startCall(call);
   }
 
-  private startCall(model: LanguageModel, asked: GenerateRequest, callOptions: CallOptions, signal: AbortSignal, admits: boolean, gate: CallGate | undefined, checkedFor: CallOptions | undefined): Promise<GenerateResult> {
+  private startCall(call: LiveCall): Promise<GenerateResult> {
+    const { model, asked, signal, gate, admits } = call;
     let admission: Admission | undefined;
     try {
       if (admits) admission = admitCall(this.budget!, asked);
@@ -655,18 +736,21 @@ export class Run<E extends RunEventBase = RunEventBase> {
       gate?.release();
       // A refused call never happened: no call event, and the run stops on its budget.
       if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
-      return Promise.reject(error);
+      call.refuse(error);
+      return call.promise;
     }
     const request = admission?.request ?? asked;
-    const call = new LiveCall(this, `c${++this.calls}`, model.modelId, request, admission, gate, signal, checkedFor);
+    call.request = request;
+    call.admission = admission;
+    call.callId = `c${++this.calls}`;
     // The request as the caller asked it (before the budget capped its output): it is the call's
     // key, and a resume, which serves recorded calls before any admission, looks it up as asked.
     // The event refers to the caller's request object, no copy: requests are not changed after a call.
     call.started = this.now();
-    this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: call.modelId, request: asked } as unknown as RunEventInput<E>, call.started);
+    this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: model.modelId, request: asked } as unknown as RunEventInput<E>, call.started);
     this.stats.llmCalls += 1;
     this.active += 1;
-    const outer = callOptions.onRetry;
+    const outer = call.callOptions.onRetry;
     const options: CallOptions = {
       signal,
       onRetry: (notice: RetryNotice) => {
@@ -694,11 +778,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
         pending = Promise.reject(error);
       }
     }
-    call.next = this.live;
-    if (this.live !== undefined) this.live.prev = call;
-    this.live = call;
-    call.linked = true;
-    if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
+    this.link(call);
+    if (signal !== this.controller.signal && call.unlisten === undefined) call.unlisten = whenAborted(signal, () => call.abort());
     call.follow(pending);
     return call.promise;
   }
@@ -769,13 +850,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** @internal A call has ended: its gate slot and the count a closing run waits on. */
   endCall(call: LiveCall): void {
-    if (call.linked) {
-      call.linked = false;
-      if (call.prev === undefined) this.live = call.next;
-      else call.prev.next = call.next;
-      if (call.next !== undefined) call.next.prev = call.prev;
-      call.prev = call.next = undefined;
-    }
+    this.unlink(call);
     call.unlisten?.();
     call.gate?.release();
     if (--this.active === 0) this.drained?.();

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { callModel, TotError, type GenerateResult, type LanguageModel, type RunEventBase } from '../../src/index.js';
+import { RunEmitter } from '../../src/run/run-emitter.js';
+import { startRun, type Run } from '../../src/run/run.js';
+
+const ask = { messages: [{ role: 'user' as const, content: 'q' }] };
+
+/** Runs `main` on a run of the kernel (concurrency as given) and returns its events and what `main` settled with. */
+async function onRun(concurrency: number | undefined, main: (run: Run) => Promise<unknown>, signal?: AbortSignal) {
+  const events: RunEventBase[] = [];
+  let settled: PromiseSettledResult<unknown> | undefined;
+  await startRun(
+    { runner: 'test', what: 'test', emitter: new RunEmitter(), options: { strict: false } as never, ...(concurrency === undefined ? {} : { concurrency }), config: {} },
+    { onEvent: (e) => events.push(e), ...(signal ? { signal } : {}) },
+    { problem: 'p' },
+    (run) => ({
+      async main() {
+        [settled] = await Promise.allSettled([main(run)]);
+      },
+      result: (end) => ({ ...end, stopReason: 'completed' }) as never,
+    }),
+  ).catch(() => undefined);
+  return { events, settled: settled! };
+}
+
+describe('a model call through a run', () => {
+  it("rejects a provider's untyped error, through callModel, as GENERATION_FAILED with the error as its cause, logged once", async () => {
+    const boom = new Error('boom');
+    const model: LanguageModel = { modelId: 'm', generate: async () => Promise.reject(boom) };
+    const { events, settled } = await onRun(undefined, (run) => callModel(run.runModel(model), ask));
+    expect(settled.status).toBe('rejected');
+    const error = (settled as PromiseRejectedResult).reason as TotError;
+    expect(TotError.isInstance(error) && error.code).toBe('GENERATION_FAILED');
+    expect(error.message).toBe('Model "m" failed: boom');
+    expect(error.cause).toBe(boom);
+    expect(events.filter((e) => e.type === 'llm.failed')).toHaveLength(1);
+  });
+
+  it('rejects a malformed result, through callModel, as GENERATION_FAILED naming the model', async () => {
+    const model: LanguageModel = { modelId: 'm', generate: async () => ({ outputs: ['a', 'b'], usage: {} }) as GenerateResult };
+    const { settled } = await onRun(undefined, (run) => callModel(run.runModel(model), ask));
+    const error = (settled as PromiseRejectedResult).reason as TotError;
+    expect(error.code).toBe('GENERATION_FAILED');
+    expect(error.message).toBe('Model "m" returned 2 outputs for n=1.');
+  });
+
+  it('never starts a call that waits for a slot when its run stops: it rejects with ABORTED and nothing is logged for it', async () => {
+    let asked = 0;
+    const hangs: LanguageModel = {
+      modelId: 'm',
+      generate: (_request, options) => {
+        asked += 1;
+        return new Promise((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(new Error('stopped'))));
+      },
+    };
+    const stop = new AbortController();
+    const { events, settled } = await onRun(
+      1,
+      (run) => {
+        const model = run.runModel(hangs);
+        const calls = [callModel(model, ask), callModel(model, ask), callModel(model, ask)];
+        setTimeout(() => stop.abort(new Error('enough')), 10);
+        return Promise.allSettled(calls);
+      },
+      stop.signal,
+    );
+    expect(asked).toBe(1);
+    const outcomes = (settled as PromiseFulfilledResult<PromiseSettledResult<unknown>[]>).value;
+    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as TotError).code)).toEqual(['ABORTED', 'ABORTED', 'ABORTED']);
+    expect(events.filter((e) => e.type === 'llm.requested')).toHaveLength(1);
+  });
+
+  it('starts the calls that waited for a slot in the order they asked for one', async () => {
+    const order: string[] = [];
+    const model: LanguageModel = { modelId: 'm', generate: async (request) => (order.push(request.messages[0]!.content), { outputs: ['ok'], usage: {} }) };
+    const { settled } = await onRun(1, (run) => Promise.all(['a', 'b', 'c', 'd'].map((content) => callModel(run.runModel(model), { messages: [{ role: 'user', content }] }))));
+    expect(settled.status).toBe('fulfilled');
+    expect(order).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
