@@ -105,6 +105,8 @@ function differences(expected: RecordedStep, actual: StepRecord): string[] {
   if (expected.actions.length !== actual.actions.length || expected.actions.some((a, i) => a !== actual.actions[i])) out.push('actions');
   if (expected.info.r_letter !== actual.info.r_letter) out.push('info.r_letter');
   if (expected.info.r_word !== actual.info.r_word) out.push('info.r_word');
+  // Some recordings carry whether the board is solved; the published ones do not.
+  if (expected.info.r_game !== undefined && Boolean(expected.info.r_game) !== actual.info.r_game) out.push('info.r_game');
   for (const key of ['sure', 'maybe', 'impossible'] as const) if (expected.count[key] !== actual.count?.[key]) out.push(`count.${key}`);
   if (actual.unrecordedProposals) out.push('proposals');
   return out;
