@@ -10,7 +10,8 @@ const HELP = `tot: the @tot/core command
 Usage: tot <command> [options]
 
 Commands:
-  runs <db>                 the runs recorded in a store
+  runs <db>                 the runs recorded in a store (--queue: the queue's runs and their status)
+  worker --flows <module>   take runs from the PostgreSQL queue and drive them
   view <db> --run <id>      one run as a self-contained HTML page
   demo                      Tree-of-Thoughts on Game of 24, recorded and shown
   mcp                       serve the session engine as MCP tools (stdio, or Streamable HTTP)
@@ -20,7 +21,8 @@ Run tot <command> --help for a command's options.`;
 // Each command is loaded when it runs: `tot mcp` needs the MCP SDK, `tot runs` a database driver,
 // and neither is installed unless the user wants that command (they are optional peers).
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  runs: async (argv) => (await import('./view-commands.js')).runsCommand(argv),
+  runs: async (argv) => (argv.includes('--queue') ? (await import('./queue-commands.js')).queueRunsCommand(argv) : (await import('./view-commands.js')).runsCommand(argv)),
+  worker: async (argv) => (await import('./queue-commands.js')).workerCommand(argv),
   view: async (argv) => (await import('./view-commands.js')).viewCommand(argv),
   demo: async (argv) => (await import('./game24-demo.js')).demoCommand(argv),
   mcp: async (argv) => {
@@ -52,7 +54,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Bad arguments and refused files are the user's to fix: their message alone; anything else with its stack.
-    const missing = /Cannot find (package|module) '(@modelcontextprotocol\/sdk|better-sqlite3|pg|openai)/.exec(error instanceof Error ? error.message : '');
+    const missing = /Cannot find (package|module) '(@modelcontextprotocol\/sdk|better-sqlite3|pg-boss|pg|openai)/.exec(error instanceof Error ? error.message : '');
     if (missing) {
       process.stderr.write(`tot: this command needs ${missing[2]}, an optional dependency: install it (npm install ${missing[2]}), or run npx -p @tot/core -p ${missing[2]} tot …\n`);
       process.exitCode = 1;

@@ -36,12 +36,26 @@ export class FlowRun {
     this.#attempt = init.attempt;
   }
 
-  /** The store holds a run with this id: call the runner's `resume` (it continues the run, or returns its result when it finished). */
+  /**
+   * The store holds a run with this id: call the runner's `resume` (it continues the run, or returns its result when it finished).
+   *
+   * @example
+   * ```ts
+   * const result = run.resuming ? await explorer.resume(run) : await explorer.run(problem, run);
+   * ```
+   */
   get resuming(): boolean {
     return this.#resuming;
   }
 
-  /** How many times this run was handed to a worker before (0 the first time). */
+  /**
+   * How many times this run was handed to a worker before (0 the first time).
+   *
+   * @example
+   * ```ts
+   * if (run.attempt > 3) logger.warn(`run ${run.runId} is on its attempt ${run.attempt + 1}`);
+   * ```
+   */
   get attempt(): number {
     return this.#attempt;
   }
@@ -65,7 +79,16 @@ export interface Flow<I = unknown, R = unknown> {
   run(input: I, run: FlowRun): Promise<R>;
 }
 
-/** What {@link defineFlow} takes. */
+/**
+ * What {@link defineFlow} takes.
+ *
+ * @example
+ * ```ts
+ * import type { FlowDefinition } from '@tot/core/queue';
+ *
+ * const definition: FlowDefinition<typeof Input, { answer: string }> = { name: 'answer', version: 1, input: Input, run: async (input) => ({ answer: input.question }) };
+ * ```
+ */
 export interface FlowDefinition<S extends StandardSchemaV1, R> {
   /** Letters, digits, `_` and `-`, at most 60; the queue a worker takes this flow's runs from. */
   name: string;

@@ -279,12 +279,56 @@ class PgBossQueue implements RunQueue {
 
   async result(runId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     const o = parseOptions(signalOnlySchema, options, 'result');
-    for (;;) {
-      const row = await this.get(runId, 'result', o.signal);
-      const info = toQueuedRun(row, this.o.maxAttempts);
-      if (SETTLED.has(info.status)) return settledResult(info.runId, info.status, row.output?.result ?? null, info.error);
-      await sleep(this.o.resultPollMs, o.signal);
+    let row = await this.get(runId, 'result', o.signal);
+    if (!SETTLED.has(toQueuedRun(row, this.o.maxAttempts).status)) {
+      // One poll for every run waited on in this process, not one per waiter.
+      let waiter!: (settled: JobRow) => void;
+      const settled = new Promise<JobRow>((resolve) => (waiter = resolve));
+      const list = this.waiting.get(row.id) ?? new Set();
+      list.add(waiter);
+      this.waiting.set(row.id, list);
+      this.pollResults();
+      try {
+        row = await raceAbort(settled, o.signal, 'result');
+      } finally {
+        list.delete(waiter);
+        if (list.size === 0 && this.waiting.get(row.id) === list) this.waiting.delete(row.id);
+      }
     }
+    const info = toQueuedRun(row, this.o.maxAttempts);
+    return settledResult(info.runId, info.status, row.output?.result ?? null, info.error);
+  }
+
+  private readonly waiting = new Map<string, Set<(row: JobRow) => void>>();
+  private polling = false;
+
+  /** Looks, every `resultPollMs`, which of the runs waited on settled, in one query; stops when nobody waits. */
+  private pollResults(): void {
+    if (this.polling) return;
+    this.polling = true;
+    const s = this.o.schema;
+    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
+    const settledStates = `state IN ('completed', 'cancelled', 'failed')`;
+    void (async () => {
+      try {
+        while (this.waiting.size > 0 && !this.closing.signal.aborted) {
+          await sleep(this.o.resultPollMs);
+          const ids = [...this.waiting.keys()];
+          let rows: JobRow[] = [];
+          try {
+            rows = await this.sql<JobRow>(
+              `SELECT ${columns} FROM ${s}.job WHERE name LIKE 'tot.%' AND id = ANY($1::uuid[]) AND ${settledStates} UNION ALL SELECT ${columns} FROM ${s}.archive WHERE name LIKE 'tot.%' AND id = ANY($1::uuid[]) AND ${settledStates}`,
+              [ids],
+            );
+          } catch (error) {
+            this.o.onError?.(error);
+          }
+          for (const row of rows) for (const waiter of this.waiting.get(row.id) ?? []) waiter(row);
+        }
+      } finally {
+        this.polling = false;
+      }
+    })();
   }
 
   async cancel(runId: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {

@@ -19,6 +19,7 @@ describe('TSDoc coverage', () => {
     ['@tot/core/openai', 'openai/index'],
     ['@tot/core/mcp', 'mcp/index'],
     ['@tot/core/viewer', 'viewer/index'],
+    ['@tot/core/queue', 'queue/index'],
   ])('every export of %s has TSDoc with an @example', (_name, entry) => {
     expect(missingExamples(path(`../../src/${entry}.ts`))).toEqual([]);
   }, 60_000);

@@ -30,6 +30,8 @@ import * as sessions from '@tot/core/sessions';
 import * as sqlite from '@tot/core/sqlite';
 import * as testing from '@tot/core/testing';
 import * as viewer from '@tot/core/viewer';
+// Not aliased in vitest.config.ts: the sources, as the other entries resolve to.
+import * as queue from '../../src/queue/index.js';
 import { ensureDist } from '../helpers/ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,6 +52,7 @@ const runtime: Record<string, Record<string, unknown>> = {
   './deliberation': deliberation,
   './fractal': fractal,
   './cot': cot,
+  './queue': queue,
 };
 
 /**
