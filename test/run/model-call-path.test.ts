@@ -6,7 +6,7 @@ import { startRun, type Run } from '../../src/run/run.js';
 const ask = { messages: [{ role: 'user' as const, content: 'q' }] };
 
 /** Runs `main` on a run of the kernel (concurrency as given) and returns its events and what `main` settled with. */
-async function onRun(concurrency: number | undefined, main: (run: Run) => Promise<unknown>, signal?: AbortSignal) {
+async function onRun(concurrency: number | undefined, main: (run: Pick<Run, 'runModel'>) => Promise<unknown>, signal?: AbortSignal) {
   const events: RunEventBase[] = [];
   let settled: PromiseSettledResult<unknown> | undefined;
   await startRun(
@@ -76,5 +76,28 @@ describe('a model call through a run', () => {
     const { settled } = await onRun(1, (run) => Promise.all(['a', 'b', 'c', 'd'].map((content) => callModel(run.runModel(model), { messages: [{ role: 'user', content }] }))));
     expect(settled.status).toBe('fulfilled');
     expect(order).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe("a run's default clock", () => {
+  it('is read once for the events of work queued together, and read again for work queued after', async () => {
+    const model: LanguageModel = { modelId: 'm', generate: async () => ({ outputs: ['ok'], usage: {} }) };
+    const real = Date.now;
+    let reads = 0;
+    let tick = 1_000;
+    Date.now = () => (reads++, (tick += 1));
+    try {
+      const { events } = await onRun(undefined, async (run) => {
+        const m = run.runModel(model);
+        await Promise.all([callModel(m, ask), callModel(m, ask), callModel(m, ask)]);
+      });
+      const requested = events.filter((e) => e.type === 'llm.requested');
+      // Three calls started in one stretch share a reading; the run's other events read the clock again later.
+      expect(new Set(requested.map((e) => e.at)).size).toBe(1);
+      expect(reads).toBeLessThan(events.length);
+      expect(events.at(-1)!.at).toBeGreaterThan(requested[0]!.at);
+    } finally {
+      Date.now = real;
+    }
   });
 });
