@@ -18,7 +18,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
-const ALL = ['tree', 'overhead', 'game24-replay', 'crosswords', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'sequential-thinking', 'viewer'];
+const ALL = ['tree', 'overhead', 'game24-replay', 'crosswords', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'sequential-thinking', 'viewer', 'queue'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const out = `${root}.tmp/bench/`;
@@ -64,7 +64,7 @@ await build({
   target: 'node20',
   tsconfig: `${root}tsconfig.json`,
   // Database drivers stay in node_modules (better-sqlite3 is native; pg needs require).
-  external: ['better-sqlite3', 'pg'],
+  external: ['better-sqlite3', 'pg', 'pg-boss'],
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });

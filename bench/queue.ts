@@ -1,0 +1,210 @@
+/**
+ * The PostgreSQL queue of runs (`@tot/core/queue`) with real worker processes, search runs of 6
+ * model calls on a model server at 20 ms per call:
+ *   - runs per second with 1, 2 and 4 worker processes (targets: ×1.8 from 1 to 2, ×3 at 4);
+ *   - the queue's overhead per run in a worker (taking the run, looking for its log, settling the
+ *     job) against calling the runner directly with the same store (target: ≤ 10 ms median), and
+ *     the time from submit to result with an idle worker, polling included;
+ *   - the time from a worker's SIGKILL to its runs running again on another worker (target:
+ *     ≤ the documented bound + 1 s).
+ *
+ *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
+ *
+ * The same file is the worker process (`--worker`), so that the benchmark needs no other build.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { bfs, createEvaluator, createGenerator, Explorer, fromFunction, type GenerateRequest, type GenerateResult, type LanguageModel } from '../src/index.js';
+import { PostgresEventStore } from '../src/postgres/index.js';
+import { defineFlow, pgBossQueue } from '../src/queue/index.js';
+import { figure, median, report } from './harness.js';
+
+const LATENCY_MS = 20;
+const self = fileURLToPath(import.meta.url);
+
+function hash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function reply(request: GenerateRequest): GenerateResult {
+  const h = hash(request.messages.map((m) => m.content).join('\n'));
+  if (request.tags?.role === 'generator') return { outputs: [JSON.stringify({ candidates: [0, 1].map((i) => ({ content: `step ${(h >>> (i * 4)) % 97}` })) })], usage: { inputTokens: 50, outputTokens: 20 } };
+  return { outputs: [JSON.stringify({ score: (h % 100) / 10, confidence: 0.9, reasoning: `h${h % 7}` })], usage: { inputTokens: 40, outputTokens: 10 } };
+}
+
+const httpModel = (url: string): LanguageModel =>
+  fromFunction(
+    async (request: GenerateRequest, options?: { signal?: AbortSignal }) => {
+      const res = await fetch(url, { method: 'POST', body: JSON.stringify(request), headers: { 'content-type': 'application/json' }, signal: options?.signal ?? null });
+      return (await res.json()) as GenerateResult;
+    },
+    { input: 'request', modelId: 'world' },
+  );
+
+const searchFlow = (model: LanguageModel) => {
+  const explorer = new Explorer({ generator: createGenerator({ model }), evaluator: createEvaluator({ model }), strategy: bfs({ beamWidth: 1 }), maxDepth: 2, branchingFactor: 2, concurrency: 2, now: () => 0 });
+  return {
+    explorer,
+    flow: defineFlow({
+      name: 'bench-search',
+      version: 1,
+      input: z.object({ puzzle: z.string() }),
+      run: async (input, run) => {
+        const r = run.resuming ? await explorer.resume(run) : await explorer.run(`Solve ${input.puzzle}`, run);
+        return { bestPath: r.bestPath.map((n) => n.content) };
+      },
+    }),
+  };
+};
+
+// ── the worker process ─────────────────────────────────────────────────────────────────────────
+if (process.argv.includes('--worker')) {
+  const env = process.env as Record<string, string>;
+  const log = (entry: Record<string, unknown>) => appendFileSync(env.WORKER_LOG!, `${JSON.stringify({ pid: process.pid, t: Date.now(), ...entry })}\n`);
+  const store = new PostgresEventStore({ connectionString: env.PG!, tablePrefix: env.PREFIX! });
+  const queue = pgBossQueue({ connectionString: env.PG!, store, schema: env.SCHEMA!, leaseSeconds: Number(env.LEASE), pollIntervalMs: 100 });
+  const stop = new AbortController();
+  process.once('SIGTERM', () => stop.abort());
+  log({ ready: true });
+  await queue.work({ flows: [searchFlow(httpModel(env.MODEL!)).flow], concurrency: Number(env.CONCURRENCY), signal: stop.signal, onRun: (e) => log({ runId: e.runId, outcome: e.outcome }) });
+  await queue.close();
+  await store.close();
+  process.exit(0);
+}
+
+// ── the benchmark ──────────────────────────────────────────────────────────────────────────────
+let cluster: string | undefined;
+let url = process.env.TOT_POSTGRES_URL;
+if (!url) {
+  const out = execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8' });
+  url = /TOT_POSTGRES_URL=(.*)/.exec(out)![1]!;
+  cluster = /TOT_POSTGRES_DATA=(.*)/.exec(out)![1]!;
+}
+const pg = url;
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => setTimeout(() => res.end(JSON.stringify(reply(JSON.parse(Buffer.concat(chunks).toString('utf8')) as GenerateRequest))), LATENCY_MS));
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+let n = 0;
+async function setup(lease = 5) {
+  const schema = `bq${process.pid}_${n++}`;
+  const store = new PostgresEventStore({ connectionString: pg, tablePrefix: `${schema}_` });
+  await store.setup();
+  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, resultPollMs: 10 });
+  await queue.list();
+  const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
+  const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
+  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean }) : []);
+  const workers: ChildProcess[] = [];
+  const start = async (count: number, concurrency: number) => {
+    const before = lines().filter((l) => l.ready).length;
+    for (let i = 0; i < count; i++) workers.push(spawn(process.execPath, [self, '--worker'], { env: { ...process.env, ...env, CONCURRENCY: String(concurrency) }, stdio: ['ignore', 'ignore', 'inherit'] }));
+    while (lines().filter((l) => l.ready).length < before + count) await new Promise((r) => setTimeout(r, 20));
+    // pg-boss starts after the log line: a moment for the workers to ask for runs.
+    await new Promise((r) => setTimeout(r, 1500));
+  };
+  const close = async () => {
+    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGTERM');
+    await Promise.all(workers.map((w) => (w.exitCode !== null || w.signalCode !== null ? undefined : new Promise((r) => w.once('exit', r)))));
+    await queue.close();
+    await store.close();
+  };
+  return { queue, store, lines, start, workers, close };
+}
+
+const { flow } = searchFlow(httpModel(modelUrl));
+
+// 1. Throughput with 1, 2 and 4 worker processes.
+const RUNS = 120;
+const CONCURRENCY = 4;
+const perSecond: Record<string, number> = {};
+for (const workers of [1, 2, 4]) {
+  const s = await setup();
+  await s.start(workers, CONCURRENCY);
+  const t0 = performance.now();
+  const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => s.queue.submit(flow, { puzzle: `w${workers}-${i}` })));
+  await Promise.all(ids.map((id) => s.queue.result(id)));
+  perSecond[workers] = Math.round((RUNS / ((performance.now() - t0) / 1000)) * 10) / 10;
+  await s.close();
+  console.error(`bench:queue: ${workers} worker(s): ${perSecond[workers]} runs/s`);
+}
+
+// 2. Overhead per run: in one process, one run at a time.
+const overhead = await (async () => {
+  const s = await setup();
+  const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
+  const direct: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now();
+    await explorer.run(`Solve direct-${i}`, { store: s.store });
+    direct.push(performance.now() - t);
+  }
+  const drives: number[] = [];
+  const endToEnd: number[] = [];
+  let started = 0;
+  const stop = new AbortController();
+  const worker = s.queue.work({ flows: [local], concurrency: 1, signal: stop.signal, onRun: (e) => (e.outcome === 'started' ? (started = performance.now()) : drives.push(performance.now() - started)) });
+  await new Promise((r) => setTimeout(r, 1500));
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now();
+    await s.queue.result(await s.queue.submit(local, { puzzle: `queued-${i}` }));
+    endToEnd.push(performance.now() - t);
+  }
+  stop.abort();
+  await worker;
+  await s.close();
+  return { directMs: figure(direct, 1), inWorkerMs: figure(drives, 1), overheadInWorkerMs: Math.round((median(drives) - median(direct)) * 10) / 10, submitToResultMs: figure(endToEnd, 1) };
+})();
+console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs} ms per run in the worker`);
+
+// 3. SIGKILL → the runs running again elsewhere.
+const takeover = await (async () => {
+  const lease = 5;
+  const s = await setup(lease);
+  await s.start(2, 4);
+  const victim = s.workers[0]!;
+  const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => s.queue.submit(flow, { puzzle: `k-${i}` })));
+  // Once the victim drives runs, it is killed.
+  while (!s.lines().some((l) => l.pid === victim.pid && l.outcome === 'started')) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 100));
+  const held = new Set<string>();
+  for (const l of s.lines()) {
+    if (l.pid !== victim.pid || !l.runId) continue;
+    if (l.outcome === 'started') held.add(l.runId);
+    else held.delete(l.runId);
+  }
+  const killedAt = Date.now();
+  victim.kill('SIGKILL');
+  await Promise.all(ids.map((id) => s.queue.result(id)));
+  const again = [...held].map((runId) => (s.lines().find((l) => l.runId === runId && l.pid !== victim.pid && l.outcome === 'started' && l.t >= killedAt)?.t ?? NaN) - killedAt);
+  const bound = pgBossQueue({ connectionString: pg, store: s.store, leaseSeconds: lease, pollIntervalMs: 100 }).takeoverBoundMs;
+  await s.close();
+  return { leaseSeconds: lease, runsHeld: held.size, killToRunningAgainMs: figure(again, 0), documentedBoundMs: bound };
+})();
+console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.max} ms (bound ${takeover.documentedBoundMs} ms)`);
+
+server.close();
+if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
+
+report('queue', {
+  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, concurrencyPerWorker: CONCURRENCY },
+  runsPerSecond: perSecond,
+  speedup: { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 },
+  targets: { twoWorkers: 1.8, fourWorkers: 3, overheadMs: 10, takeoverMs: takeover.documentedBoundMs + 1000 },
+  overhead,
+  takeover,
+});
+process.exit(0);
