@@ -9,7 +9,7 @@ import { checkInput, isFlow, type Flow } from './flow.js';
 import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { queuedRunId } from './run-id.js';
-import { ActiveJob, type JobOutcome } from './run-job.js';
+import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 
 /**
@@ -175,12 +175,12 @@ class LocalQueue implements RunQueue {
           next.active = job;
           next.info.status = 'running';
           jobs.add(job);
-          o.onRun?.({ runId: next.info.runId, flow: next.info.flow.name, outcome: 'started', resumed: false });
+          tell(o.onRun, { runId: next.info.runId, flow: next.info.flow.name, outcome: 'started', resumed: false });
           const drive = job.run().then((outcome) => {
             jobs.delete(job);
             next.active = undefined;
             this.settle(next, outcome);
-            o.onRun?.({ runId: next.info.runId, flow: next.info.flow.name, outcome: outcome.kind, resumed: job.resumed });
+            tell(o.onRun, { runId: next.info.runId, flow: next.info.flow.name, outcome: outcome.kind, resumed: job.resumed });
           });
           const tracked: Promise<void> = drive.finally(() => {
             active.delete(tracked);

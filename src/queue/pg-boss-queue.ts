@@ -9,7 +9,7 @@ import { checkInput, isFlow, type Flow } from './flow.js';
 import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { queuedRunId } from './run-id.js';
-import { ActiveJob, type JobOutcome } from './run-job.js';
+import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 
 /**
@@ -447,12 +447,12 @@ class PgBossQueue implements RunQueue {
       const data = row.data;
       const job = new ActiveJob({ runId: row.id, flow: data.flow, version: data.version, input: data.input, attempt: row.retryCount }, flows.get(data.flow), this.o.store);
       if (stop.signal.aborted) job.handBack();
-      o.onRun?.({ runId: row.id, flow: data.flow, outcome: 'started', resumed: false });
+      tell(o.onRun, { runId: row.id, flow: data.flow, outcome: 'started', resumed: false });
       const done = job
         .run()
         .then(async (outcome) => {
           await settle(queue, job, outcome).catch(report);
-          o.onRun?.({ runId: row.id, flow: data.flow, outcome: outcome.kind, resumed: job.resumed });
+          tell(o.onRun, { runId: row.id, flow: data.flow, outcome: outcome.kind, resumed: job.resumed });
         })
         .finally(() => {
           jobs.delete(row.id);

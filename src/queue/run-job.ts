@@ -2,6 +2,7 @@ import { TotError, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { FencedStore } from './fenced-store.js';
 import { checkInput, FlowRun, type Flow } from './flow.js';
+import type { WorkerRunEvent } from './queue-types.js';
 
 /** One run as a queue hands it to a worker. */
 export interface JobSpec {
@@ -22,6 +23,19 @@ export type JobOutcome =
   | { kind: 'lost' }
   /** The worker stopped and gave the run back, its log left open. */
   | { kind: 'handed-back' };
+
+/**
+ * Tells a worker's `onRun` what happened: a listener that throws is reported as a process warning,
+ * never lets a run's bookkeeping fail.
+ */
+export function tell(onRun: ((event: WorkerRunEvent) => void) | undefined, event: WorkerRunEvent): void {
+  if (!onRun) return;
+  try {
+    onRun(event);
+  } catch (error) {
+    process.emitWarning(`A worker's onRun listener threw: ${error instanceof Error ? error.message : String(error)}`, { type: 'TotListenerWarning', code: 'TOT_ON_RUN_ERROR' });
+  }
+}
 
 const CANCELLED = new TotError('ABORTED', 'The run was cancelled.');
 const HANDED_BACK = new TotError('ABORTED', 'The worker stopped; the run was handed back to the queue.');

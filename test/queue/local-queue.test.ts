@@ -161,6 +161,22 @@ describe('localQueue', () => {
     await queue.close();
   });
 
+  it('finishes a run whose worker’s onRun listener throws', async () => {
+    const { queue, flow } = setup();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    void queue.work({ flows: [flow], onRun: () => {
+      throw new Error('listener broke');
+    } });
+    const runId = await queue.submit(flow, { puzzle: 'a' });
+    expect(await queue.result(runId)).toEqual(JSON.parse(JSON.stringify(await uninterrupted('a'))));
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(warnings.some((w) => w.includes('listener broke'))).toBe(true);
+    await queue.close();
+  });
+
   it('lists runs by status, newest first', async () => {
     const { queue, flow } = setup();
     const a = await queue.submit(flow, { puzzle: 'a' });
