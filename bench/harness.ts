@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** The bench folder: benchmarks run bundled from elsewhere (bench/run.ts), so they find it here. */
@@ -11,6 +11,30 @@ export function median(values: number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/** The fewest rounds a figure on the benchmarks page is the median of. */
+export const MIN_ROUNDS = 5;
+
+/**
+ * A figure measured over rounds: its median and the range of the rounds (every figure on the
+ * benchmarks page is shown as a median with its range). Rounded to `digits` decimals.
+ */
+export interface Figure {
+  median: number;
+  min: number;
+  max: number;
+  rounds: number;
+}
+
+/** The {@link Figure} of one measurement per round. */
+export function figure(values: number[], digits = 2): Figure {
+  if (values.length === 0) throw new Error('a figure needs at least one round');
+  const round = (x: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+  return { median: round(median(values)), min: round(Math.min(...values)), max: round(Math.max(...values)), rounds: values.length };
+}
+
+/** The one-minute load average when the benchmark process started: with the one at its end, how busy the machine was. */
+const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
 
 /** Runs `fn` `runs` times and returns each run's duration in milliseconds. */
 export function timeRuns(runs: number, fn: () => void): number[] {
@@ -40,6 +64,7 @@ export function report(name: string, figures: Record<string, unknown>): void {
     cpu: cpus()[0]?.model,
     cores: cpus().length,
     memoryGiB: Math.round(totalmem() / 2 ** 30),
+    loadAverage1m: { atStart: loadAtStart, atEnd: Math.round(loadavg()[0]! * 100) / 100 },
     ...figures,
   };
   const dir = `${benchDir}/results/`;
