@@ -17,6 +17,7 @@ const shared: Options = {
     'fractal/index': 'src/fractal/index.ts',
     'cot/index': 'src/cot/index.ts',
     'queue/index': 'src/queue/index.ts',
+    'otel/index': 'src/otel/index.ts',
   },
   // Database drivers are optional peers: the host installs the one it uses.
   external: ['better-sqlite3', 'pg', 'pg-boss'],

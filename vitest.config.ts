@@ -16,6 +16,7 @@ export default defineConfig({
       '@tot/core/sessions': fileURLToPath(new URL('./src/sessions/index.ts', import.meta.url)),
       '@tot/core/deliberation': fileURLToPath(new URL('./src/deliberation/index.ts', import.meta.url)),
       '@tot/core/fractal': fileURLToPath(new URL('./src/fractal/index.ts', import.meta.url)),
+      '@tot/core/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),
       '@tot/core/cot': fileURLToPath(new URL('./src/cot/index.ts', import.meta.url)),
       '@tot/core': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

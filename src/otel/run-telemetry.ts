@@ -1,0 +1,301 @@
+import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context, type Histogram, type Meter, type Span, type Tracer } from '@opentelemetry/api';
+import type { RunEventBase } from '../run/run-event.js';
+import * as G from './gen-ai.js';
+import { structureAttributes } from './structure-attributes.js';
+import { contextFromRunTrace, toRunTraceContext } from './trace-context.js';
+
+/**
+ * Options of {@link telemetryListener} and {@link withTelemetry}.
+ *
+ * @example
+ * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * import type { TelemetryOptions } from '@tot/core/otel';
+ *
+ * const options: TelemetryOptions = { tracer: trace.getTracer('my-service'), captureContent: false };
+ * ```
+ */
+export interface TelemetryOptions {
+  /** Default: the global tracer provider's tracer `@tot/core` (a no-op until the host registers an SDK). */
+  tracer?: Tracer;
+  /** Default: the global meter provider's meter `@tot/core`. */
+  meter?: Meter;
+  /**
+   * Record prompts, model outputs and the text in the runner's events (thoughts, goals, answers) on
+   * the spans, as the GenAI conventions' opt-in attributes. Default `false`: spans then carry no
+   * text that a model or a user wrote.
+   */
+  captureContent?: boolean;
+  /** Parent of a new run's span. Default: the active context (e.g. the host's request span). */
+  context?: Context;
+  /**
+   * `gen_ai.provider.name` of a call. Default: the part of the model id before `:` or `/`
+   * (`openai:gpt-4o` → `openai`), else `_OTHER`.
+   */
+  providerName?: string | ((modelId: string) => string);
+  /**
+   * Request tags copied to a call's span as `tot.tag.<key>`. Default: the tags the built-in runners
+   * set that name structure (role, strategy, node, depth, operation, kind, sample index, round,
+   * participant, phase). A tag holding text (the generator's `thought`) is left out unless listed.
+   */
+  callTags?: readonly string[];
+}
+
+const DEFAULT_TAGS = ['role', 'strategy', 'node', 'depth', 'operation', 'kind', 'sampleIndex', 'deliberation.round', 'deliberation.participant', 'deliberation.phase', 'branch', 'round'];
+
+const LIBRARY = '@tot/core';
+
+interface CallState {
+  span: Span;
+  metricAttributes: Attributes;
+}
+
+interface RunState {
+  runner: string;
+  /** Parent for the run span still to start (a resume starts it at `run.resumed`). */
+  parent: Context | undefined;
+  span: Span | undefined;
+  spanContext: Context | undefined;
+  /** Catching up with a traced log on resume: its spans were exported by the worker that ran them. */
+  catchingUp: boolean;
+  calls: Map<string, CallState>;
+}
+
+type AnyEvent = RunEventBase & Record<string, unknown>;
+
+function finishReason(reason: unknown): string {
+  return reason === 'content-filter' ? 'content_filter' : String(reason);
+}
+
+function splitModel(modelId: string): { provider: string | undefined; model: string } {
+  const at = modelId.search(/[:/]/);
+  return at > 0 ? { provider: modelId.slice(0, at), model: modelId.slice(at + 1) } : { provider: undefined, model: modelId };
+}
+
+function messagesJson(messages: readonly { role: string; content: string }[]): { system: string | undefined; input: string } {
+  const system = messages.filter((m) => m.role === 'system').map((m) => ({ type: 'text', content: m.content }));
+  const input = messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] }));
+  return { system: system.length > 0 ? JSON.stringify(system) : undefined, input: JSON.stringify(input) };
+}
+
+/**
+ * The telemetry of runs as an event listener: give it as a run's `onEvent` (or use
+ * {@link withTelemetry}) and each run becomes a span `invoke_workflow {runner}`, each model call a
+ * child span `chat {model}` with the OpenTelemetry GenAI attributes, each of the runner's own
+ * events (a node created, an operation completed, a round started, …) a short child span
+ * `tot.{event type}` carrying ids and parent ids, enough to rebuild the tree or graph from the
+ * spans alone; and
+ * the GenAI client metrics `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
+ *
+ * The run span's context is written into the run's `run.started` event (`trace`), so a recorded
+ * run resumed on another worker continues the same trace. One listener can serve many runs at
+ * once (its state is per run id).
+ *
+ * @example
+ * ```ts
+ * import { Explorer } from '@tot/core';
+ * import { telemetryListener } from '@tot/core/otel';
+ *
+ * const explorer = new Explorer({ generator, evaluator });
+ * const result = await explorer.run('Use 4 9 10 13 to make 24', { onEvent: telemetryListener() });
+ * ```
+ */
+export function telemetryListener(options: TelemetryOptions = {}): (event: RunEventBase) => void {
+  const tracer = options.tracer ?? trace.getTracer(LIBRARY);
+  const meter = options.meter ?? metrics.getMeter(LIBRARY);
+  const capture = options.captureContent === true;
+  const tags = options.callTags ?? DEFAULT_TAGS;
+  const tokenUsage: Histogram = meter.createHistogram(G.METRIC_TOKEN_USAGE, {
+    description: 'Number of input and output tokens used.',
+    unit: '{token}',
+    advice: { explicitBucketBoundaries: G.TOKEN_USAGE_BUCKETS },
+  });
+  const duration: Histogram = meter.createHistogram(G.METRIC_OPERATION_DURATION, {
+    description: 'GenAI operation duration.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: G.DURATION_BUCKETS },
+  });
+  const providers = new Map<string, { provider: string; model: string }>();
+  const modelOf = (modelId: string): { provider: string; model: string } => {
+    let found = providers.get(modelId);
+    if (found === undefined) {
+      const split = splitModel(modelId);
+      const named = options.providerName;
+      const provider = typeof named === 'function' ? named(modelId) : (named ?? split.provider ?? '_OTHER');
+      found = { provider, model: typeof named === 'string' || split.provider === undefined ? modelId : split.model };
+      providers.set(modelId, found);
+    }
+    return found;
+  };
+  const runs = new Map<string, RunState>();
+
+  const startRunSpan = (state: RunState, event: AnyEvent, attributes: Attributes): void => {
+    const span = tracer.startSpan(`${G.OPERATION_INVOKE_WORKFLOW} ${state.runner}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, state.parent);
+    state.span = span;
+    state.spanContext = trace.setSpan(state.parent ?? otelContext.active(), span);
+  };
+
+  const onStarted = (event: AnyEvent): void => {
+    const runner = typeof event.runner === 'string' ? event.runner : 'run';
+    const base = options.context ?? otelContext.active();
+    const kept = contextFromRunTrace(event.trace, base);
+    if (kept !== undefined) {
+      // The log of a traced run, read back by a resume: its spans are already exported.
+      runs.set(event.runId, { runner, parent: kept, span: undefined, spanContext: undefined, catchingUp: true, calls: new Map() });
+      return;
+    }
+    const state: RunState = { runner, parent: base, span: undefined, spanContext: undefined, catchingUp: false, calls: new Map() };
+    runs.set(event.runId, state);
+    startRunSpan(state, event, {
+      [G.GEN_AI_OPERATION_NAME]: G.OPERATION_INVOKE_WORKFLOW,
+      'tot.run.id': event.runId,
+      'tot.runner': runner,
+      ...(capture && typeof event.problem === 'string' ? { 'tot.run.problem': event.problem } : {}),
+    });
+    const spanContext = state.span!.spanContext();
+    // Kept with the run (recorded with run.started) only when there is a real trace to continue.
+    if (trace.isSpanContextValid(spanContext)) (event as { trace?: unknown }).trace = toRunTraceContext(spanContext);
+  };
+
+  const onRequested = (state: RunState, event: AnyEvent): void => {
+    const modelId = String(event.modelId);
+    const { provider, model } = modelOf(modelId);
+    const request = (event.request ?? {}) as { messages?: { role: string; content: string }[]; temperature?: number; maxOutputTokens?: number; n?: number; stop?: string[]; seed?: number; tags?: Record<string, string> };
+    const metricAttributes: Attributes = { [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT, [G.GEN_AI_PROVIDER_NAME]: provider, [G.GEN_AI_REQUEST_MODEL]: model };
+    const attributes: Attributes = { ...metricAttributes, 'tot.call.id': String(event.callId) };
+    if (request.temperature !== undefined) attributes[G.GEN_AI_REQUEST_TEMPERATURE] = request.temperature;
+    if (request.maxOutputTokens !== undefined) attributes[G.GEN_AI_REQUEST_MAX_TOKENS] = request.maxOutputTokens;
+    if (request.n !== undefined && request.n !== 1) attributes[G.GEN_AI_REQUEST_CHOICE_COUNT] = request.n;
+    if (request.stop !== undefined && request.stop.length > 0) attributes[G.GEN_AI_REQUEST_STOP_SEQUENCES] = request.stop;
+    if (request.seed !== undefined) attributes[G.GEN_AI_REQUEST_SEED] = request.seed;
+    if (request.tags) for (const key of tags) if (request.tags[key] !== undefined) attributes[`tot.tag.${key}`] = request.tags[key];
+    if (capture && request.messages) {
+      const { system, input } = messagesJson(request.messages);
+      attributes[G.GEN_AI_INPUT_MESSAGES] = input;
+      if (system !== undefined) attributes[G.GEN_AI_SYSTEM_INSTRUCTIONS] = system;
+    }
+    const span = tracer.startSpan(`${G.OPERATION_CHAT} ${model}`, { kind: SpanKind.CLIENT, startTime: event.at, attributes }, state.spanContext);
+    state.calls.set(String(event.callId), { span, metricAttributes });
+  };
+
+  const onCompleted = (state: RunState, event: AnyEvent): void => {
+    const call = state.calls.get(String(event.callId));
+    if (call === undefined) return;
+    state.calls.delete(String(event.callId));
+    const usage = (event.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
+    const attributes: Attributes = {};
+    if (event.finishReason !== undefined) attributes[G.GEN_AI_RESPONSE_FINISH_REASONS] = [finishReason(event.finishReason)];
+    if (usage.inputTokens !== undefined) attributes[G.GEN_AI_USAGE_INPUT_TOKENS] = usage.inputTokens;
+    if (usage.outputTokens !== undefined) attributes[G.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.outputTokens;
+    if (event.cacheHit === true) attributes['tot.call.cache_hit'] = true;
+    if (capture && Array.isArray(event.outputs)) {
+      const reason = event.finishReason === undefined ? undefined : finishReason(event.finishReason);
+      attributes[G.GEN_AI_OUTPUT_MESSAGES] = JSON.stringify((event.outputs as string[]).map((text) => ({ role: 'assistant', parts: [{ type: 'text', content: text }], ...(reason ? { finish_reason: reason } : {}) })));
+    }
+    call.span.setAttributes(attributes);
+    call.span.end(event.at);
+    if (usage.inputTokens !== undefined) tokenUsage.record(usage.inputTokens, { ...call.metricAttributes, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_INPUT });
+    if (usage.outputTokens !== undefined) tokenUsage.record(usage.outputTokens, { ...call.metricAttributes, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_OUTPUT });
+    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, call.metricAttributes);
+  };
+
+  const onFailed = (state: RunState, event: AnyEvent): void => {
+    const call = state.calls.get(String(event.callId));
+    if (call === undefined) return;
+    state.calls.delete(String(event.callId));
+    const error = (event.error ?? {}) as { code?: string; message?: string };
+    const type = error.code ?? '_OTHER';
+    call.span.setAttribute(G.ERROR_TYPE, type);
+    if (typeof event.status === 'number') call.span.setAttribute('http.response.status_code', event.status);
+    call.span.setStatus({ code: SpanStatusCode.ERROR, ...(error.message ? { message: error.message } : {}) });
+    call.span.end(event.at);
+    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, { ...call.metricAttributes, [G.ERROR_TYPE]: type });
+  };
+
+  const onFinished = (state: RunState, event: AnyEvent): void => {
+    const span = state.span!;
+    const attributes: Attributes = { 'tot.run.stop_reason': String(event.stopReason) };
+    const stats = event.stats as Record<string, unknown> | undefined;
+    if (stats) for (const key in stats) if (typeof stats[key] === 'number') attributes[`tot.run.stats.${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`] = stats[key] as number;
+    if (Array.isArray(event.errors)) attributes['tot.run.errors'] = event.errors.length;
+    span.setAttributes(attributes);
+    const error = event.error as { code?: string; message?: string } | undefined;
+    if (error) {
+      span.setAttribute(G.ERROR_TYPE, error.code ?? '_OTHER');
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(error.message ? { message: error.message } : {}) });
+    }
+    // A call still open here was cut off by the end of the run.
+    for (const call of state.calls.values()) call.span.end(event.at);
+    span.end(event.at);
+    runs.delete(event.runId);
+  };
+
+  return (raw: RunEventBase): void => {
+    const event = raw as AnyEvent;
+    if (event.type === 'run.started') return onStarted(event);
+    const state = runs.get(event.runId);
+    if (state === undefined) return;
+    if (state.catchingUp) {
+      if (event.type === 'run.resumed') {
+        state.catchingUp = false;
+        startRunSpan(state, event, {
+          [G.GEN_AI_OPERATION_NAME]: G.OPERATION_INVOKE_WORKFLOW,
+          'tot.run.id': event.runId,
+          'tot.runner': state.runner,
+          'tot.run.resumed_from_seq': Number(event.fromSeq),
+        });
+      } else if (event.type === 'run.finished') runs.delete(event.runId);
+      return;
+    }
+    switch (event.type) {
+      case 'llm.requested':
+        return onRequested(state, event);
+      case 'llm.completed':
+        return onCompleted(state, event);
+      case 'llm.failed':
+        return onFailed(state, event);
+      case 'llm.retried': {
+        const error = (event.error ?? {}) as { code?: string };
+        state.calls.get(String(event.callId))?.span.addEvent('tot.llm.retried', { 'tot.attempt': Number(event.attempt), 'tot.delay_ms': Number(event.delayMs), [G.ERROR_TYPE]: error.code ?? '_OTHER' }, event.at);
+        return;
+      }
+      case 'budget.warning':
+        state.span!.addEvent('tot.budget.warning', { 'tot.budget.limit': String(event.limit), 'tot.budget.used': Number(event.used), 'tot.budget.max': Number(event.max), 'tot.budget.ratio': Number(event.ratio) }, event.at);
+        return;
+      case 'run.resumed':
+        state.span!.addEvent('tot.run.resumed', { 'tot.seq': event.seq, 'tot.from_seq': Number(event.fromSeq) }, event.at);
+        return;
+      case 'run.finished':
+        return onFinished(state, event);
+      default: {
+        // A span of its own, not a span event: an SDK keeps 128 events a span by default, and a
+        // search makes hundreds of nodes; spans have no such cap, so the tree is always whole.
+        const attributes = structureAttributes(event);
+        if (capture) attributes['tot.event.data'] = JSON.stringify(event);
+        tracer.startSpan(`tot.${event.type}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, state.spanContext).end(event.at);
+      }
+    }
+  };
+}
+
+/**
+ * A run's (or a resume's) options with telemetry turned on: the same options, with an `onEvent`
+ * that feeds {@link telemetryListener} and then the `onEvent` they had. One line for any runner.
+ *
+ * @example
+ * ```ts
+ * import { withTelemetry } from '@tot/core/otel';
+ *
+ * const result = await explorer.run(problem, withTelemetry({ store, runId: 'game24-1' }));
+ * const again = await Explorer.resume(withTelemetry({ store, runId: 'game24-1', generator, evaluator }));
+ * ```
+ */
+export function withTelemetry<O extends object>(runOptions: O, options?: TelemetryOptions): O {
+  const listener = telemetryListener(options);
+  const own = (runOptions as { onEvent?: unknown }).onEvent as ((event: RunEventBase) => void) | undefined;
+  const onEvent = own === undefined ? listener : (event: RunEventBase) => {
+    listener(event);
+    own(event);
+  };
+  return { ...runOptions, onEvent } as O;
+}
