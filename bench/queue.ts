@@ -103,7 +103,7 @@ async function setup(lease = 5) {
   const schema = `bq${process.pid}_${n++}`;
   const store = new PostgresEventStore({ connectionString: pg, tablePrefix: `${schema}_` });
   await store.setup();
-  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, resultPollMs: 10 });
+  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, resultPollMs: 20 });
   await queue.list();
   const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
   const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
