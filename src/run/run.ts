@@ -311,6 +311,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   private readonly settings: RunSettings<E>;
   private readonly controller = new AbortController();
+  // The controller's signal, read once: AbortController's getter was a measurable share of a call, which compares signals with it.
+  private readonly runSignal = this.controller.signal;
   private readonly callerSignal: AbortSignal | undefined;
   private readonly onEvent: ((event: E) => void) | undefined;
   private readonly gate: CallGate | undefined;
@@ -350,9 +352,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.onEvent = invocation.onEvent;
     // Every call of the run (and the provider under it) listens on the run's signal: Node's leak
     // warning at 11 listeners would be a false alarm here.
-    setMaxListeners?.(0, this.controller.signal);
+    setMaxListeners?.(0, this.runSignal);
     // One listener releases every live call when the run stops.
-    this.controller.signal.addEventListener('abort', () => {
+    this.runSignal.addEventListener('abort', () => {
       const calls: LiveCall[] = [];
       for (let call = this.live; call !== undefined; call = call.next) calls.push(call);
       for (const call of calls) call.abort();
@@ -365,7 +367,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** Aborts when the caller aborts, when the run halts (budget, timeout, failure) and when it ends. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.runSignal;
   }
 
   /** Why the kernel stopped the run, if it did. */
@@ -375,7 +377,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** Whether the run is stopping (halted, aborted, failed or over): errors from here on are consequences, not findings. */
   get stopping(): boolean {
-    return this.controller.signal.aborted;
+    return this.runSignal.aborted;
   }
 
   /** Stamps and publishes an event of the run (and records it, when the run is recorded). */
@@ -416,14 +418,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
     try {
       value = work();
     } catch (error) {
-      return raceAbort(Promise.reject(error), this.controller.signal, what);
+      return raceAbort(Promise.reject(error), this.runSignal, what);
     }
     // A value already there has nothing to wait for: no race, no listener on the run's signal
     // (an operation graph guards every local score and check, one per thought).
     if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
-      return this.controller.signal.aborted ? raceAbort(Promise.resolve(value), this.controller.signal, what) : Promise.resolve(value);
+      return this.runSignal.aborted ? raceAbort(Promise.resolve(value), this.runSignal, what) : Promise.resolve(value);
     }
-    return raceAbort(Promise.resolve(value), this.controller.signal, what);
+    return raceAbort(Promise.resolve(value), this.runSignal, what);
   }
 
   /**
@@ -539,9 +541,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const call = (request: GenerateRequest, callOptions: CallOptions, checked: boolean): Promise<GenerateResult> => {
       const caller = callOptions.signal;
       const checkedFor = checked ? callOptions : undefined;
-      if (caller === undefined || caller === this.controller.signal) return this.modelCall(model, request, callOptions, this.controller.signal, admits, checkedFor);
+      if (caller === undefined || caller === this.runSignal) return this.modelCall(model, request, callOptions, this.runSignal, admits, checkedFor);
       // A signal of the caller's own may outlive the run (a server's): the call's link to it ends with the call.
-      const { signal, unlink } = linkSignals(this.controller.signal, caller);
+      const { signal, unlink } = linkSignals(this.runSignal, caller);
       let pending: Promise<GenerateResult>;
       try {
         pending = this.modelCall(model, request, callOptions, signal, admits, checkedFor);
@@ -596,7 +598,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     if (gate === undefined || gate.tryAcquire()) return this.liveCall(call);
     // A queued call whose run stops never starts: it rejects with ABORTED (the run aborts the calls it lists).
     this.link(call);
-    if (signal !== this.controller.signal) call.unlisten = whenAborted(signal, () => call.abort());
+    if (signal !== this.runSignal) call.unlisten = whenAborted(signal, () => call.abort());
     gate.enqueue(call, (callOptions as { [CALL_PRIORITY]?: number })[CALL_PRIORITY] ?? 0);
     return call.promise;
   }
@@ -802,7 +804,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       }
     }
     this.link(call);
-    if (signal !== this.controller.signal && call.unlisten === undefined) call.unlisten = whenAborted(signal, () => call.abort());
+    if (signal !== this.runSignal && call.unlisten === undefined) call.unlisten = whenAborted(signal, () => call.abort());
     call.follow(pending);
     return call.promise;
   }
@@ -837,7 +839,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       return result;
     }
     // The result is used only once it is stored: a crash can never lose a call that was made.
-    return raceAbort(this.recorder.durable(), this.controller.signal, 'model call').then(
+    return raceAbort(this.recorder.durable(), this.runSignal, 'model call').then(
       () => {
         call.end();
         return result;
@@ -948,7 +950,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
   /** @internal Ends the run's work: stragglers are cancelled and awaited. */
   async close(): Promise<void> {
     this.closing = true;
-    if (!this.controller.signal.aborted) this.controller.abort(RUN_OVER);
+    if (!this.runSignal.aborted) this.controller.abort(RUN_OVER);
     // Live calls are raced against the signal just aborted: they end within a few microtasks.
     if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
   }
