@@ -2,13 +2,14 @@ import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { TotError, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
-import { raceAbort, sleep, throwIfAborted, whenAborted } from '../internal/abort.js';
+import { raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { checkInput, isFlow, type Flow } from './flow.js';
 import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { queuedRunId } from './run-id.js';
+import { QueueListener } from './queue-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 
@@ -174,7 +175,21 @@ class PgBossQueue implements RunQueue {
   private readonly closing = new AbortController();
   private readonly workers = new Set<Promise<void>>();
 
-  constructor(private readonly o: Options) {}
+  private readonly listener: QueueListener;
+  /** Notified with a flow's name when a run of it is submitted, and with a run's id when it settles. */
+  private readonly channels: { submitted: string; settled: string };
+
+  constructor(private readonly o: Options) {
+    this.listener = new QueueListener(o.connectionString, (error) => o.onError?.(error));
+    this.channels = { submitted: `tot_submitted_${o.schema}`, settled: `tot_settled_${o.schema}` };
+  }
+
+  private notify(channel: string, payload: string): Promise<void> {
+    return this.sql('SELECT pg_notify($1, $2)', [channel, payload]).then(
+      () => undefined,
+      (error: unknown) => this.o.onError?.(error),
+    );
+  }
 
   /** The longest a crashed worker's runs wait before another worker can take them, in ms. */
   get takeoverBoundMs(): number {
@@ -239,7 +254,10 @@ class PgBossQueue implements RunQueue {
           retryDelay: 0,
           expireInSeconds: this.o.leaseSeconds,
         });
-        if (sent !== null) return runId;
+        if (sent !== null) {
+          await this.notify(this.channels.submitted, flow.name);
+          return runId;
+        }
         // The key was used before: the same run, unless its flow version or input differ.
         const existing = await boss.getJobById<RunData>(queueOf(flow.name), runId, { includeArchive: true });
         if (existing && (existing.data.version !== flow.version || canonicalJson(existing.data.input) !== canonicalJson(checked))) {
@@ -309,10 +327,21 @@ class PgBossQueue implements RunQueue {
     const s = this.o.schema;
     const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
     const settledStates = `state IN ('completed', 'cancelled', 'failed')`;
+    let wake: (() => void) | undefined;
+    const unlisten = this.listener.listen(this.channels.settled, (runId) => {
+      if (this.waiting.has(runId)) wake?.();
+    });
     void (async () => {
       try {
         while (this.waiting.size > 0 && !this.closing.signal.aborted) {
-          await sleep(this.o.resultPollMs);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.o.resultPollMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
           const ids = [...this.waiting.keys()];
           let rows: JobRow[] = [];
           try {
@@ -326,6 +355,7 @@ class PgBossQueue implements RunQueue {
           for (const row of rows) for (const waiter of this.waiting.get(row.id) ?? []) waiter(row);
         }
       } finally {
+        unlisten();
         this.polling = false;
       }
     })();
@@ -337,6 +367,7 @@ class PgBossQueue implements RunQueue {
     const boss = await this.start();
     // The worker driving it sees the state within cancelCheckMs and aborts the run.
     const done = (await raceAbort(boss.cancel(row.name, row.id), o.signal, 'cancel')) as unknown as { affected?: number } | undefined;
+    await this.notify(this.channels.settled, row.id);
     return (done?.affected ?? 0) > 0;
   }
 
@@ -372,6 +403,7 @@ class PgBossQueue implements RunQueue {
   async close(): Promise<void> {
     this.closing.abort(new TotError('ABORTED', 'The queue was closed.'));
     await Promise.allSettled([...this.workers]);
+    await this.listener.close();
     const boss = this.boss;
     this.boss = undefined;
     if (boss) await (await boss.catch(() => undefined))?.stop({ graceful: false, close: true, wait: true });
@@ -388,7 +420,15 @@ class PgBossQueue implements RunQueue {
     // Jobs this worker drives, by run id, and their queue.
     const jobs = new Map<string, { job: ActiveJob; queue: string; done: Promise<void> }>();
     let wake: (() => void) | undefined;
-    const nudge = () => wake?.();
+    // Set by a nudge that came while the loop was not waiting (during a fetch): the loop does not wait then.
+    let nudged = false;
+    const nudge = () => {
+      nudged = true;
+      wake?.();
+    };
+    const unlistenSubmitted = this.listener.listen(this.channels.submitted, (flow) => {
+      if (flows.has(flow)) nudge();
+    });
     stop.signal.addEventListener('abort', () => {
       for (const { job } of jobs.values()) job.handBack();
       nudge();
@@ -437,9 +477,11 @@ class PgBossQueue implements RunQueue {
         case 'failed':
           // Settled without a retry: a flow that fails fails the same way again.
           await boss.complete(queue, id, { status: 'failed', error: outcome.error } satisfies RunOutput);
+          await this.notify(this.channels.settled, id);
           return;
         default:
           await boss.complete(queue, id, { status: outcome.kind, result: outcome.result } satisfies RunOutput);
+          await this.notify(this.channels.settled, id);
       }
     };
 
@@ -465,6 +507,7 @@ class PgBossQueue implements RunQueue {
     let turn = 0;
     try {
       while (!stop.signal.aborted) {
+        nudged = false;
         let fetched = 0;
         for (let i = 0; i < names.length && jobs.size < o.concurrency && !stop.signal.aborted; i++) {
           const queue = queueOf(names[(turn + i) % names.length]!);
@@ -480,7 +523,7 @@ class PgBossQueue implements RunQueue {
         turn += 1;
         if (stop.signal.aborted) break;
         // Full, or nothing to take: wait for a free slot, a stop, or the next poll.
-        if (jobs.size >= o.concurrency || fetched === 0) {
+        if ((jobs.size >= o.concurrency || fetched === 0) && !nudged) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, jobs.size >= o.concurrency ? 60_000 : this.o.pollIntervalMs);
             wake = () => {
@@ -493,6 +536,7 @@ class PgBossQueue implements RunQueue {
       }
     } finally {
       for (const t of timers) clearInterval(t);
+      unlistenSubmitted();
       unlisten?.();
       unlistenClose();
       for (const { job } of jobs.values()) job.handBack();
