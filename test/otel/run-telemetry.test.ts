@@ -25,8 +25,9 @@ import {
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bfs, Explorer, fromFunction, InMemoryEventStore, ThoughtTree, type LanguageModel, type RunEventBase, type ExplorationResult, type StoredEvent } from '@tot/core';
+import { bfs, callModel, Explorer, fromFunction, InMemoryEventStore, ThoughtTree, type LanguageModel, type RunEventBase, type ExplorationResult, type StoredEvent } from '@tot/core';
 import { telemetryListener, withTelemetry } from '@tot/core/otel';
+import { SessionEngine, type BranchWorker } from '@tot/core/sessions';
 import { loadReplayLog, replayEvaluator, replayGenerator } from '../../examples/game24/replay.js';
 import { recordChainOfThoughtRun, recordDeliberationRun, recordFractalRun, recordGraphRun, readAll } from '../viewer/fixtures/runs.js';
 import { everyString, otelKit, runSpanOf } from './otel-kit.js';
@@ -283,5 +284,27 @@ describe('every runner', () => {
     expect(thoughts.map((e) => e.attributes['tot.thought_number'])).toEqual(Array.from({ length: run.thoughts }, (_, i) => i + 1));
     expect(thoughts.at(-1)!.attributes!['tot.next_thought_needed']).toBe(false);
     expect(callSpans(spans)).toHaveLength(run.llmCalls);
+  });
+
+  it('agent session: runParallel\'s branch rounds are spans under its run span, its calls tagged with nothing but their purpose', async () => {
+    const kit = await otelKit();
+    const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'w' });
+    const session = await engine.startSession({ goal: 'Speed up config loading', successCriteria: ['p95 under 5 ms'] });
+    const t = await session.addThought({ role: 'planner', content: 'Cache the parsed config.' });
+    const ids = (await session.fork({ from: t.id, branches: [{ name: 'a' }, { name: 'b' }] })).map((b) => b.id);
+    const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40, max_files: 2 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'], risk_estimate: { test_coverage: 0.9 }, context_sufficiency: { unresolved_symbol_rate: 0.02 } };
+    const worker: BranchWorker = async (branch, ctx) => {
+      await callModel(ctx.model!, { messages: [{ role: 'user', content: `plan for ${branch.name}` }] }, { signal: ctx.signal });
+      return { thoughts: [{ content: `${branch.name} plan` }], plan };
+    };
+    const out = await session.runParallel(withTelemetry({ branchIds: ids, strategy: 'best', worker, model: reportingModel() }, { tracer: kit.tracer, meter: kit.meter }));
+    const spans = kit.spans();
+    const runSpan = runSpanOf(spans);
+    expect(runSpan.name).toBe('invoke_workflow got');
+    expect(callSpans(spans)).toHaveLength(2);
+    const rounds = structure(spans).filter((e) => e.name === 'tot.branch.round.completed');
+    expect(rounds.map((e) => e.attributes['tot.branch_id']).sort()).toEqual([...ids].sort());
+    expect(structure(spans).find((e) => e.name === 'tot.parallel.decided')!.attributes['tot.winner']).toBe(out.winner!.id);
+    expect(everyString(spans).filter((x) => x.includes('plan for'))).toEqual([]);
   });
 });
