@@ -65,6 +65,8 @@ export function report(name: string, figures: Record<string, unknown>): void {
     cores: cpus().length,
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     loadAverage1m: { atStart: loadAtStart, atEnd: Math.round(loadavg()[0]! * 100) / 100 },
+    // Which \`bench/run.ts\` invocation measured it: the benchmarks page names figures from another run.
+    ...(process.env.TOT_BENCH_RUN ? { benchRun: process.env.TOT_BENCH_RUN } : {}),
     ...figures,
   };
   const dir = `${benchDir}/results/`;

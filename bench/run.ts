@@ -69,7 +69,9 @@ await build({
   logLevel: 'warning',
 });
 
+// One id for this invocation's results, so that the benchmarks page can name figures from another run.
+const benchRun = new Date().toISOString();
 for (const name of selected) {
-  execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir } });
+  execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun } });
 }
 if (names.length === 0) execFileSync(process.execPath, ['--import', 'tsx', `${benchDir}write-docs.ts`], { stdio: 'inherit', cwd: root });
