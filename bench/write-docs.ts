@@ -28,14 +28,15 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
   .filter((f) => f.endsWith('.json'))
-  .map((f) => results(f.replace(/\.json$/, '')) as { benchmark: string; date: string; cores: number; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string });
-const byDate = all.filter((r) => r.loadAverage1m).sort((a, b) => a.date.localeCompare(b.date));
-const load = byDate.length > 0 ? { atStart: byDate[0]!.loadAverage1m!.atStart, atEnd: byDate.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...byDate.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
-// The page shows one \`npm run bench\` run: results from another (a benchmark run on its own since) are named.
+  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string });
+// The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
 for (const r of all) if (r.benchRun) runs.set(r.benchRun, (runs.get(r.benchRun) ?? 0) + 1);
 const mainRun = [...runs].sort((a, b) => b[1] - a[1])[0]?.[0];
 const otherRuns = mainRun ? all.filter((r) => r.benchRun !== mainRun).map((r) => r.benchmark).sort() : [];
+const mainMembers = all.filter((r) => r.benchRun === mainRun).map((r) => r.benchmark).sort();
+const ofMainRun = all.filter((r) => r.benchRun === mainRun && r.loadAverage1m && r.date).sort((a, b) => a.date!.localeCompare(b.date!));
+const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atStart, atEnd: ofMainRun.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...ofMainRun.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
 
 interface StoreFigures {
   medians: Record<string, Record<string, number>>;
@@ -87,9 +88,11 @@ title: Benchmarks
 
 \`npm run bench\` runs every benchmark, each in its own Node process with \`--expose-gc\`, prints its
 figures as JSON, writes them to \`bench/results/<name>.json\`, and renders this page from them. The
-figures below come from one \`npm run bench\` run on the project's machine kind: ${t.cores} cores
-(${t.cpu}), ${t.memoryGiB} GiB, Node ${t.node}, on ${t.date.slice(0, 10)}.${otherRuns.length > 0 ? ` (Except ${otherRuns.map((b) => `\`${b}\``).join(', ')}, from another run.)` : ''} The machine is shared:
-${load ? `its one-minute load average was ${load.atStart} when the run started and ${load.atEnd} when it ended (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}A figure
+figures below come from ${otherRuns.length === 0 ? `one \`npm run bench\` run on the project's machine kind: ${t.cores} cores
+(${t.cpu}), ${t.memoryGiB} GiB, Node ${t.node}, on ${t.date.slice(0, 10)}` : `more than one run on the project's machine kind (${t.cores} cores, ${t.cpu}, ${t.memoryGiB} GiB, Node ${t.node}):
+${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?.date?.slice(0, 10) ?? ''}, the others from earlier runs (each result in
+\`bench/results/\` has its date)`}. The machine is shared:
+${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}A figure
 shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds; a target is judged on the
 median, and one the median misses is marked as missed.
 
