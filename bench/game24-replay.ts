@@ -19,7 +19,7 @@
  *   --log        default bench/fixtures/game24-gpt4-bfs.json
  *   --rounds     default 7 (at least 5)
  *   --repeats    timed replays per side and round (their median is the round's figure), default 5
- *   --reference  a checkout of princeton-nlp/tree-of-thought-llm (read in place, never copied)
+ *   --reference  a checkout of princeton-nlp/tree-of-thought-llm (read in place, never copied); default $TOT_BENCH_REFERENCE
  *   --csv        the puzzles' 24.csv; default the checkout's own
  */
 import { execFileSync } from 'node:child_process';
@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   const { selections: _a, ...asRecorded } = plain;
   const { selections: _b, ...withDedup } = dedup;
   const rounds = Math.max(MIN_ROUNDS, Number(values.rounds));
-  const reference = values.reference === undefined ? undefined : referenceSide(resolve(values.reference), resolve(path), values.csv, values.python!);
+  // The environment's TOT_BENCH_REFERENCE stands in for --reference in a full \`npm run bench\`, whose arguments every benchmark gets.
+  const checkout = values.reference ?? process.env.TOT_BENCH_REFERENCE;
+  const reference = checkout === undefined ? undefined : referenceSide(resolve(checkout), resolve(path), values.csv, values.python!);
   const cpu = await cpuPerNode(log, rounds, Number(values.repeats), reference);
   report('game24-replay', {
     log: relative(process.cwd(), path),
@@ -157,7 +159,7 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
   }
   const withRef = perRound.filter((r) => r.reference !== undefined) as Required<(typeof perRound)[number]>[];
   const comparison = withRef.length === 0
-    ? { unavailable: reference === undefined ? 'no --reference checkout given' : 'unavailable' in reference ? reference.unavailable : 'no rounds' }
+    ? { unavailable: reference === undefined ? 'no --reference checkout given (or TOT_BENCH_REFERENCE)' : 'unavailable' in reference ? reference.unavailable : 'no rounds' }
     : {
         source: 'princeton-nlp/tree-of-thought-llm src/tot/methods/bfs.py, solve() unchanged, its model calls answered from the log (bench/tot-reference-replay.py)',
         ...referenceInfo,
