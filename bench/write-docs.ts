@@ -22,6 +22,12 @@ interface Figure {
 }
 /** `median unit (min–max)`, the median in bold when it is the figure a target is judged on. */
 const fig = (x: Figure, unit = '', bold = false) => `${bold ? '**' : ''}${x.median}${unit}${bold ? '**' : ''} (${x.min}–${x.max}${unit})`;
+/** The range of a benchmark's rounds, ` (min–max unit)`, when its result lists them (else nothing). */
+const range = (rounds: readonly number[] | undefined, unit = '') => {
+  if (!rounds || rounds.length === 0) return '';
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return ` (${r(Math.min(...rounds))}–${r(Math.max(...rounds))}${unit})`;
+};
 /** A target judged on the median: says so when the median misses it. */
 const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 
@@ -41,8 +47,12 @@ const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atSt
 interface StoreFigures {
   medians: Record<string, Record<string, number>>;
   ratios: Record<string, Record<string, number>>;
-  analyzedRead?: { medians: Record<string, number>; ratios: Record<string, number> };
+  analyzedRead?: { medians: Record<string, number>; ratios: Record<string, number>; samples?: Record<string, Record<string, number[]>> };
+  /** Each round's figure, per contender and workload. */
+  samples?: Record<string, Record<string, number[]>>;
 }
+/** ` (min–max)` of a store's rounds, in the table's number format. */
+const storeRange = (rounds: readonly number[] | undefined) => (rounds && rounds.length > 0 ? ` (${n(Math.round(Math.min(...rounds)))}–${n(Math.round(Math.max(...rounds)))})` : '');
 const WORKLOADS = [
   ['singles', 'single appends / s'],
   ['batched', 'batched events / s'],
@@ -52,11 +62,11 @@ const WORKLOADS = [
 function storeTable(label: string, f: StoreFigures): string {
   const hasRaw = f.medians.raw !== undefined;
   const postgres = label === 'PostgreSQL';
-  const row = (name: string, tot: number, emmett: number | undefined, raw: number | undefined, overRaw: number | undefined, overEmmett: number | undefined, rawTarget: boolean) => {
-    const rawCell = raw === undefined ? '' : n(raw);
+  const row = (name: string, tot: number, emmett: number | undefined, raw: number | undefined, overRaw: number | undefined, overEmmett: number | undefined, rawTarget: boolean, rounds?: { tot?: number[]; emmett?: number[]; raw?: number[] }) => {
+    const rawCell = raw === undefined ? '' : `${n(raw)}${storeRange(rounds?.raw)}`;
     const ratioRaw = overRaw === undefined ? '' : rawTarget ? `**${overRaw}**${met(overRaw >= 0.6)}` : String(overRaw);
     const ratioEmmett = overEmmett === undefined ? '' : postgres ? `**${overEmmett}**${met(overEmmett >= 1)}` : String(overEmmett);
-    return `| ${name} | ${n(tot)} | ${emmett === undefined ? '' : n(emmett)} | ${rawCell} | ${ratioRaw} | ${ratioEmmett} |`;
+    return `| ${name} | ${n(tot)}${storeRange(rounds?.tot)} | ${emmett === undefined ? '' : `${n(emmett)}${storeRange(rounds?.emmett)}`} | ${rawCell} | ${ratioRaw} | ${ratioEmmett} |`;
   };
   const lines = [
     `**${label}**`,
@@ -70,11 +80,12 @@ function storeTable(label: string, f: StoreFigures): string {
     const rawTarget = hasRaw && !(postgres && w === 'read');
     const emmett = label === 'In memory' && w === 'read' ? undefined : f.medians.emmett?.[w];
     const overEmmett = label === 'In memory' && w === 'read' ? undefined : f.ratios.totOverEmmett?.[w];
-    lines.push(row(readName, f.medians.tot![w]!, emmett, f.medians.raw?.[w], f.ratios.totOverRaw?.[w], overEmmett, rawTarget));
+    const rounds = { tot: f.samples?.tot?.[w], emmett: emmett === undefined ? undefined : f.samples?.emmett?.[w], raw: f.samples?.raw?.[w] };
+    lines.push(row(readName, f.medians.tot![w]!, emmett, f.medians.raw?.[w], f.ratios.totOverRaw?.[w], overEmmett, rawTarget, rounds));
   }
   if (f.analyzedRead) {
     const a = f.analyzedRead;
-    lines.push(row('read events / s, after ANALYZE', a.medians.tot!, a.medians.emmett, a.medians.raw, a.ratios.totOverRaw, a.ratios.totOverEmmett, true));
+    lines.push(row('read events / s, after ANALYZE', a.medians.tot!, a.medians.emmett, a.medians.raw, a.ratios.totOverRaw, a.ratios.totOverEmmett, true, { tot: a.samples?.tot?.read, emmett: a.samples?.emmett?.read, raw: a.samples?.raw?.read }));
   }
   return lines.join('\n');
 }
@@ -181,7 +192,7 @@ Instant synthetic generator and evaluator, BFS with branching 10 and beam 10,000
 
 | | median | target |
 | --- | --- | --- |
-| time per node | **${o.medianMicrosPerNode} µs**${met(o.medianMicrosPerNode <= 6)} | ≤ 6 µs |
+| time per node | **${o.medianMicrosPerNode} µs**${range(o.runsMicrosPerNode, ' µs')}${met(o.medianMicrosPerNode <= 6)} | ≤ 6 µs |
 | heap per node | **${o.heapBytesPerNode} bytes**${met(o.heapBytesPerNode <= 320)} | ≤ 320 bytes |
 
 A run keeps its first 10,000 events for a \`stream()\` opened late; keeping every event of a run this
@@ -191,9 +202,9 @@ size would cost about 2 µs more per node in garbage collection.
 
 | | median | target |
 | --- | --- | --- |
-| insert (${n(t.insert.nodes)} nodes, 5-ary) | **${t.insert.medianMicrosPerInsert} µs** per insert${met(t.insert.medianMicrosPerInsert <= 2)} | ≤ 2 µs |
+| insert (${n(t.insert.nodes)} nodes, 5-ary) | **${t.insert.medianMicrosPerInsert} µs** per insert${range(t.insert.runsMicrosPerInsert, ' µs')}${met(t.insert.medianMicrosPerInsert <= 2)} | ≤ 2 µs |
 | \`path()\` of a depth-20 node | ${t.pathDepth20.medianNanosPerCall} ns per call | |
-| JSON round trip of ${n(t.jsonRoundTrip.nodes)} nodes (toJSON, stringify, parse, zod-validated fromJSON) | ${t.jsonRoundTrip.medianMs} ms | |
+| JSON round trip of ${n(t.jsonRoundTrip.nodes)} nodes (toJSON, stringify, parse, zod-validated fromJSON) | ${t.jsonRoundTrip.medianMs} ms${range(t.jsonRoundTrip.runsMs, ' ms')} | |
 | heap per node (small content) | **${t.heap.bytesPerNode} bytes**${met(t.heap.bytesPerNode <= 600)} | ≤ 600 bytes |
 
 ## Event stores (\`npm run bench:store\`)
@@ -252,7 +263,7 @@ Instant think/eval functions and an instant model (a plain function).
 
 | | median | target |
 | --- | --- | --- |
-| FractalSolver, per frame (${n(r.fractal.frames)}-frame balanced recursion, fan-out 10, depth 4) | **${r.fractal.medianMicrosPerFrame} µs**${met(r.fractal.medianMicrosPerFrame <= 50)} | ≤ 50 µs |
+| FractalSolver, per frame (${n(r.fractal.frames)}-frame balanced recursion, fan-out 10, depth 4) | **${r.fractal.medianMicrosPerFrame} µs**${range(r.fractal.runs, ' µs')}${met(r.fractal.medianMicrosPerFrame <= 50)} | ≤ 50 µs |
 | FractalSolver, peak heap of that run (garbage included) | ${r.fractalHeap.peakHeapMiB} MiB (${n(r.fractalHeap.bytesPerFrame)} bytes per frame) | |
 | FractalSolver, heap its result keeps | ${n(r.fractalHeap.retainedBytesPerFrame)} bytes per frame | |
 | ChainOfThoughtNode, per thought, YAML replies | **${r.chainOfThought.yamlMedianMicrosPerThought} µs**${met(r.chainOfThought.yamlMedianMicrosPerThought <= 50)} | ≤ 50 µs |
@@ -347,10 +358,10 @@ lower bound: the longest chain (${gb.criticalPathMs.chain} ms) or the calls over
 
 | | wall (median) | ratio | target |
 | --- | --- | --- | --- |
-| concurrency 64 | ${gb.concurrency64.medianMs} ms | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${gb.idealSchedule64.medianMs} ms) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
+| concurrency 64 | ${gb.concurrency64.medianMs} ms${range(gb.concurrency64.runs, ' ms')} | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${gb.idealSchedule64.medianMs} ms) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
 ${gb.singleList64 ? `| each list on its own, concurrency 64 (${gb.singleList64.lists} runs) | ${gb.singleList64.medianMs} ms (max ${gb.singleList64.maxMs} ms) | ${gb.singleList64.ratioToChain} × its chain of ${gb.singleList64.chainMs} ms (max ${gb.singleList64.maxRatioToChain}) | ≤ ${gb.singleList64.target}${met(gb.singleList64.ratioToChain <= gb.singleList64.target)} |\n` : ''}| concurrency 1 | ${gb.concurrency1.ms} ms | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
 
-Framework overhead with a model that answers at once: **${got.overhead.medianMicrosPerThought} µs per thought**${met(got.overhead.medianMicrosPerThought <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
+Framework overhead with a model that answers at once: **${got.overhead.medianMicrosPerThought} µs per thought**${range(got.overhead.runs, ' µs')}${met(got.overhead.medianMicrosPerThought <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
 per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.${got.overhead.medianMicrosPerCall ? ` Per thought counts the
 copies that \`score\`, \`keepBest\` and \`select\` make (38 of the 70 per list); over the model calls instead, the same time is
 ${got.overhead.medianMicrosPerCall} µs per call (${n(got.overhead.callsPerRun)} calls per run).` : ''}
@@ -380,7 +391,7 @@ checkpoint holds, so the checkpoints cost a constant amount per event.${ge.loadA
 
 | measure | median | target |
 | --- | --- | --- |
-| \`runParallel('race')\`, ${ge.race.branches} branches of ${ge.race.workerMs.join(', ')} ms: wall past the fastest | **${ge.race.medianOvershootMs} ms**${met(ge.race.medianOvershootMs <= ge.race.target)} | ≤ ${ge.race.target} ms |
+| \`runParallel('race')\`, ${ge.race.branches} branches of ${ge.race.workerMs.join(', ')} ms: wall past the fastest | **${ge.race.medianOvershootMs} ms**${range(ge.race.runs, ' ms')}${met(ge.race.medianOvershootMs <= ge.race.target)} | ≤ ${ge.race.target} ms |
 | restore of a ${n(ge.restore.events)}-event session from SQLite (latest checkpoint + the ${n(ge.restore.eventsAfterCheckpoint)} events after it) | **${ge.restore.fromCheckpointMedianMs} ms**${met(ge.restore.fromCheckpointMedianMs <= ge.restore.target)} | ≤ ${ge.restore.target} ms |
 | restore of the ${n(ge.restore.largest.events)}-event session above (the ${n(ge.restore.largest.eventsAfterCheckpoint)} events after its checkpoint) | ${ge.restore.largest.medianMs} ms | |
 
