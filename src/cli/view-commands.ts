@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StoredEvent } from '../events/store/types.js';
 import { renderRunHtml } from '../viewer/render-run-html.js';
+import { serveRunViewer } from '../viewer/run-viewer-server.js';
 import { CommandError, listRuns, openRecorded } from './read-store.js';
 
 export const RUNS_HELP = `tot runs: the runs recorded in a store
@@ -17,13 +18,22 @@ Options:
   --json   one JSON object per run instead of the table
   --help   this text`;
 
-export const VIEW_HELP = `tot view: one recorded run as a self-contained HTML page
+export const VIEW_HELP = `tot view: recorded runs in the browser
 
 Usage: tot view <db> --run <id> [--out run.html] [--open]
+       tot view <db> --run <id> --follow [--port <n>] [--open]
+       tot view <db> [--port <n>] [--open]
+
+The first form writes one run as a self-contained HTML page. With --follow, the page is served on
+localhost and follows the run while it goes: its tree or graph grows as events are recorded. With
+no --run, the runs of the store are listed on localhost (with their status), each a link to its
+page. Served pages stay up until Ctrl-C.
 
 Options:
   --run <id>     the run (or agent session) to show: tot runs <db> lists them
   --out <file>   where to write the page (default ./<id>.html)
+  --follow       serve the page and follow the run instead of writing a file
+  --port <n>     the port to serve on (default: a free one)
   --open         open the page in the default browser
   --help         this text`;
 
@@ -55,14 +65,55 @@ export async function runsCommand(argv: string[]): Promise<number> {
   }
 }
 
+function openInBrowser(target: string): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  spawn(opener, [target], { detached: true, stdio: 'ignore' }).on('error', () => process.stderr.write(`tot view: could not start ${opener}; open ${target} yourself.\n`)).unref();
+}
+
+/** Serves the viewer until Ctrl-C (or SIGTERM), printing the address to open. */
+async function serveUntilStopped(db: string, runId: string | undefined, port: number, open: boolean): Promise<number> {
+  if (!/^postgres(ql)?:\/\//i.test(db) && !existsSync(db)) throw new CommandError(`${db}: no such file. Give a store runs were recorded to.\n\n${VIEW_HELP}`);
+  const store = await openRecorded(db);
+  try {
+    if (runId !== undefined) {
+      const first = store.readStream(runId)[Symbol.asyncIterator]();
+      const head = await first.next();
+      await first.return?.();
+      if (head.done) throw new CommandError(`No run "${runId}" in ${db}: tot runs ${db} lists the runs it has.`);
+    }
+    const viewer = await serveRunViewer({ store, port });
+    const url = runId === undefined ? viewer.url : viewer.urlOf(runId);
+    process.stdout.write(`${url}\n`);
+    process.stderr.write('tot view: serving; Ctrl-C to stop.\n');
+    if (open) openInBrowser(url);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await viewer.close();
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
 export async function viewCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { run: { type: 'string' }, out: { type: 'string' }, open: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { run: { type: 'string' }, out: { type: 'string' }, follow: { type: 'boolean', default: false }, port: { type: 'string' }, open: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (values.help) {
     process.stdout.write(`${VIEW_HELP}\n`);
     return 0;
   }
   const db = positionals[0];
-  if (!db || !values.run) throw new CommandError(`give the store and the run: tot view <db> --run <id>\n\n${VIEW_HELP}`);
+  if (!db) throw new CommandError(`give the store: tot view <db> [--run <id>]\n\n${VIEW_HELP}`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CommandError(`--port takes a port number (0 to 65535), not "${values.port}".`);
+  if (values.follow && values.out) throw new CommandError('--follow serves the page; --out writes it to a file: give one of them.');
+  if (!values.run || values.follow) return serveUntilStopped(db, values.run, port, values.open);
   const store = await openRecorded(db);
   const events: StoredEvent[] = [];
   try {
@@ -74,9 +125,6 @@ export async function viewCommand(argv: string[]): Promise<number> {
   const out = resolve(values.out ?? `${values.run.replace(/[^\w.-]/g, '_')}.html`);
   writeFileSync(out, renderRunHtml(events));
   process.stdout.write(`${out}\n`);
-  if (values.open) {
-    const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-    spawn(opener, [out], { detached: true, stdio: 'ignore' }).on('error', () => process.stderr.write(`tot view: could not start ${opener}; open ${out} yourself.\n`)).unref();
-  }
+  if (values.open) openInBrowser(out);
   return 0;
 }

@@ -6,6 +6,7 @@ import type { RunView } from './view-model.js';
 import { viewRun } from './view-run.js';
 import { html, jsonScript, sha256Base64, trustedAsset } from './html.js';
 import { VIEWER_CSS, VIEWER_SCRIPT } from './viewer-assets.js';
+import { LIVE_SCRIPT } from './live-assets.js';
 
 /**
  * Options of {@link renderRunHtml}.
@@ -60,13 +61,18 @@ export function renderRunHtml(events: readonly (RunEventBase | StoredEvent)[], o
  * allows exactly the page's own inline script and style (their SHA-256 hashes, so no injected
  * script, inline handler or style runs) and no request at all.
  */
-export function renderViewHtml(view: RunView, title: string): string {
+export function renderViewHtml(view: RunView, title: string, live?: { events: number }): string {
+  // A live page (served by serveRunViewer while the run goes) also runs its own small script and
+  // may ask its own origin for news of the run; an offline page may ask nothing of anyone.
+  const scripts = live ? html`'sha256-${sha256Base64(VIEWER_SCRIPT)}' 'sha256-${sha256Base64(LIVE_SCRIPT)}'` : html`'sha256-${sha256Base64(VIEWER_SCRIPT)}'`;
+  const connect = live ? html`; connect-src 'self'` : '';
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${sha256Base64(VIEWER_SCRIPT)}'; style-src 'sha256-${sha256Base64(VIEWER_CSS)}'; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${scripts}; style-src 'sha256-${sha256Base64(VIEWER_CSS)}'${connect}; base-uri 'none'; form-action 'none'">${live ? html`
+<meta name="tot-live" content="${live.events}">` : ''}
 <title>${title}</title>
 <style>${trustedAsset(VIEWER_CSS, 'style')}</style>
 </head>
@@ -85,7 +91,8 @@ export function renderViewHtml(view: RunView, title: string): string {
 </div>
 <section id="panels"></section>
 <script type="application/json" id="run-data">${jsonScript(view)}</script>
-<script>${trustedAsset(VIEWER_SCRIPT, 'script')}</script>
+<script>${trustedAsset(VIEWER_SCRIPT, 'script')}</script>${live ? html`
+<script>${trustedAsset(LIVE_SCRIPT, 'script')}</script>` : ''}
 </body>
 </html>
 `.toString();

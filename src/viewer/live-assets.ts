@@ -1,0 +1,18 @@
+// The live page's own script, beside the viewer's: it asks its server (same origin, the CSP's
+// `connect-src 'self'`) for word of new events and loads the page again when there are some. It
+// writes nothing into the page itself: every text the page shows still comes from the viewer's
+// script, reading the run's data as JSON and writing text nodes.
+export const LIVE_SCRIPT = `
+(function () {
+  'use strict';
+  var meta = document.querySelector('meta[name="tot-live"]');
+  if (!meta) return;
+  var seen = Number(meta.getAttribute('content')) || 0;
+  var source = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events?after=' + seen);
+  source.onmessage = function (message) {
+    var update;
+    try { update = JSON.parse(message.data); } catch (e) { return; }
+    if (typeof update.events === 'number' && update.events > seen) { source.close(); location.reload(); }
+  };
+})();
+`;

@@ -1,0 +1,215 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { EventStore, StoredEvent } from '../events/store/types.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
+import { html, sha256Base64 } from './html.js';
+import { renderViewHtml } from './render-run-html.js';
+import { viewRun } from './view-run.js';
+
+/**
+ * Options of {@link serveRunViewer}.
+ *
+ * @example
+ * ```ts
+ * import type { RunViewerServerOptions } from '@tot/core/viewer';
+ *
+ * const options: RunViewerServerOptions = { store, port: 4173, pollMs: 250 };
+ * ```
+ */
+export interface RunViewerServerOptions {
+  /** Where the runs are recorded (any store; a read-only one is enough). */
+  store: Pick<EventStore, 'readStream' | 'readAll'>;
+  /** Default `127.0.0.1`: the page is for this machine. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** How often a page that follows a run asks the store for new events. Default 250 ms. */
+  pollMs?: number;
+  /**
+   * The least time a page that follows a run stays as it is before it loads again with the new
+   * events: enough to read it and click a node. Default 1000 ms.
+   */
+  refreshMs?: number;
+  /** Closes the server. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A run viewer being served.
+ *
+ * @example
+ * ```ts
+ * const viewer: RunViewerServer = await serveRunViewer({ store });
+ * console.log(viewer.urlOf('run_01J…'));
+ * ```
+ */
+export interface RunViewerServer {
+  /** The list of runs: each with its runner, status and problem, a link to its page. */
+  url: string;
+  /** The page of one run, which follows the run while it goes. */
+  urlOf(runId: string): string;
+  close(): Promise<void>;
+}
+
+const optionsSchema = z.strictObject({
+  store: z.custom<RunViewerServerOptions['store']>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).readStream === 'function' && typeof (v as EventStore).readAll === 'function', 'expected an EventStore'),
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  pollMs: z.number().int().min(10).max(60_000).optional(),
+  refreshMs: z.number().int().min(0).max(600_000).optional(),
+  signal: signalSchema,
+});
+
+async function eventsOf(store: RunViewerServerOptions['store'], runId: string): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const e of store.readStream(runId)) events.push(e);
+  return events;
+}
+
+interface RunRow {
+  id: string;
+  runner: string;
+  status: string;
+  problem: string;
+}
+
+async function listRuns(store: RunViewerServerOptions['store']): Promise<RunRow[]> {
+  const rows = new Map<string, RunRow>();
+  for await (const e of store.readAll()) {
+    const d = (e.data ?? {}) as Record<string, unknown>;
+    if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), status: 'running or interrupted', problem: String(d.problem ?? '') });
+    else if (e.type === 'session.started') rows.set(e.streamId, { id: e.streamId, runner: 'agent session', status: 'active', problem: String(d.goal ?? '') });
+    else if (e.type === 'run.finished' && rows.has(e.streamId)) rows.get(e.streamId)!.status = String(d.stopReason ?? 'finished');
+  }
+  return [...rows.values()];
+}
+
+const LIST_CSS = 'body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}td,th{padding:.3rem .8rem;border-bottom:1px solid #ddd;text-align:left}';
+
+function listPage(rows: readonly RunRow[]): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-${sha256Base64(LIST_CSS)}'; base-uri 'none'; form-action 'none'">
+<title>Recorded runs</title>
+<style>${LIST_CSS}</style>
+</head>
+<body>
+<h1>Recorded runs</h1>
+${rows.length === 0 ? html`<p>No runs recorded yet.</p>` : html`<table><thead><tr><th>run</th><th>runner</th><th>status</th><th>problem</th></tr></thead><tbody>${rows.map((r) => html`<tr><td><a href="/run/${encodeURIComponent(r.id)}">${r.id}</a></td><td>${r.runner}</td><td>${r.status}</td><td>${r.problem.slice(0, 160)}</td></tr>`)}</tbody></table>`}
+</body>
+</html>
+`.toString();
+}
+
+const isFinished = (events: readonly StoredEvent[]) => events.some((e) => e.type === 'run.finished');
+
+/**
+ * Serves the run viewer on localhost: `/` lists the store's runs with their status, `/run/<id>` is
+ * the page of one run — the same page as {@link renderRunHtml}'s — which, while the run goes,
+ * follows it: a server-sent event says when new events are recorded (the server asks the store
+ * every `pollMs`) and the page loads again with them, so the tree or graph grows on screen. A
+ * finished run's page is the offline page as it is. Everything a model wrote stays escaped as in
+ * the offline page; the live page may connect to its own origin only (`connect-src 'self'`).
+ *
+ * @example
+ * ```ts
+ * import { SqliteEventStore } from '@tot/core/sqlite';
+ * import { serveRunViewer } from '@tot/core/viewer';
+ *
+ * const viewer = await serveRunViewer({ store: new SqliteEventStore({ path: 'runs.db' }) });
+ * console.log(`open ${viewer.urlOf('game24-1')}`);
+ * ```
+ */
+export async function serveRunViewer(options: RunViewerServerOptions): Promise<RunViewerServer> {
+  const o = parseOptions(optionsSchema, options, 'serveRunViewer');
+  const store = o.store;
+  const pollMs = o.pollMs ?? 250;
+  const refreshMs = o.refreshMs ?? 1000;
+  const streams = new Set<ServerResponse>();
+
+  const follow = (req: IncomingMessage, res: ServerResponse, runId: string, after: number): void => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.write(': following\n\n');
+    streams.add(res);
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      streams.delete(res);
+    };
+    req.on('close', stop);
+    const poll = async (): Promise<void> => {
+      try {
+        const events = await eventsOf(store, runId);
+        if (events.length > after) {
+          res.end(`data: ${JSON.stringify({ events: events.length, finished: isFinished(events) })}\n\n`);
+          stop();
+          return;
+        }
+      } catch {
+        // A store that fails a read is asked again at the next poll.
+      }
+      if (streams.has(res)) timer = setTimeout(() => void poll(), pollMs);
+    };
+    timer = setTimeout(() => void poll(), refreshMs);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    if (req.method !== 'GET') {
+      res.writeHead(405, headers).end();
+      return;
+    }
+    if (url.pathname === '/') {
+      res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(listPage(await listRuns(store)));
+      return;
+    }
+    const match = /^\/run\/([^/]+)(\/events)?\/?$/.exec(url.pathname);
+    if (!match) {
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    const runId = decodeURIComponent(match[1]!);
+    if (match[2]) {
+      follow(req, res, runId, Number(url.searchParams.get('after')) || 0);
+      return;
+    }
+    const events = await eventsOf(store, runId);
+    if (events.length === 0) {
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end(`No run "${runId}" in this store.`);
+      return;
+    }
+    const view = viewRun(events);
+    const title = `${view.kind} run: ${view.problem.slice(0, 120)}`;
+    const page = renderViewHtml(view, title, isFinished(events) ? undefined : { events: events.length });
+    res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(page);
+  };
+
+  // Loaded here, not at the top: the viewer's page rendering stays free of Node's modules.
+  const { createServer } = await import('node:http');
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`The viewer could not read the run: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const base = `http://${host}:${address.port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const res of streams) res.end();
+      streams.clear();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  o.signal?.addEventListener('abort', () => void close(), { once: true });
+  return { url: `${base}/`, urlOf: (runId) => `${base}/run/${encodeURIComponent(runId)}`, close };
+}
