@@ -208,7 +208,6 @@ class LiveCall implements GateEntry {
 
   /** Follows the provider's promise; `abort` may settle the call first. */
   follow(pending: Promise<GenerateResult>): void {
-    this.live = true;
     pending.then(this.onValue, this.onError);
   }
 
@@ -775,6 +774,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: model.modelId, request: asked, runId: '', seq: 0, at: 0 } as unknown as RunEventInput<E>, call.started);
     this.stats.llmCalls += 1;
     this.active += 1;
+    // Started: from here on, however it ends (an abort before the provider answers included), it ends through endCall.
+    call.live = true;
     const outer = call.callOptions.onRetry;
     const options: CallOptions = {
       signal,

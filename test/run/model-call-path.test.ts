@@ -70,6 +70,20 @@ describe('a model call through a run', () => {
     expect(events.filter((e) => e.type === 'llm.requested')).toHaveLength(1);
   });
 
+  it("ends a call whose caller's own signal aborts while the provider is being asked: it rejects with ABORTED and the run finishes", async () => {
+    const own = new AbortController();
+    const model: LanguageModel = {
+      modelId: 'm',
+      generate: async () => {
+        own.abort(new Error('caller gave up'));
+        return { outputs: ['ok'], usage: {} };
+      },
+    };
+    const { events, settled } = await onRun(undefined, (run) => callModel(run.runModel(model), ask, { signal: own.signal }));
+    expect(((settled as PromiseRejectedResult).reason as TotError).code).toBe('ABORTED');
+    expect(events.map((e) => e.type)).toEqual(['run.started', 'llm.requested', 'llm.failed', 'run.finished']);
+  });
+
   it('starts the calls that waited for a slot in the order they asked for one', async () => {
     const order: string[] = [];
     const model: LanguageModel = { modelId: 'm', generate: async (request) => (order.push(request.messages[0]!.content), { outputs: ['ok'], usage: {} }) };
