@@ -1,4 +1,7 @@
 import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context, type Histogram, type Meter, type Span, type Tracer } from '@opentelemetry/api';
+import { z } from 'zod';
+import { TotError } from '../errors/index.js';
+import { fnSchema, parseOptions } from '../internal/validate.js';
 import type { RunEventBase } from '../run/run-event.js';
 import * as G from './gen-ai.js';
 import { structureAttributes } from './structure-attributes.js';
@@ -40,6 +43,17 @@ export interface TelemetryOptions {
    */
   callTags?: readonly string[];
 }
+
+const hasMethod = (name: string) => (v: unknown) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[name] === 'function';
+
+const optionsSchema = z.strictObject({
+  tracer: z.custom<Tracer>(hasMethod('startSpan'), 'expected an OpenTelemetry Tracer').optional(),
+  meter: z.custom<Meter>(hasMethod('createHistogram'), 'expected an OpenTelemetry Meter').optional(),
+  captureContent: z.boolean().optional(),
+  context: z.custom<Context>(hasMethod('getValue'), 'expected an OpenTelemetry Context').optional(),
+  providerName: z.union([z.string().min(1), fnSchema<(modelId: string) => string>()]).optional(),
+  callTags: z.array(z.string()).readonly().optional(),
+});
 
 const DEFAULT_TAGS = ['role', 'strategy', 'node', 'depth', 'operation', 'kind', 'sampleIndex', 'deliberation.round', 'deliberation.participant', 'deliberation.phase', 'branch', 'round'];
 
@@ -101,6 +115,7 @@ function messagesJson(messages: readonly { role: string; content: string }[]): {
  * ```
  */
 export function telemetryListener(options: TelemetryOptions = {}): (event: RunEventBase) => void {
+  options = parseOptions(optionsSchema, options, 'telemetryListener') as TelemetryOptions;
   const tracer = options.tracer ?? trace.getTracer(LIBRARY);
   const meter = options.meter ?? metrics.getMeter(LIBRARY);
   const capture = options.captureContent === true;
@@ -291,6 +306,7 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
  * ```
  */
 export function withTelemetry<O extends object>(runOptions: O, options?: TelemetryOptions): O {
+  if (typeof runOptions !== 'object' || runOptions === null) throw new TotError('INVALID_ARGUMENT', 'withTelemetry: runOptions: expected the options of a run or a resume', { details: { field: 'runOptions' } });
   const listener = telemetryListener(options);
   const own = (runOptions as { onEvent?: unknown }).onEvent as ((event: RunEventBase) => void) | undefined;
   const onEvent = own === undefined ? listener : (event: RunEventBase) => {

@@ -31,6 +31,7 @@ import { SessionEngine, type BranchWorker } from '@tot/core/sessions';
 import { loadReplayLog, replayEvaluator, replayGenerator } from '../../examples/game24/replay.js';
 import { recordChainOfThoughtRun, recordDeliberationRun, recordFractalRun, recordGraphRun, readAll } from '../viewer/fixtures/runs.js';
 import { everyString, otelKit, runSpanOf } from './otel-kit.js';
+import { catchTotError } from '../helpers/expect-tot-error.js';
 
 const GAME24_LOG = fileURLToPath(new URL('../../bench/fixtures/game24-gpt4-bfs.json', import.meta.url));
 
@@ -306,5 +307,12 @@ describe('every runner', () => {
     expect(rounds.map((e) => e.attributes['tot.branch_id']).sort()).toEqual([...ids].sort());
     expect(structure(spans).find((e) => e.name === 'tot.parallel.decided')!.attributes['tot.winner']).toBe(out.winner!.id);
     expect(everyString(spans).filter((x) => x.includes('plan for'))).toEqual([]);
+  });
+});
+
+describe('bad options', () => {
+  it('a misspelt option is refused with INVALID_ARGUMENT naming it, not dropped', async () => {
+    const error = await catchTotError(() => telemetryListener({ captureContnet: true } as never), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('captureContnet');
   });
 });

@@ -32,6 +32,7 @@ import * as testing from '@tot/core/testing';
 import * as viewer from '@tot/core/viewer';
 // Not aliased in vitest.config.ts: the sources, as the other entries resolve to.
 import * as queue from '../../src/queue/index.js';
+import * as otel from '../../src/otel/index.js';
 import { ensureDist } from '../helpers/ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,6 +54,7 @@ const runtime: Record<string, Record<string, unknown>> = {
   './fractal': fractal,
   './cot': cot,
   './queue': queue,
+  './otel': otel,
 };
 
 /**
