@@ -201,6 +201,8 @@ class PgBossQueue implements RunQueue {
   }
 
   private start(): Promise<PgBoss> {
+    // A closed queue opens no new connection (a late poll would otherwise leak a pool).
+    if (this.closing.signal.aborted && this.boss === undefined) return Promise.reject(new TotError('ILLEGAL_STATE', 'The queue is closed.'));
     this.boss ??= (async () => {
       const { default: PgBossClass } = (await import('pg-boss')) as unknown as { default: typeof PgBoss };
       const boss = new PgBossClass({
@@ -342,6 +344,7 @@ class PgBossQueue implements RunQueue {
             };
           });
           wake = undefined;
+          if (this.waiting.size === 0 || this.closing.signal.aborted) break;
           const ids = [...this.waiting.keys()];
           let rows: JobRow[] = [];
           try {

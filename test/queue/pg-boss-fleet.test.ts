@@ -1,6 +1,6 @@
 // A fleet of real worker processes on a real PostgreSQL: workers killed with SIGKILL and
 // restarted while runs flow, a graceful stop, a cancel across processes, another flow version.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +194,22 @@ describe.skipIf(!url)('pgBossQueue with worker processes', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(f.server.served.length).toBe(servedThen);
       console.log(`cancel: the run was recorded as aborted ${stoppedAfter} ms after cancel() was called`);
+    },
+    60_000,
+  );
+
+  it(
+    'a process that waited for a result exits by itself once its queues are closed',
+    async () => {
+      const schema = unique();
+      const child = spawn(process.execPath, [await bundleFixture('test/queue/fixtures/submit-and-exit.ts')], {
+        env: { ...process.env, TOT_POSTGRES_URL: url!, QUEUE_SCHEMA: schema, STORE_PREFIX: `${schema}_` },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      expect(await exited(child)).toBe(0);
+      expect(out).toBe('search_exhausted');
     },
     60_000,
   );
