@@ -142,33 +142,39 @@ for (const workers of [1, 2, 4]) {
   console.error(`bench:queue: ${workers} worker(s): ${perSecond[workers]} runs/s`);
 }
 
-// 2. Overhead per run: in one process, one run at a time.
+// 2. Overhead per run: in one process, one run at a time, a direct run and a queued run in turn
+// (so that the machine's other work weighs on both alike).
 const overhead = await (async () => {
   const s = await setup();
   const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
   const direct: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    const t = performance.now();
-    await explorer.run(`Solve direct-${i}`, { store: s.store });
-    direct.push(performance.now() - t);
-  }
   const drives: number[] = [];
   const endToEnd: number[] = [];
   let started = 0;
   const stop = new AbortController();
   const worker = s.queue.work({ flows: [local], concurrency: 1, signal: stop.signal, onRun: (e) => (e.outcome === 'started' ? (started = performance.now()) : drives.push(performance.now() - started)) });
   await new Promise((r) => setTimeout(r, 1500));
-  for (let i = 0; i < 15; i++) {
-    const t = performance.now();
+  for (let i = 0; i < 21; i++) {
+    let t = performance.now();
+    await explorer.run(`Solve direct-${i}`, { store: s.store });
+    direct.push(performance.now() - t);
+    t = performance.now();
     await s.queue.result(await s.queue.submit(local, { puzzle: `queued-${i}` }));
     endToEnd.push(performance.now() - t);
   }
   stop.abort();
   await worker;
   await s.close();
-  return { directMs: figure(direct, 1), inWorkerMs: figure(drives, 1), overheadInWorkerMs: Math.round((median(drives) - median(direct)) * 10) / 10, submitToResultMs: figure(endToEnd, 1) };
+  const perRun = direct.map((d, i) => drives[i]! - d);
+  return {
+    directMs: figure(direct, 1),
+    inWorkerMs: figure(drives, 1),
+    overheadInWorkerMs: figure(perRun, 1),
+    submitToResultMs: figure(endToEnd, 1),
+    submitToResultOverDirectMs: figure(direct.map((d, i) => endToEnd[i]! - d), 1),
+  };
 })();
-console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs} ms per run in the worker`);
+console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result`);
 
 // 3. SIGKILL → the runs running again elsewhere.
 const takeover = await (async () => {
