@@ -59,9 +59,18 @@ const DEFAULT_TAGS = ['role', 'strategy', 'node', 'depth', 'operation', 'kind', 
 
 const LIBRARY = '@tot/core';
 
+/** The metric attributes of a model: made once, since a meter hashes each attributes object it gets. */
+interface ModelAttributes {
+  call: Attributes;
+  input: Attributes;
+  output: Attributes;
+  provider: string;
+  model: string;
+}
+
 interface CallState {
   span: Span;
-  metricAttributes: Attributes;
+  metrics: ModelAttributes;
 }
 
 interface RunState {
@@ -73,7 +82,12 @@ interface RunState {
   /** Catching up with a traced log on resume: its spans were exported by the worker that ran them. */
   catchingUp: boolean;
   calls: Map<string, CallState>;
+  /** The span the runner's events go to as span events, and how many it holds. */
+  structure: Span | undefined;
+  structureEvents: number;
 }
+
+const EVENTS_PER_SPAN = 128;
 
 type AnyEvent = RunEventBase & Record<string, unknown>;
 
@@ -96,9 +110,9 @@ function messagesJson(messages: readonly { role: string; content: string }[]): {
  * The telemetry of runs as an event listener: give it as a run's `onEvent` (or use
  * {@link withTelemetry}) and each run becomes a span `invoke_workflow {runner}`, each model call a
  * child span `chat {model}` with the OpenTelemetry GenAI attributes, each of the runner's own
- * events (a node created, an operation completed, a round started, …) a short child span
- * `tot.{event type}` carrying ids and parent ids, enough to rebuild the tree or graph from the
- * spans alone; and
+ * events (a node created, an operation completed, a round started, …) a span event
+ * `tot.{event type}` on a `tot.structure` child span (128 events each) carrying ids and parent
+ * ids, enough to rebuild the tree or graph from the spans alone; and
  * the GenAI client metrics `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
  *
  * The run span's context is written into the run's `run.started` event (`trace`), so a recorded
@@ -130,15 +144,17 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     unit: 's',
     advice: { explicitBucketBoundaries: G.DURATION_BUCKETS },
   });
-  const providers = new Map<string, { provider: string; model: string }>();
-  const modelOf = (modelId: string): { provider: string; model: string } => {
-    let found = providers.get(modelId);
+  const models = new Map<string, ModelAttributes>();
+  const modelOf = (modelId: string): ModelAttributes => {
+    let found = models.get(modelId);
     if (found === undefined) {
       const split = splitModel(modelId);
       const named = options.providerName;
       const provider = typeof named === 'function' ? named(modelId) : (named ?? split.provider ?? '_OTHER');
-      found = { provider, model: typeof named === 'string' || split.provider === undefined ? modelId : split.model };
-      providers.set(modelId, found);
+      const model = typeof named === 'string' || split.provider === undefined ? modelId : split.model;
+      const call = { [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT, [G.GEN_AI_PROVIDER_NAME]: provider, [G.GEN_AI_REQUEST_MODEL]: model };
+      found = { call, input: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_INPUT }, output: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_OUTPUT }, provider, model };
+      models.set(modelId, found);
     }
     return found;
   };
@@ -156,10 +172,10 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     const kept = contextFromRunTrace(event.trace, base);
     if (kept !== undefined) {
       // The log of a traced run, read back by a resume: its spans are already exported.
-      runs.set(event.runId, { runner, parent: kept, span: undefined, spanContext: undefined, catchingUp: true, calls: new Map() });
+      runs.set(event.runId, { runner, parent: kept, span: undefined, spanContext: undefined, catchingUp: true, calls: new Map(), structure: undefined, structureEvents: 0 });
       return;
     }
-    const state: RunState = { runner, parent: base, span: undefined, spanContext: undefined, catchingUp: false, calls: new Map() };
+    const state: RunState = { runner, parent: base, span: undefined, spanContext: undefined, catchingUp: false, calls: new Map(), structure: undefined, structureEvents: 0 };
     runs.set(event.runId, state);
     startRunSpan(state, event, {
       [G.GEN_AI_OPERATION_NAME]: G.OPERATION_INVOKE_WORKFLOW,
@@ -174,10 +190,14 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
 
   const onRequested = (state: RunState, event: AnyEvent): void => {
     const modelId = String(event.modelId);
-    const { provider, model } = modelOf(modelId);
+    const metrics = modelOf(modelId);
     const request = (event.request ?? {}) as { messages?: { role: string; content: string }[]; temperature?: number; maxOutputTokens?: number; n?: number; stop?: string[]; seed?: number; tags?: Record<string, string> };
-    const metricAttributes: Attributes = { [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT, [G.GEN_AI_PROVIDER_NAME]: provider, [G.GEN_AI_REQUEST_MODEL]: model };
-    const attributes: Attributes = { ...metricAttributes, 'tot.call.id': String(event.callId) };
+    const attributes: Attributes = {
+      [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT,
+      [G.GEN_AI_PROVIDER_NAME]: metrics.provider,
+      [G.GEN_AI_REQUEST_MODEL]: metrics.model,
+      'tot.call.id': String(event.callId),
+    };
     if (request.temperature !== undefined) attributes[G.GEN_AI_REQUEST_TEMPERATURE] = request.temperature;
     if (request.maxOutputTokens !== undefined) attributes[G.GEN_AI_REQUEST_MAX_TOKENS] = request.maxOutputTokens;
     if (request.n !== undefined && request.n !== 1) attributes[G.GEN_AI_REQUEST_CHOICE_COUNT] = request.n;
@@ -189,8 +209,8 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       attributes[G.GEN_AI_INPUT_MESSAGES] = input;
       if (system !== undefined) attributes[G.GEN_AI_SYSTEM_INSTRUCTIONS] = system;
     }
-    const span = tracer.startSpan(`${G.OPERATION_CHAT} ${model}`, { kind: SpanKind.CLIENT, startTime: event.at, attributes }, state.spanContext);
-    state.calls.set(String(event.callId), { span, metricAttributes });
+    const span = tracer.startSpan(`${G.OPERATION_CHAT} ${metrics.model}`, { kind: SpanKind.CLIENT, startTime: event.at, attributes }, state.spanContext);
+    state.calls.set(String(event.callId), { span, metrics });
   };
 
   const onCompleted = (state: RunState, event: AnyEvent): void => {
@@ -209,9 +229,9 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     }
     call.span.setAttributes(attributes);
     call.span.end(event.at);
-    if (usage.inputTokens !== undefined) tokenUsage.record(usage.inputTokens, { ...call.metricAttributes, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_INPUT });
-    if (usage.outputTokens !== undefined) tokenUsage.record(usage.outputTokens, { ...call.metricAttributes, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_OUTPUT });
-    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, call.metricAttributes);
+    if (usage.inputTokens !== undefined) tokenUsage.record(usage.inputTokens, call.metrics.input);
+    if (usage.outputTokens !== undefined) tokenUsage.record(usage.outputTokens, call.metrics.output);
+    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, call.metrics.call);
   };
 
   const onFailed = (state: RunState, event: AnyEvent): void => {
@@ -224,7 +244,7 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     if (typeof event.status === 'number') call.span.setAttribute('http.response.status_code', event.status);
     call.span.setStatus({ code: SpanStatusCode.ERROR, ...(error.message ? { message: error.message } : {}) });
     call.span.end(event.at);
-    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, { ...call.metricAttributes, [G.ERROR_TYPE]: type });
+    if (typeof event.durationMs === 'number') duration.record(event.durationMs / 1000, { ...call.metrics.call, [G.ERROR_TYPE]: type });
   };
 
   const onFinished = (state: RunState, event: AnyEvent): void => {
@@ -241,6 +261,7 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     }
     // A call still open here was cut off by the end of the run.
     for (const call of state.calls.values()) call.span.end(event.at);
+    state.structure?.end(event.at);
     span.end(event.at);
     runs.delete(event.runId);
   };
@@ -283,11 +304,17 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       case 'run.finished':
         return onFinished(state, event);
       default: {
-        // A span of its own, not a span event: an SDK keeps 128 events a span by default, and a
-        // search makes hundreds of nodes; spans have no such cap, so the tree is always whole.
         const attributes = structureAttributes(event);
         if (capture) attributes['tot.event.data'] = JSON.stringify(event);
-        tracer.startSpan(`tot.${event.type}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, state.spanContext).end(event.at);
+        // Span events are far cheaper than spans, but an SDK keeps only 128 a span by default and a
+        // search makes hundreds of nodes: the events go to `tot.structure` spans of 128 events each.
+        if (state.structure === undefined || state.structureEvents >= EVENTS_PER_SPAN) {
+          state.structure?.end(event.at);
+          state.structure = tracer.startSpan('tot.structure', { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { 'tot.run.id': event.runId } }, state.spanContext);
+          state.structureEvents = 0;
+        }
+        state.structureEvents++;
+        state.structure.addEvent(`tot.${event.type}`, attributes, event.at);
       }
     }
   };

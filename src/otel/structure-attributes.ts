@@ -4,9 +4,18 @@ import type { Attributes } from '@opentelemetry/api';
 // ids, depths, rounds, scores, states; never text a model or a user wrote (a thought's content, a
 // frame's goal, an agent's answer), which joins only when the host opts in to content capture.
 
-/** `parentId` → `parent_id`, `childIds` → `child_ids`. */
-function snake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const names = new Map<string, string>();
+
+/** `tot.` + prefix + the key in snake case (`parentId` → `parent_id`); made once per field, since every event has them. */
+function attributeName(prefix: string, key: string): string {
+  const whole = prefix + key;
+  let name = names.get(whole);
+  if (name === undefined) {
+    name = `tot.${prefix}${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+    // Field names come from the runners' event types: a handful. A cap keeps odd input from growing it.
+    if (names.size < 1000) names.set(whole, name);
+  }
+  return name;
 }
 
 // String fields that are names and states the library or the host's code chose, never model text.
@@ -25,7 +34,7 @@ function addFields(into: Attributes, prefix: string, source: Record<string, unkn
   for (const key in source) {
     if (key === 'type' || key === 'runId' || key === 'at') continue;
     const value = source[key];
-    const name = `tot.${prefix}${snake(key)}`;
+    const name = attributeName(prefix, key);
     if (typeof value === 'number' || typeof value === 'boolean') into[name] = value;
     else if (typeof value === 'string') {
       if (isId(key) || NAME_FIELDS.has(key)) into[name] = value;

@@ -61,7 +61,11 @@ function searchTree(): ThoughtTree {
 }
 
 /** The runner's own events, as the spans that tell them, in the order they happened. */
-const structure = (spans: readonly ReadableSpan[]) => spans.filter((s) => s.name.startsWith('tot.')).sort((a, b) => Number(a.attributes['tot.seq']) - Number(b.attributes['tot.seq']));
+const structure = (spans: readonly ReadableSpan[]) =>
+  spans
+    .filter((s) => s.name === 'tot.structure')
+    .flatMap((s) => s.events.map((e) => ({ name: e.name, attributes: e.attributes ?? {}, parentSpanContext: s.parentSpanContext })))
+    .sort((a, b) => Number(a.attributes['tot.seq']) - Number(b.attributes['tot.seq']));
 
 const callSpans = (spans: readonly ReadableSpan[]) => spans.filter((s) => s.attributes[ATTR_GEN_AI_OPERATION_NAME] === GEN_AI_OPERATION_NAME_VALUE_CHAT);
 
