@@ -280,7 +280,8 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
           expectInert(a, checks[i]!.what);
           expect(a.nodes, checks[i]!.what).toBe(drawn);
         }
-      });
+        // Twenty pages: about 8 s on a quiet machine, over 20 s when other test files load both cores.
+      }, 120_000);
 
       it('every payload at once in the fields that change what is drawn: inert, shown as text', async () => {
         const { together, reshaping } = fields[kind];
@@ -303,7 +304,7 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
       expect(a.nodes, checks[i]!.what).toBe(view.nodes.length);
       expect(a.panels, checks[i]!.what).toBe(view.panels.length);
     }
-  });
+  }, 120_000);
 
   it('every payload at once in every field of the views of every kind side by side (panel kinds and references too): inert, shown as text, no panel drawn', async () => {
     const [a] = await auditAll([{ html: renderViewHtml(mutateView(everyView(), ALL, { all: true }), 'views'), payload: ALL, what: 'views, every field' }]);
