@@ -58,6 +58,13 @@ describe('the built package', () => {
     expect(JSON.parse(node(['--input-type=module', '-e', esm]))).toEqual({ moved: [], search: 'function', alias: true });
   });
 
+  it('loads the queue subpath both ways, and pg-boss only when a PostgreSQL queue starts', () => {
+    const cjs = `const q = require('@tot/core/queue'); console.log(typeof q.defineFlow, typeof q.localQueue, typeof q.pgBossQueue, Object.keys(require.cache).some((k) => k.includes('pg-boss')));`;
+    expect(node(['-e', cjs])).toBe('function function function false');
+    const esm = `import { defineFlow, localQueue } from '@tot/core/queue'; console.log(typeof defineFlow, typeof localQueue);`;
+    expect(node(['--input-type=module', '-e', esm])).toBe('function function');
+  });
+
   it('loads the provider adapter subpaths both ways without importing a provider package', () => {
     const cjs = `const { fromAiSdk, fromAiSdkEmbedding } = require('@tot/core/ai-sdk'); const { openAIModel, openAIEmbedder } = require('@tot/core/openai');
       console.log([fromAiSdk, fromAiSdkEmbedding, openAIModel, openAIEmbedder].map((f) => typeof f).join(' '));`;
