@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { EventStore, StoredEvent } from '../events/store/types.js';
+import { whenAborted } from '../internal/abort.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { html, sha256Base64 } from './html.js';
 import { renderViewHtml } from './render-run-html.js';
@@ -210,6 +211,6 @@ export async function serveRunViewer(options: RunViewerServerOptions): Promise<R
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  o.signal?.addEventListener('abort', () => void close(), { once: true });
+  if (o.signal) whenAborted(o.signal, () => void close());
   return { url: `${base}/`, urlOf: (runId) => `${base}/run/${encodeURIComponent(runId)}`, close };
 }
