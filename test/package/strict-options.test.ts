@@ -247,6 +247,8 @@ const fixtures: Record<string, () => unknown> = {
   'BranchTrigger[]': () => ['user_input'],
   BranchScore: () => ({}),
   ChainOfThoughtState: () => cot.ChainOfThoughtNode.initialState('x'),
+  // withTelemetry's run options: any runner's, passed through.
+  O: () => ({}),
   ChainOfThoughtPrep: () => new cot.ChainOfThoughtNode({ model: model() }).prep(cot.ChainOfThoughtNode.initialState('x')),
 
   // Constructor options of the classes whose methods take options.
