@@ -50,6 +50,7 @@ export interface RunViewerServer {
   url: string;
   /** The page of one run, which follows the run while it goes. */
   urlOf(runId: string): string;
+  /** Stops serving: pages that follow a run stop hearing of it, and open connections are closed. */
   close(): Promise<void>;
 }
 
