@@ -72,10 +72,17 @@ export class FlowRun {
  * ```
  */
 export interface Flow<I = unknown, R = unknown> {
+  /** The name workers know the flow by: one queue per name. */
   readonly name: string;
+  /** Part of every run's configuration: a worker with another version refuses to resume the run. */
   readonly version: number;
+  /** The schema a submitted input is checked against. */
   readonly input: StandardSchemaV1<unknown, I>;
   // A method, so that a flow of any input is a `Flow` (a list of flows mixes inputs).
+  /**
+   * Runs, or resumes, one run of the flow: `run` holds the store, the run id, the signal and
+   * whether the store already holds the run (`run.resuming`). What it returns is the run's result.
+   */
   run(input: I, run: FlowRun): Promise<R>;
 }
 

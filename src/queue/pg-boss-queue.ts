@@ -432,7 +432,8 @@ class PgBossQueue implements RunQueue {
     const unlistenSubmitted = this.listener.listen(this.channels.submitted, (flow) => {
       if (flows.has(flow)) nudge();
     });
-    stop.signal.addEventListener('abort', () => {
+    // The worker's own controller: it and the listener go when the worker ends.
+    whenAborted(stop.signal, () => {
       for (const { job } of jobs.values()) job.handBack();
       nudge();
     });
