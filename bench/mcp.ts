@@ -568,7 +568,7 @@ try {
       // first sample per 1,000 sessions.
       flat: rss.trendMBPer1000Sessions <= rss.firstRssMB * TARGETS.growthFraction,
       underTarget: maxRss <= TARGETS.rssMB,
-      note: 'MB = 10^6 bytes. RSS is VmRSS of the server process after every 100 sessions; peakRssMB is its VmHWM. Flat: the least-squares trend of the samples, per 1,000 sessions, within growthFraction of the first sample (the server runs with V8\'s --optimize-for-size, which tot mcp sets).',
+      note: 'MB = 10^6 bytes. RSS is VmRSS of the server process after every 100 sessions; peakRssMB is its VmHWM. Flat: the least-squares trend of the samples, per 1,000 sessions, within growthFraction of the first sample (the server runs with the V8 heap flags tot mcp sets: --semi-space-growth-factor=1, --heap-growing-percent=25).',
     };
   }
   if (PARTS.has('http')) {
