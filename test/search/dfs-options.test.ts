@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dfs, Explorer, TotError, type DfsOptions, type ExplorationResult, type ThoughtEvaluator, type ThoughtGenerator } from '../../src/index.js';
+import { settlesWithin } from '../helpers/settles-within.js';
 
 /**
  * A hand-checkable problem: each child carries the generator's proposal score and gets the
@@ -106,6 +107,22 @@ describe('dfs: isValid', () => {
     expect(terminal).toEqual(['A', 'C']);
     expect(evaluated).toEqual([['A'], ['C']]);
     expect(statusOf('B')).toBe('pruned');
+  });
+
+  it('gives isValid the search\'s signal, and a run whose isValid never settles ends when its caller aborts', async () => {
+    const r = roles();
+    const signals: AbortSignal[] = [];
+    const controller = new AbortController();
+    const isValid: DfsOptions['isValid'] = (_node, _tree, { signal }) => {
+      signals.push(signal);
+      controller.abort(new Error('the caller gave up'));
+      return new Promise<boolean>(() => undefined);
+    };
+    const explorer = new Explorer({ generator: r.generator, evaluator: r.evaluator, strategy: dfs({ isValid }), maxDepth: 1, pruningThreshold: 0 });
+    const error = await settlesWithin(explorer.run('R', { signal: controller.signal }).then(() => undefined, (e: unknown) => e));
+    expect(error).toBeInstanceOf(TotError);
+    expect((error as TotError).code).toBe('ABORTED');
+    expect(signals[0]?.aborted).toBe(true);
   });
 
   it('keeps rejected children from the evaluator with evaluation up front too', async () => {

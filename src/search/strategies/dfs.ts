@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abortable } from '../../internal/abort.js';
 import { parseOptions } from '../../internal/validate.js';
 import type { ThoughtTree } from '../../tree/thought-tree.js';
 import type { Evaluation, ThoughtNode } from '../../tree/types.js';
@@ -42,7 +43,7 @@ export interface DfsOptions {
    * contradicts a filled letter). An invalid child is pruned unevaluated and does not count
    * toward `maxPerState`.
    */
-  isValid?: (node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>;
+  isValid?: (node: ThoughtNode, tree: ThoughtTree, options: { signal: AbortSignal }) => boolean | Promise<boolean>;
   /**
    * Prunes a child on its evaluation, besides `pruningThreshold`: the search does not descend
    * into it. With `on-visit` evaluation the child still counts as a step (it was stepped into).
@@ -141,7 +142,8 @@ export function dfs(options: DfsOptions = {}): SearchStrategy {
       let expansions = 0;
       let steps = 0;
       const valid = async (node: ThoughtNode): Promise<boolean> => {
-        if (!isValid || (await isValid(node, ctx.tree))) return true;
+        // The user's check settles with the search: a check that ignores its signal cannot hold a stopped run.
+        if (!isValid || (await abortable(ctx.signal, () => isValid(node, ctx.tree, { signal: ctx.signal }), 'dfs isValid'))) return true;
         ctx.prune(node, 'not valid');
         return false;
       };
