@@ -12,7 +12,7 @@ Usage: tot <command> [options]
 Commands:
   runs <db>                 the runs recorded in a store (--queue: the queue's runs and their status)
   worker --flows <module>   take runs from the PostgreSQL queue and drive them
-  view <db> --run <id>      one run as a self-contained HTML page
+  view <db> --run <id>      one run as a self-contained HTML page (--follow: served live)
   demo                      Tree-of-Thoughts on Game of 24, recorded and shown
   mcp                       serve the session engine as MCP tools (stdio, or Streamable HTTP)
 

@@ -1,5 +1,6 @@
 /**
- * `@tot/core/viewer`: a recorded run as one self-contained HTML page.
+ * `@tot/core/viewer`: a recorded run as one self-contained HTML page, or served on localhost and
+ * followed while it goes ({@link serveRunViewer}).
  *
  * @packageDocumentation
  */
