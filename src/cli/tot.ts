@@ -27,7 +27,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   demo: async (argv) => (await import('./game24-demo.js')).demoCommand(argv),
   mcp: async (argv) => {
     // A long-running server keeps V8's young generation at its starting size (two 1 MB halves)
-    // instead of letting it grow to 16 MB halves, and lets its old generation grow by a quarter
+    // instead of letting it grow (to 16 MB halves on Node 20 and 22, 32 MB on 24), and lets its old generation grow by a quarter
     // between full collections instead of V8's dynamic factor (up to 4): what a server held on to
     // was mostly that reserve and garbage waiting, not its sessions. Both flags are read when the
     // heap would grow, so setting them now takes effect (the size limits are fixed at start-up and
