@@ -6,8 +6,9 @@ import { raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { parseOptions } from '../internal/validate.js';
 import { checkInput, isFlow, type Flow } from './flow.js';
-import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
+import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
+import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
 import { queuedRunId } from './run-id.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
@@ -65,8 +66,7 @@ class LocalQueue implements RunQueue {
   private readonly runs = new Map<string, LocalRun>();
   private seq = 0;
   private readonly wakers = new Set<() => void>();
-  private readonly closing = new AbortController();
-  private readonly workers = new Set<Promise<void>>();
+  private readonly lifecycle = new QueueLifecycle();
 
   constructor(private readonly store: EventStore) {}
 
@@ -74,7 +74,7 @@ class LocalQueue implements RunQueue {
     if (!isFlow(flow)) throw new TotError('INVALID_ARGUMENT', 'submit: flow: expected a flow from defineFlow', { details: { field: 'flow' } });
     const o = parseOptions(submitOptionsSchema, options, 'submit');
     throwIfAborted(o.signal, 'submit');
-    this.checkOpen('submit');
+    this.lifecycle.checkOpen('submit');
     const checked = await checkInput(flow as Flow, input, 'submit');
     const runId = queuedRunId(flow.name, o.key);
     const inputKey = canonicalJson(checked);
@@ -137,36 +137,26 @@ class LocalQueue implements RunQueue {
   }
 
   work(options: WorkOptions): Promise<void> {
-    let o: z.output<typeof workOptionsSchema>;
-    try {
-      o = parseOptions(workOptionsSchema, options, 'work');
-      this.checkOpen('work');
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const worker = this.workLoop(o);
-    this.workers.add(worker);
-    void worker.finally(() => this.workers.delete(worker)).catch(() => undefined);
-    return worker;
+    return this.lifecycle.work(options, (o) => this.workLoop(o));
   }
 
   async close(): Promise<void> {
-    this.closing.abort(new TotError('ABORTED', 'The queue was closed.'));
+    this.lifecycle.close();
     this.wake();
-    await Promise.allSettled([...this.workers]);
+    await this.lifecycle.drained();
   }
 
-  private async workLoop(o: z.output<typeof workOptionsSchema>): Promise<void> {
+  private async workLoop(o: ParsedWorkOptions): Promise<void> {
     const flows = new Map<string, Flow>(o.flows.map((f) => [f.name, f as Flow]));
     const active = new Set<Promise<void>>();
-    const stopped = () => o.signal?.aborted === true || this.closing.signal.aborted;
+    const stopped = () => o.signal?.aborted === true || this.lifecycle.closing.aborted;
     const jobs = new Set<ActiveJob>();
     const stopAll = () => {
       for (const job of jobs) job.handBack();
       this.wake();
     };
     const unlisten = o.signal ? whenAborted(o.signal, stopAll) : undefined;
-    const unlistenClose = whenAborted(this.closing.signal, stopAll);
+    const unlistenClose = whenAborted(this.lifecycle.closing, stopAll);
     try {
       while (!stopped()) {
         const next = active.size < o.concurrency ? this.take(flows) : undefined;
@@ -252,7 +242,4 @@ class LocalQueue implements RunQueue {
     return run;
   }
 
-  private checkOpen(where: string): void {
-    if (this.closing.signal.aborted) throw new TotError('ILLEGAL_STATE', `${where}: the queue is closed.`);
-  }
 }

@@ -6,8 +6,9 @@ import { raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
 import { checkInput, isFlow, type Flow } from './flow.js';
-import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema, workOptionsSchema } from './queue-options.js';
+import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
+import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
 import { queuedRunId } from './run-id.js';
 import { QueueListener } from './queue-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
@@ -172,8 +173,7 @@ export function pgBossQueue(options: PgBossQueueOptions): RunQueue & { readonly 
 class PgBossQueue implements RunQueue {
   private boss: Promise<PgBoss> | undefined;
   private readonly queues = new Map<string, Promise<void>>();
-  private readonly closing = new AbortController();
-  private readonly workers = new Set<Promise<void>>();
+  private readonly lifecycle = new QueueLifecycle();
 
   private readonly listener: QueueListener;
   /** Notified with a flow's name when a run of it is submitted, and with a run's id when it settles. */
@@ -202,7 +202,7 @@ class PgBossQueue implements RunQueue {
 
   private start(): Promise<PgBoss> {
     // A closed queue opens no new connection (a late poll would otherwise leak a pool).
-    if (this.closing.signal.aborted && this.boss === undefined) return Promise.reject(new TotError('ILLEGAL_STATE', 'The queue is closed.'));
+    if (this.lifecycle.closing.aborted && this.boss === undefined) return Promise.reject(new TotError('ILLEGAL_STATE', 'The queue is closed.'));
     this.boss ??= (async () => {
       const { default: PgBossClass } = (await import('pg-boss')) as unknown as { default: typeof PgBoss };
       const boss = new PgBossClass({
@@ -241,7 +241,7 @@ class PgBossQueue implements RunQueue {
     if (!isFlow(flow)) throw new TotError('INVALID_ARGUMENT', 'submit: flow: expected a flow from defineFlow', { details: { field: 'flow' } });
     const o = parseOptions(submitOptionsSchema, options, 'submit');
     throwIfAborted(o.signal, 'submit');
-    this.checkOpen('submit');
+    this.lifecycle.checkOpen('submit');
     const checked = await checkInput(flow as Flow, input, 'submit');
     const runId = queuedRunId(flow.name, o.key);
     const data: RunData = { flow: flow.name, version: flow.version, input: checked, ...(o.key === undefined ? {} : { key: o.key }) };
@@ -335,7 +335,7 @@ class PgBossQueue implements RunQueue {
     });
     void (async () => {
       try {
-        while (this.waiting.size > 0 && !this.closing.signal.aborted) {
+        while (this.waiting.size > 0 && !this.lifecycle.closing.aborted) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.o.resultPollMs);
             wake = () => {
@@ -344,7 +344,7 @@ class PgBossQueue implements RunQueue {
             };
           });
           wake = undefined;
-          if (this.waiting.size === 0 || this.closing.signal.aborted) break;
+          if (this.waiting.size === 0 || this.lifecycle.closing.aborted) break;
           const ids = [...this.waiting.keys()];
           let rows: JobRow[] = [];
           try {
@@ -390,36 +390,26 @@ class PgBossQueue implements RunQueue {
   }
 
   work(options: WorkOptions): Promise<void> {
-    let o: z.output<typeof workOptionsSchema>;
-    try {
-      o = parseOptions(workOptionsSchema, options, 'work');
-      this.checkOpen('work');
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const worker = this.workLoop(o);
-    this.workers.add(worker);
-    void worker.finally(() => this.workers.delete(worker)).catch(() => undefined);
-    return worker;
+    return this.lifecycle.work(options, (o) => this.workLoop(o));
   }
 
   async close(): Promise<void> {
-    this.closing.abort(new TotError('ABORTED', 'The queue was closed.'));
-    await Promise.allSettled([...this.workers]);
+    this.lifecycle.close();
+    await this.lifecycle.drained();
     await this.listener.close();
     const boss = this.boss;
     this.boss = undefined;
     if (boss) await (await boss.catch(() => undefined))?.stop({ graceful: false, close: true, wait: true });
   }
 
-  private async workLoop(o: z.output<typeof workOptionsSchema>): Promise<void> {
+  private async workLoop(o: ParsedWorkOptions): Promise<void> {
     const boss = await this.start();
     const flows = new Map<string, Flow>(o.flows.map((f) => [f.name, f as Flow]));
     await Promise.all([...flows.keys()].map((name) => this.ensureQueue(boss, name)));
     const stop = new AbortController();
     const stopNow = () => stop.abort();
     const unlisten = o.signal ? whenAborted(o.signal, stopNow) : undefined;
-    const unlistenClose = whenAborted(this.closing.signal, stopNow);
+    const unlistenClose = whenAborted(this.lifecycle.closing, stopNow);
     // Jobs this worker drives, by run id, and their queue.
     const jobs = new Map<string, { job: ActiveJob; queue: string; done: Promise<void> }>();
     let wake: (() => void) | undefined;
@@ -548,7 +538,4 @@ class PgBossQueue implements RunQueue {
     }
   }
 
-  private checkOpen(where: string): void {
-    if (this.closing.signal.aborted) throw new TotError('ILLEGAL_STATE', `${where}: the queue is closed.`);
-  }
 }
