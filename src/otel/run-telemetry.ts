@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type 
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
-import type { RunEventBase } from '../run/run-event.js';
+import type { RunEventBase, RunStartedEvent } from '../run/run-event.js';
 import * as G from './gen-ai.js';
 import { structureAttributes } from './structure-attributes.js';
 import { contextFromRunTrace, toRunTraceContext } from './trace-context.js';
@@ -184,8 +184,9 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       ...(capture && typeof event.problem === 'string' ? { 'tot.run.problem': event.problem } : {}),
     });
     const spanContext = state.span!.spanContext();
-    // Kept with the run (recorded with run.started) only when there is a real trace to continue.
-    if (trace.isSpanContextValid(spanContext)) (event as { trace?: unknown }).trace = toRunTraceContext(spanContext);
+    // Kept with the run (RunStartedEvent.trace, recorded with it: the kernel records an event after
+    // its listeners) only when there is a real trace to continue.
+    if (trace.isSpanContextValid(spanContext)) (event as Pick<RunStartedEvent, 'trace'>).trace = toRunTraceContext(spanContext);
   };
 
   const onRequested = (state: RunState, event: AnyEvent): void => {

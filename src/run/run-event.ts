@@ -44,6 +44,11 @@ export interface RunStartedEvent extends RunEventBase {
   config: Record<string, unknown>;
   /** Runner-specific starting data that a resume reads from the log (e.g. the tree's header). */
   input?: Record<string, unknown>;
+  /**
+   * The W3C trace context of the run's span, when telemetry traces the run (`@tot/core/otel`):
+   * kept with the run so that a resume in another process continues the same trace.
+   */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /**

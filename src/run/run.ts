@@ -467,6 +467,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   private publish(event: E, record: boolean): void {
+    // Listeners see an event before it is recorded: a listener may annotate it (telemetry writes
+    // the run span's trace context into run.started), and what it wrote is recorded with it.
     const failures = this.settings.emitter[publishEvent](event);
     if (failures) for (const f of failures) this.listenerFailed(f, event.type);
     if (this.onEvent) {
