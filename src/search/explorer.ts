@@ -13,7 +13,7 @@ import type { SearchEvent } from './search-events.js';
 import { searchProgram, searchResultFromLog, startingTree, type SearchProgram, type SearchSetup } from './search-program.js';
 import { bfs } from './strategies/bfs.js';
 import type { ExplorationResult, ExplorerOptions, ExplorerResumeOptions, ExplorerRunOptions, SearchStrategy } from './types.js';
-import { foldSearchEvents } from './replay-search.js';
+import { foldSearchEvents, problemTree } from './replay-search.js';
 
 const roleSchema = <T>(method: string) =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[method] === 'function', `expected an object with a ${method}() method`);
@@ -191,18 +191,12 @@ export class Explorer extends RunEmitter<SearchEvent> {
     const r = parseOptions(runOptionsSchema, options, 'Explorer.run');
     const o = this.options;
     const runId = r.runId ?? createRunId();
-    const tree =
-      typeof problem === 'string'
-        ? new ThoughtTree({
-            problem,
-            taskId: r.taskId ?? runId,
-            taskType: o.taskType,
-            searchConfig: { strategy: this.strategy.name, maxDepth: o.maxDepth, branchingFactor: o.branchingFactor, pruningThreshold: o.pruningThreshold },
-          })
-        : problem;
-    return startRun(this.settings(r.maxContentChars), { ...r, runId }, { problem: tree.problem, ...(r.data === undefined ? {} : { input: { data: r.data } }) }, (run) =>
-      explorerProgram(searchProgram(run, searchSetup(o, this.strategy, tree, r.data))),
-    );
+    const settings = this.settings(r.maxContentChars);
+    // run.started tells a resume where the search started: from the problem (the tree is rebuilt
+    // from run.started alone, as `problemTree` does here) or from a given tree (its nodes follow).
+    const input = { ...(typeof problem === 'string' ? { taskId: r.taskId ?? runId } : { tree: 'given' }), ...(r.data === undefined ? {} : { data: r.data }) };
+    const tree = typeof problem === 'string' ? problemTree({ runId, problem, config: settings.config, input })! : problem;
+    return startRun(settings, { ...r, runId }, { problem: tree.problem, input }, (run) => explorerProgram(searchProgram(run, searchSetup(o, this.strategy, tree, r.data))));
   }
 
   /**

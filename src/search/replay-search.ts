@@ -4,7 +4,7 @@ import { readRecordedRun } from '../run/recorded-run.js';
 import { runEventOf, type RunEventBase, type RunStartedEvent } from '../run/run-event.js';
 import { eventShapeCheck } from '../run/run-log-check.js';
 import { ThoughtTree } from '../tree/thought-tree.js';
-import type { NodeStatus, SearchState, ThoughtNode, ThoughtTreeJSON } from '../tree/types.js';
+import type { NodeStatus, SearchConfig, SearchState, ThoughtNode, ThoughtTreeJSON } from '../tree/types.js';
 import { searchEventShapes, type SearchEvent } from './search-events.js';
 
 /**
@@ -34,8 +34,26 @@ type Mutable = { -readonly [K in keyof ThoughtNode]: ThoughtNode[K] } & { childr
 
 
 /**
+ * The tree a search of a problem starts from, as its `run.started` describes it: a root holding
+ * the problem, the task id the run recorded (the run id by default), the task type and the limits
+ * of the recorded configuration. `undefined` for a search of a given tree (`explorer.run(tree)`),
+ * whose nodes only the events after `run.started` hold.
+ */
+export function problemTree(started: Pick<RunStartedEvent, 'runId' | 'problem' | 'config' | 'input'>): ThoughtTree | undefined {
+  if (started.input?.tree === 'given') return undefined;
+  const c = started.config;
+  const strategy = (c.strategy as { name?: unknown } | undefined)?.name;
+  if (typeof strategy !== 'string' || typeof c.taskType !== 'string') return undefined;
+  const taskId = started.input?.taskId;
+  const searchConfig: Partial<SearchConfig> = { strategy };
+  for (const limit of ['maxDepth', 'branchingFactor', 'pruningThreshold'] as const) if (typeof c[limit] === 'number') searchConfig[limit] = c[limit];
+  return new ThoughtTree({ problem: started.problem, taskId: typeof taskId === 'string' ? taskId : started.runId, taskType: c.taskType, searchConfig });
+}
+
+/**
  * Folds a search's events into its tree: the same nodes, ids, evaluations, statuses, metadata
- * and search state as the tree the run built, byte for byte. An event of the wrong shape, or one
+ * and search state as the tree the run built, byte for byte. A log that stops right after
+ * `run.started` gives the tree the search started from. An event of the wrong shape, or one
  * naming a node before its creation, is `INVALID_FORMAT` with the event's position.
  *
  * @example
@@ -46,6 +64,7 @@ type Mutable = { -readonly [K in keyof ThoughtNode]: ThoughtNode[K] } & { childr
  * ```
  */
 export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): ReplayedRun {
+  let started: RunStartedEvent | undefined;
   let problem: string | undefined;
   let header: Extract<SearchEvent, { type: 'search.started' }> | undefined;
   const nodes = new Map<string, Mutable>();
@@ -65,7 +84,8 @@ export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): 
     count += 1;
     switch (e.type) {
       case 'run.started':
-        problem ??= (e as RunStartedEvent).problem;
+        started ??= e as RunStartedEvent;
+        problem ??= started.problem;
         break;
       case 'search.started':
         header ??= e;
@@ -109,6 +129,15 @@ export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): 
       default:
         break;
     }
+  }
+  if (started !== undefined && header === undefined && nodes.size === 0) {
+    // Stopped before its starting tree was recorded: a search of a problem starts from the tree
+    // its run.started describes; a search of a given tree cannot be rebuilt without its nodes.
+    const tree = problemTree(started);
+    if (tree) return { tree, stopReason, events: count, modelCalls };
+    throw new TotError('INVALID_FORMAT', `Run "${started.runId}" searched a given tree and stopped before the tree was recorded: its log cannot rebuild it. Run the search again.`, {
+      details: { events: count },
+    });
   }
   if (problem === undefined || header === undefined || rootId === undefined) {
     throw new TotError('INVALID_FORMAT', 'Run log has no run.started, no search.started or no root node: it is not the log of a search.', { details: { events: count } });

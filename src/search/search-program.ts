@@ -26,17 +26,21 @@ export interface SearchSetup {
   isSolution: ((node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>) | undefined;
 }
 
-/** The tree a recorded search started from: its `search.started` header and the existing nodes that follow it. */
+/**
+ * The tree a recorded search started from: its `search.started` header and the existing nodes
+ * that follow it, or, for a log that stops right after `run.started`, the tree `run.started`
+ * describes (the search starts afresh).
+ */
 export function startingTree(log: RecordedRun): ThoughtTree {
   const events = log.runnerEvents;
   const at = events.findIndex((e) => e.type === 'search.started');
-  if (at === -1) throw new TotError('INVALID_FORMAT', `Run "${log.runId}" has no search.started event: it is not the log of a search.`, { details: { events: events.length } });
+  if (at === -1) return foldSearchEvents([log.started, ...events]).tree;
   const header = events[at] as Extract<SearchEvent, { type: 'search.started' }>;
   return foldSearchEvents([log.started, header, ...events.slice(at + 1, at + 1 + header.nodes)]).tree;
 }
 
 /**
- * The search as a program on a run: the starting nodes as events, the strategy, and at the end
+ * The search as a program on a run: the starting nodes as events (emitted when it is built), the strategy, and at the end
  * the best path and the search state. `Explorer` runs it alone; `solve()` runs it between the
  * decomposition and the synthesis.
  */
@@ -62,10 +66,13 @@ export function searchProgram(run: Run<SearchEvent>, setup: SearchSetup): Search
   });
   const { strategy, tree } = setup;
   let concluded: ReturnType<SearchProgram['conclude']> | undefined;
+  // The starting tree is emitted now, not in main(): a runner builds its program in the turn in
+  // which it emits run.started, so the first append of a recorded run holds run.started and the
+  // tree together, and a crash never leaves a log without the tree of a search of a given tree.
+  run.emit({ type: 'search.started', taskId: tree.taskId, taskType: tree.taskType, searchConfig: { ...tree.searchConfig }, nodes: tree.size });
+  for (const node of tree.all()) run.emit({ type: 'node.created', node: snapshot(node) });
   return {
     async main() {
-      run.emit({ type: 'search.started', taskId: tree.taskId, taskType: tree.taskType, searchConfig: { ...tree.searchConfig }, nodes: tree.size });
-      for (const node of tree.all()) run.emit({ type: 'node.created', node: snapshot(node) });
       try {
         await strategy.run(search);
       } catch (error) {
