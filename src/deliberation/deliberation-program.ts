@@ -28,7 +28,7 @@ import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDeci
  * const agreed = (r: DeliberationStopReason) => r === 'converged' || r === 'plateau';
  * ```
  */
-export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'max_rounds_reached' | 'budget_exceeded' | 'aborted' | 'timeout' | 'error';
+export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'max_rounds_reached' | 'budget_exceeded' | 'aborted' | 'timeout' | 'error' | 'waiting';
 
 /**
  * Counters of a deliberation: the shared run counters and its own.

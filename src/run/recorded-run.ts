@@ -5,7 +5,7 @@ import { parseOptions, signalSchema } from '../internal/validate.js';
 import { requestKey } from '../model/request-key.js';
 import type { GenerateRequest, GenerateResult } from '../model/types.js';
 import { checkRunLog } from './run-log-check.js';
-import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunAnsweredEvent, type RunAskedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
 
 const readOptionsSchema = z.strictObject({ signal: signalSchema });
 
@@ -25,6 +25,7 @@ export interface RecordedRun {
   /** Every event, in order. */
   events: RunEventBase[];
   started: RunStartedEvent;
+  /** The last event when it is `run.finished`: `undefined` for an interrupted run. A run waiting for answers has one with `stopReason: 'waiting'`. */
   finished: RunFinishedEvent | undefined;
   /** The store version of the last event. */
   lastVersion: number;
@@ -38,6 +39,25 @@ export interface RecordedRun {
   calls: LoggedCall[];
   /** The runner's own events (everything but the shared ones), in order: what a deterministic re-run emits again. */
   runnerEvents: RunEventBase[];
+  /** The questions the run asked (`run.asked`), by id, in the order asked, with their answers once answered. */
+  questions: Map<string, LoggedQuestion>;
+}
+
+/**
+ * A question as a run's log holds it.
+ *
+ * @example
+ * ```ts
+ * import { readRecordedRun } from '@tot/core';
+ *
+ * const { questions } = await readRecordedRun(store, 'run-42');
+ * const pending = [...questions.values()].filter((q) => q.answer === undefined).map((q) => q.asked.questionId);
+ * ```
+ */
+export interface LoggedQuestion {
+  asked: RunAskedEvent;
+  /** Set once the question was answered (`run.answered`). */
+  answer?: { value: unknown; by: RunAnsweredEvent['by'] };
 }
 
 /**
@@ -95,6 +115,7 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
   let finished: RunFinishedEvent | undefined;
   let requestedCalls = 0;
   const calls = new Map<string, LoggedCall>();
+  const questions = new Map<string, LoggedQuestion>();
   for (const e of events) {
     switch (e.type) {
       case 'llm.requested': {
@@ -126,12 +147,31 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
         if (call) call.outcome = 'failed';
         break;
       }
-      case 'run.finished':
+      case 'run.finished': {
         finished = e as RunFinishedEvent;
+        const from = finished.conclusionFrom;
+        // A waiting run's conclusion is not work a resumed program does again.
+        if (finished.stopReason === 'waiting' && typeof from === 'number') while (runnerEvents.length > 0 && runnerEvents.at(-1)!.seq >= from) runnerEvents.pop();
         break;
+      }
+      case 'run.resumed':
+        // A run that was waiting goes on: it has not finished.
+        finished = undefined;
+        break;
+      case 'run.asked': {
+        const a = e as RunAskedEvent;
+        if (!questions.has(a.questionId)) questions.set(a.questionId, { asked: a });
+        break;
+      }
+      case 'run.answered': {
+        const a = e as RunAnsweredEvent;
+        const q = questions.get(a.questionId);
+        if (q && q.answer === undefined) q.answer = { value: a.answer, by: a.by };
+        break;
+      }
       default:
         if (!isSharedRunEvent(e)) runnerEvents.push(e);
     }
   }
-  return { runId, events, started, finished, lastVersion, lastSeq: events.at(-1)!.seq, requestedCalls, modelResults, calls: [...calls.values()], runnerEvents };
+  return { runId, events, started, finished, lastVersion, lastSeq: events.at(-1)!.seq, requestedCalls, modelResults, calls: [...calls.values()], runnerEvents, questions };
 }

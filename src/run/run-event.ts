@@ -181,6 +181,49 @@ export interface BudgetWarningEvent extends RunEventBase {
 }
 
 /**
+ * The run asked a person a question (`run.ask`): recorded whether an `onAsk` handler answers it
+ * at once or the run ends `waiting` for an answer given to a resume.
+ *
+ * @example
+ * ```ts
+ * import type { RunAskedEvent } from '@tot/core';
+ *
+ * const line = (e: RunAskedEvent) => `${e.questionId}: ${e.question}`;
+ * ```
+ */
+export interface RunAskedEvent extends RunEventBase {
+  type: 'run.asked';
+  /** Stable across resumes: answer the question by it. */
+  questionId: string;
+  key: string;
+  question: string;
+  where?: ErrorLocation;
+  /** The JSON Schema of an acceptable answer, when the question's schema has one. */
+  schema?: object;
+  preview?: unknown;
+}
+
+/**
+ * A question of the run was answered: by the run's `onAsk` handler, or by the answers given to a
+ * resume. An answered question never asks again: a resumed program gets this answer.
+ *
+ * @example
+ * ```ts
+ * import type { RunAnsweredEvent } from '@tot/core';
+ *
+ * const fromPerson = (e: RunAnsweredEvent) => e.by === 'resume';
+ * ```
+ */
+export interface RunAnsweredEvent extends RunEventBase {
+  type: 'run.answered';
+  questionId: string;
+  /** The answer as given (before the schema's transforms, which run again when it is read). */
+  answer: unknown;
+  /** `handler`: the run's `onAsk`; `resume`: the answers given to `resume`. */
+  by: 'handler' | 'resume';
+}
+
+/**
  * An error recorded during a run, as written to its log.
  *
  * @example
@@ -214,6 +257,11 @@ export interface RunFinishedEvent extends RunEventBase {
   errors: RecordedRunError[];
   /** Set when the run rejected (a failure that is not a stop): the error it rejected with. */
   error?: ProtocolErrorObject;
+  /**
+   * A run that ended `waiting`: the `seq` of the first event its program emitted as it concluded
+   * (a search's last state). A resume replays the log before it and goes on from the questions.
+   */
+  conclusionFrom?: number;
 }
 
 /**
@@ -232,7 +280,7 @@ export interface RunFinishedEvent extends RunEventBase {
  * }
  * ```
  */
-export type RunEvent = RunStartedEvent | RunResumedEvent | LlmRequestedEvent | LlmCompletedEvent | LlmFailedEvent | LlmRetriedEvent | BudgetWarningEvent | RunFinishedEvent;
+export type RunEvent = RunStartedEvent | RunResumedEvent | LlmRequestedEvent | LlmCompletedEvent | LlmFailedEvent | LlmRetriedEvent | BudgetWarningEvent | RunAskedEvent | RunAnsweredEvent | RunFinishedEvent;
 
 /**
  * The `type` of an event.
@@ -270,7 +318,7 @@ export type RunEventInput<E extends RunEventBase> = E extends unknown ? Omit<E, 
  */
 export type RunEventMap<E extends RunEventBase> = { [K in E['type']]: [Extract<E, { type: K }>] } & { event: [E] };
 
-const SHARED = new Set<string>(['run.started', 'run.resumed', 'llm.requested', 'llm.completed', 'llm.failed', 'llm.retried', 'budget.warning', 'run.finished']);
+const SHARED = new Set<string>(['run.started', 'run.resumed', 'llm.requested', 'llm.completed', 'llm.failed', 'llm.retried', 'budget.warning', 'run.asked', 'run.answered', 'run.finished']);
 
 /**
  * Whether an event is one of the shared events every runner emits (as opposed to a runner's own

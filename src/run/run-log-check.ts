@@ -32,6 +32,8 @@ const sharedShapes: EventShapes = {
   'llm.failed': z.looseObject({ callId: z.string(), error: errorObject }),
   'llm.retried': z.looseObject({ callId: z.string(), attempt: count, error: errorObject }),
   'budget.warning': z.looseObject({ limit: z.string(), used: z.number(), max: z.number(), ratio: z.number() }),
+  'run.asked': z.looseObject({ questionId: z.string().min(1), key: z.string().min(1), question: z.string() }),
+  'run.answered': z.looseObject({ questionId: z.string().min(1), by: z.enum(['handler', 'resume']) }),
   'run.finished': z.looseObject({
     stopReason: z.string().min(1),
     stats: z.record(z.string(), z.unknown()),
@@ -83,7 +85,8 @@ const sharedCheck = eventShapeCheck();
 
 /**
  * Checks a whole log before anything folds it: every event of the right shape, `run.started`
- * first and only there, nothing after `run.finished`, each event of this run, and `seq` counting
+ * first and only there, nothing after `run.finished` (but a resume's `run.resumed` after a run
+ * that ended `waiting`), each event of this run, and `seq` counting
  * 0, 1, 2, … with the stream. What a resume appends after, and what a replay folds, is sound.
  */
 export function checkRunLog(runId: string, events: readonly unknown[]): void {
@@ -93,7 +96,11 @@ export function checkRunLog(runId: string, events: readonly unknown[]): void {
     const e = event as { type: string; runId: string; seq: number };
     if (position === 0 && e.type !== 'run.started') throw corrupt(where, 0, e, 'a run log begins with run.started');
     if (position > 0 && e.type === 'run.started') throw corrupt(where, position, e, 'run.started may only begin the log');
-    if (position > 0 && (events[position - 1] as { type: string }).type === 'run.finished') throw corrupt(where, position, e, 'nothing may follow run.finished');
+    const before = position > 0 ? (events[position - 1] as { type: string; stopReason?: string }) : undefined;
+    // A run that ended waiting for answers goes on where a resume claims it.
+    if (before?.type === 'run.finished' && !(before.stopReason === 'waiting' && e.type === 'run.resumed')) {
+      throw corrupt(where, position, e, before.stopReason === 'waiting' ? 'only run.resumed may follow a run.finished that is waiting' : 'nothing may follow run.finished');
+    }
     if (e.runId !== runId) throw corrupt(where, position, e, `the event belongs to run "${e.runId}"`);
     if (e.seq !== position) throw corrupt(where, position, e, `seq is ${e.seq} where ${position} was expected`);
   });

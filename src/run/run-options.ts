@@ -4,6 +4,7 @@ import type { EventStore } from '../events/store/types.js';
 import { TotError } from '../errors/index.js';
 import { fnSchema, nestedIssue, signalSchema } from '../internal/validate.js';
 import type { RunEventBase } from './run-event.js';
+import { answersSchema, onAskSchema, type Answers, type AskHandler } from './question.js';
 
 /**
  * What a runner's `budget` option takes: a {@link Budget} (used as is, shared by every run it is
@@ -37,6 +38,11 @@ export interface RunOptions<E extends RunEventBase = RunEventBase> {
   store?: EventStore;
   /** Called with every event of this run, in order. */
   onEvent?: (event: E) => void;
+  /**
+   * Answers the run's questions (`ask`) in process: a prompt, a test. Without it, a recorded run
+   * that asks ends with `stopReason: 'waiting'`, and `resume({ answers })` goes on.
+   */
+  onAsk?: AskHandler;
 }
 
 /**
@@ -59,6 +65,14 @@ export interface ResumeOptions<E extends RunEventBase = RunEventBase> {
   signal?: AbortSignal;
   /** Called with every event of the run, in order: the log's events first, then those the resumed run adds (from `run.resumed` on). */
   onEvent?: (event: E) => void;
+  /**
+   * Answers to the questions a waiting run asked, by question id (the result's `pending[].id`).
+   * Each is checked before anything is written (`INVALID_ARGUMENT` otherwise: the run stays
+   * waiting as it was) and recorded; questions left unanswered keep the run waiting.
+   */
+  answers?: Answers;
+  /** Answers the questions the resumed run asks in process (see `RunOptions.onAsk`). */
+  onAsk?: AskHandler;
 }
 
 const storeSchema = z.custom<EventStore>(
@@ -72,6 +86,7 @@ export const runOptionsShape = {
   store: storeSchema.optional(),
   // Typed for the widest event: each runner's options type narrows what users pass.
   onEvent: fnSchema<(event: RunEventBase) => void>().optional(),
+  onAsk: onAskSchema,
 };
 
 export const resumeOptionsShape = {
@@ -79,6 +94,8 @@ export const resumeOptionsShape = {
   runId: z.string().min(1).max(200),
   signal: signalSchema,
   onEvent: fnSchema<(event: RunEventBase) => void>().optional(),
+  answers: answersSchema,
+  onAsk: onAskSchema,
 };
 
 /** The `budget` option of a runner: a `Budget` or a template as they are, plain limits as a template. */

@@ -1,4 +1,5 @@
 import type { ErrorLocation, TotErrorCode } from '../errors/index.js';
+import type { Question } from './question.js';
 import type { StopDetail } from './stop-detail.js';
 
 /**
@@ -70,4 +71,6 @@ export interface RunResult<S extends string = string, T extends RunStats = RunSt
   detail?: StopDetail;
   errors: RunError[];
   stats: T;
+  /** With `stopReason: 'waiting'`: the questions the run waits for, in the order asked. Answer them by `id` with `resume({ answers })`. */
+  pending?: Question[];
 }

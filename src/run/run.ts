@@ -3,6 +3,8 @@ import { chargedUsage } from '../budget/estimate-tokens.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { abortedError, linkSignals, raceAbort, throwIfAborted, whenAborted } from '../internal/abort.js';
+import { jsonSchemaOf, validatorOf, issueSentences, type StandardSchemaV1 } from '../internal/standard-schema.js';
+import { parseOptions } from '../internal/validate.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { callError, checkedResult } from '../model/call-model.js';
 import { requestKey } from '../model/request-key.js';
@@ -12,7 +14,7 @@ import { ADMITTED_BY, admittingBudgets, CHECKED_CALL, SETTLES_ON_ABORT, wrapMode
 import { configDifferences } from './config-diff.js';
 import { readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
-import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunAskedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
 import { CALL_PRIORITY, CallGate, type GateEntry } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { fatalReason } from './fatal-error.js';
@@ -20,6 +22,8 @@ import { budgetForRun, type RunnerOptions } from './run-options.js';
 import { RunRecorder } from './run-recorder.js';
 import type { RunError, RunResult, RunStats } from './run-result.js';
 import type { SharedStopReason, StopDetail } from './stop-detail.js';
+import { askRequestSchema, questionId, type Answers, type AskAnswer, type AskHandler, type AskRequest, type Question } from './question.js';
+import { checkedAnswers, jsonText } from './answers.js';
 
 /** How a runner runs: fixed for the runner, the same for every run. */
 export interface RunSettings<E extends RunEventBase> {
@@ -58,6 +62,10 @@ export interface RunInvocation<E extends RunEventBase> {
   runId?: string | undefined;
   store?: EventStore | undefined;
   onEvent?: ((event: E) => void) | undefined;
+  /** Answers the run's questions in process; without it, a recorded run ends `waiting` for them. */
+  onAsk?: AskHandler | undefined;
+  /** For a resume: answers to the questions the run is waiting for, by question id. */
+  answers?: Answers | undefined;
 }
 
 /** How a run ended, for the runner's result. */
@@ -341,6 +349,16 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private log: RecordedRun | undefined;
   // When the run's own time limit passes (performance.now() time), if it has one.
   private timeoutAt: number | undefined;
+  // Questions: those of the log and those asked here, by id; how many wait for an answer here.
+  private readonly onAsk: AskHandler | undefined;
+  private readonly questions = new Map<string, AskState>();
+  private waitingFor = 0;
+  // Work the run can see under way besides model calls: guarded user code, the resume's claim.
+  private guarding = 0;
+  private claimPending = false;
+  private quietCheck = false;
+  // The seq of the first event the program emits as it concludes (its result), once the work is over.
+  private concludedFrom: number | undefined;
 
   constructor(settings: RunSettings<E>, invocation: RunInvocation<E>, runId: string) {
     this.settings = settings;
@@ -349,6 +367,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.now = settings.options.now ?? stretchNow;
     this.callerSignal = invocation.signal;
     this.onEvent = invocation.onEvent;
+    this.onAsk = invocation.onAsk;
     // Every call of the run (and the provider under it) listens on the run's signal: Node's leak
     // warning at 11 listeners would be a false alarm here.
     setMaxListeners?.(0, this.runSignal);
@@ -424,7 +443,120 @@ export class Run<E extends RunEventBase = RunEventBase> {
     if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
       return this.runSignal.aborted ? raceAbort(Promise.resolve(value), this.runSignal, what) : Promise.resolve(value);
     }
-    return raceAbort(Promise.resolve(value), this.runSignal, what);
+    const pending = Promise.resolve(value);
+    // A run waiting for answers ends only once no guarded work is under way (see settleIfQuiet).
+    this.guarding += 1;
+    pending.then(this.guardEnded, this.guardEnded);
+    return raceAbort(pending, this.runSignal, what);
+  }
+
+  private readonly guardEnded = (): void => {
+    if (--this.guarding === 0 && this.waitingFor > 0) this.scheduleQuietCheck();
+  };
+
+  // ── questions ─────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Asks a person. Answered by the run's `onAsk` handler when it has one; otherwise the question
+   * is recorded (`run.asked`), the work that does not wait for it goes on, and once nothing but
+   * questions is left the run ends `waiting`, its questions in the result. A resume given the
+   * answers records them (`run.answered`), and the program, asking again, gets its answer. A
+   * question already answered (in this process or in the log) returns its answer without asking.
+   */
+  async ask<S extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<S>> & { schema?: S }, where?: ErrorLocation): Promise<AskAnswer<S>> {
+    const r = parseOptions(askRequestSchema, request, 'ask');
+    throwIfAborted(this.runSignal, 'question');
+    const id = questionId(r.key, where);
+    let state = this.questions.get(id);
+    if (state?.answer !== undefined) return (await this.accepted(id, state.answer.value, r.schema, state.answer.by)) as AskAnswer<S>;
+    if (state === undefined) {
+      const schema = r.schema === undefined ? undefined : jsonSchemaOf(r.schema, 'input');
+      if (r.preview !== undefined) jsonText(r.preview, `ask "${id}": preview`);
+      const question: Question = { id, key: r.key, question: r.question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(r.preview === undefined ? {} : { preview: r.preview }) };
+      state = { question };
+      this.questions.set(id, state);
+      this.emit({ type: 'run.asked', questionId: id, key: r.key, question: r.question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(r.preview === undefined ? {} : { preview: r.preview }) } as unknown as RunEventInput<E>);
+    }
+    if (this.onAsk !== undefined) {
+      state.handled ??= this.handle(state, r.schema);
+      return (await state.handled) as AskAnswer<S>;
+    }
+    if (!this.recorder) {
+      throw new TotError('ILLEGAL_STATE', `ask "${id}": nobody can answer: give the run an onAsk handler, or a store so that it can wait for answers and be resumed with them.`);
+    }
+    if (state.waiting === undefined) {
+      // Answered only by a resume, in this process or another: the run ends waiting, and the program unwinds.
+      state.waiting = new Promise<unknown>(noop);
+      this.waitingFor += 1;
+    }
+    this.scheduleQuietCheck();
+    return (await raceAbort(state.waiting, this.runSignal, 'question')) as AskAnswer<S>;
+  }
+
+  /** The questions asked and not answered, in the order asked. */
+  pendingQuestions(): Question[] {
+    const pending: Question[] = [];
+    for (const state of this.questions.values()) if (state.answer === undefined) pending.push(state.question);
+    return pending;
+  }
+
+  private async handle(state: AskState, schema: StandardSchemaV1 | undefined): Promise<unknown> {
+    const id = state.question.id;
+    const handler = this.onAsk!;
+    const given = await this.guard(() => handler(state.question, { signal: this.runSignal }), 'question');
+    const value = await this.accepted(id, given, schema, 'handler');
+    jsonText(given, `the answer to "${id}"`);
+    state.answer = { value: given, by: 'handler' };
+    this.emit({ type: 'run.answered', questionId: id, answer: given, by: 'handler' } as unknown as RunEventInput<E>);
+    return value;
+  }
+
+  /** An answer as the program gets it: checked against the question's schema (and transformed by it). */
+  private async accepted(id: string, answer: unknown, schema: StandardSchemaV1 | undefined, by: 'handler' | 'resume'): Promise<unknown> {
+    if (schema === undefined) return answer;
+    const checked = await validatorOf(schema)(answer);
+    if (checked.ok) return checked.value;
+    throw new TotError('INVALID_ARGUMENT', `The answer to "${id}" (from ${by === 'handler' ? 'the onAsk handler' : 'the resume'}) does not fit the question's schema: ${issueSentences(checked.issues, 3).join('; ')}.`, {
+      details: { field: id, issues: issueSentences(checked.issues) },
+    });
+  }
+
+  /** @internal A resume's answers, already checked against the log: recorded, and given to the questions. */
+  answer(answers: Answers): void {
+    for (const [id, value] of Object.entries(answers)) {
+      const state = this.questions.get(id);
+      if (state === undefined || state.answer !== undefined) continue;
+      state.answer = { value, by: 'resume' };
+      this.emit({ type: 'run.answered', questionId: id, answer: value, by: 'resume' } as unknown as RunEventInput<E>);
+    }
+  }
+
+  private scheduleQuietCheck(): void {
+    if (this.quietCheck) return;
+    this.quietCheck = true;
+    const seq = this.nextSeq;
+    // After the microtasks of this turn: a program that is still moving emits, calls or guards.
+    setImmediate(() => {
+      this.quietCheck = false;
+      this.settleIfQuiet(seq);
+    });
+  }
+
+  /**
+   * Ends a run that can do nothing but wait for answers: questions pending here, no model call,
+   * guarded work or claim under way, and nothing emitted since the check was scheduled. Work the
+   * run cannot see (a strategy awaiting a timer of its own) may be cut short; the resume, which
+   * runs the program again, does it then.
+   */
+  private settleIfQuiet(seq: number): void {
+    if (this.waitingFor === 0 || this.runSignal.aborted) return;
+    if (this.active > 0 || this.guarding > 0 || this.claimPending) return;
+    if (this.nextSeq !== seq) {
+      this.scheduleQuietCheck();
+      return;
+    }
+    const ids = this.pendingQuestions().map((q) => q.id);
+    this.halt('waiting', { kind: 'waiting', questions: ids }, new TotError('ABORTED', `The ${this.settings.what} is waiting for answers to ${ids.map((id) => `"${id}"`).join(', ')}.`));
   }
 
   /**
@@ -503,7 +635,12 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.stamp(resumed);
     this.publish(resumed, true);
     this.claim = this.recorder.durable();
-    this.claim.catch(() => undefined);
+    this.claimPending = true;
+    const claimed = () => {
+      this.claimPending = false;
+      if (this.waitingFor > 0) this.scheduleQuietCheck();
+    };
+    this.claim.then(claimed, claimed);
   }
 
   /** During a resume, a runner event the log holds is swallowed; one that differs fails the run. */
@@ -887,7 +1024,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.unlink(call);
     call.unlisten?.();
     call.gate?.release();
-    if (--this.active === 0) this.drained?.();
+    if (--this.active === 0) {
+      this.drained?.();
+      if (this.waitingFor > 0) this.scheduleQuietCheck();
+    }
   }
 
   private retried(callId: string, notice: RetryNotice, admits: boolean): void {
@@ -943,6 +1083,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.calls = log.requestedCalls;
       this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
       this.log = log;
+      for (const [id, q] of log.questions) this.questions.set(id, { question: questionOf(q.asked), ...(q.answer ? { answer: q.answer } : {}) });
       if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);
@@ -960,6 +1101,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** @internal */
   end(wallMs: number): RunEnd {
+    this.concludedFrom = this.nextSeq;
     const s = this.stats;
     s.wallMs = Math.round(wallMs * 1000) / 1000;
     const pricing = this.budget?.snapshot().limits.pricing;
@@ -1020,6 +1162,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
       errors,
       ...(failure ? { error: failure.toProtocolError() } : {}),
     } as unknown as RunFinishedEvent;
+    // What the program reported as it concluded a waiting run (a search's last state) is where a
+    // resume must not meet it: the resume goes on from the questions (see foldLog).
+    if (result.stopReason === 'waiting' && this.concludedFrom !== undefined && this.concludedFrom < this.nextSeq) finished.conclusionFrom = this.concludedFrom;
     // run.finished is the one event after the run's work: publish it past the closed gate.
     this.claimIfResuming();
     this.stamp(finished as unknown as E);
@@ -1050,6 +1195,22 @@ export class Run<E extends RunEventBase = RunEventBase> {
 }
 
 const noop = () => undefined;
+
+/** A question of the run in this process: asked (here or in the log), waited for, answered. */
+interface AskState {
+  question: Question;
+  answer?: { value: unknown; by: 'handler' | 'resume' };
+  /** This process waits for an answer from a resume (no handler): it never settles here. */
+  waiting?: Promise<unknown>;
+  /** The handler's answer, once asked for: several asks of one question share it. */
+  handled?: Promise<unknown>;
+}
+
+/** A logged question as a result lists it. */
+function questionOf(asked: RunAskedEvent): Question {
+  const { questionId: id, key, question, where, schema, preview } = asked;
+  return { id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) };
+}
 
 /** A served result, copied so that callers can never change the log. */
 const copyOf = (result: GenerateResult): GenerateResult => ({ ...result, outputs: [...result.outputs], usage: { ...result.usage } });
@@ -1093,6 +1254,7 @@ async function execute<E extends RunEventBase, R extends RunResult>(run: Run<E>,
   }
   await run.close();
   const result = program.result(run.end(run.now() - started));
+  if (run.halted?.reason === 'waiting') (result as RunResult).pending = run.pendingQuestions();
   const failure = await run.finish(result, settings.what);
   if (failure) throw failure;
   return result;
@@ -1125,10 +1287,18 @@ export async function resumeRun<E extends RunEventBase, R extends RunResult>(
   const log = await raceAbort(readRecordedRun(invocation.store, invocation.runId, invocation.signal ? { signal: invocation.signal } : {}), invocation.signal, settings.what);
   checkResumable(settings, log);
   settings.replayLog?.(log.events);
-  if (log.finished) return restore.fromLog(log);
+  // Checked before anything is written: a refused answer leaves the run waiting as it was.
+  const answers = invocation.answers === undefined ? undefined : checkedAnswers(log, invocation.answers);
+  const waiting = log.finished?.stopReason === 'waiting';
+  if (log.finished && (!waiting || (answers === undefined && invocation.onAsk === undefined))) {
+    const result = restore.fromLog(log);
+    if (waiting) (result as RunResult).pending = [...log.questions.values()].filter((q) => q.answer === undefined).map((q) => questionOf(q.asked));
+    return result;
+  }
   const run = new Run(settings, invocation, invocation.runId);
   const started = run.now();
   run.begin(invocation.store, log);
+  if (answers !== undefined) run.answer(answers);
   return execute(run, settings, restore.program(run, log), started);
 }
 

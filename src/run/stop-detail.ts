@@ -9,6 +9,8 @@ import type { BudgetLimitName } from '../budget/budget.js';
  * - `timeout`: the run's own `timeoutMs` passed.
  * - `aborted`: the caller's signal fired (the run rejects with `ABORTED`).
  * - `error`: every model call failed, or the run failed (see `errors`).
+ * - `waiting`: the run asked a question nobody in the process could answer; it is recorded, and
+ *   `resume({ store, runId, answers })` goes on (the questions are in the result's `pending`).
  *
  * @example
  * ```ts
@@ -17,7 +19,7 @@ import type { BudgetLimitName } from '../budget/budget.js';
  * const partial = (r: SharedStopReason) => r === 'budget_exceeded' || r === 'timeout';
  * ```
  */
-export type SharedStopReason = 'completed' | 'budget_exceeded' | 'timeout' | 'aborted' | 'error';
+export type SharedStopReason = 'completed' | 'budget_exceeded' | 'timeout' | 'aborted' | 'error' | 'waiting';
 
 /**
  * Why a run (or one frame of it) stopped, as data: match on `kind`, never on a message.
@@ -46,4 +48,6 @@ export type StopDetail =
   | { kind: 'states'; limit: number }
   | { kind: 'iterations'; limit: number }
   | { kind: 'aborted'; reason?: string }
-  | { kind: 'error'; code: string; message: string };
+  | { kind: 'error'; code: string; message: string }
+  /** The ids of the questions the run waits for. */
+  | { kind: 'waiting'; questions: string[] };

@@ -63,6 +63,7 @@ export function searchProgram(run: Run<SearchEvent>, setup: SearchSetup): Search
     random: seededRandom(setup.seed),
     stateKey: setup.stateKey,
     isSolution: setup.isSolution,
+    strategyName: setup.strategy.name,
   });
   const { strategy, tree } = setup;
   let concluded: ReturnType<SearchProgram['conclude']> | undefined;

@@ -7,6 +7,8 @@ import type { ThoughtTree } from '../tree/thought-tree.js';
 import type { Evaluation, NewThought, ThoughtNode } from '../tree/types.js';
 import type { SearchEvent } from './search-events.js';
 import { selectGreedy, selectSample } from './selection.js';
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { SearchContext, SearchLimits, SearchStats, SelectOptions, StopReason } from './types.js';
 
 export interface SearchRunInit {
@@ -19,6 +21,8 @@ export interface SearchRunInit {
   random: () => number;
   stateKey: ((node: ThoughtNode, tree: ThoughtTree) => string) | undefined;
   isSolution: ((node: ThoughtNode, tree: ThoughtTree) => boolean | Promise<boolean>) | undefined;
+  /** The strategy's name: where its questions are asked. */
+  strategyName?: string;
 }
 
 /** Evaluations by node id, the first of each. */
@@ -124,6 +128,10 @@ export class SearchRun implements SearchContext {
 
   runModel(model: LanguageModel): LanguageModel {
     return this.run.runModel(model);
+  }
+
+  ask<S extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<S>> & { schema?: S }): Promise<AskAnswer<S>> {
+    return this.run.ask(request, { kind: 'strategy', name: this.init.strategyName ?? 'search' });
   }
 
   stop(reason: StopReason): void {

@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { Budget } from '../budget/budget.js';
 import type { LanguageModel } from '../model/types.js';
 import type { RunEventInput } from '../run/run-event.js';
@@ -156,6 +158,12 @@ export interface SearchContext {
   emit(event: RunEventInput<SearchEvent>): void;
   /** A model as the run sees it: admitted by its budget, limited by its concurrency, logged, resumable. */
   runModel(model: LanguageModel): LanguageModel;
+  /**
+   * Asks a person (see the Runs guide, "Asking a person"): answered by the run's `onAsk`, or the
+   * run ends `waiting` and a resume given the answer goes on from here. The question's id is
+   * `strategy/<name>#<key>`; an answered question returns its answer without asking again.
+   */
+  ask<S extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<S>> & { schema?: S }): Promise<AskAnswer<S>>;
 }
 
 /**

@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createEvaluator,
+  createGenerator,
+  Explorer,
+  fromFunction,
+  InMemoryEventStore,
+  type AskHandler,
+  type ExplorationResult,
+  type GenerateRequest,
+  type SearchStrategy,
+} from '../../src/index.js';
+import { worldReply } from '../events/fixtures/world.js';
+import { collect } from '../helpers/collect.js';
+import { catchTotError } from '../helpers/expect-tot-error.js';
+
+/** The world's model, counting the calls that reach it. */
+function countingModel() {
+  const counter = { calls: 0 };
+  const model = fromFunction(
+    async (request: GenerateRequest) => {
+      counter.calls += 1;
+      return worldReply(request);
+    },
+    { input: 'request', modelId: 'world' },
+  );
+  return { model, counter };
+}
+
+/** Expands the root, asks which child to follow (by index), and expands that child. */
+const pickOne: SearchStrategy = {
+  name: 'pick-one',
+  async run(ctx) {
+    const children = await ctx.evaluate(await ctx.expand([ctx.tree.root]));
+    const pick = await ctx.ask({ key: 'pick', question: 'Which thought should the search follow?', schema: z.number().int().min(0).max(children.length - 1), preview: children.map((c) => c.content) });
+    await ctx.evaluate(await ctx.expand([children[pick]!]));
+    ctx.stop('max_depth');
+  },
+};
+
+/** Three questions asked at once, one per child of the root; each answer says whether to expand that child. */
+const askEach: SearchStrategy = {
+  name: 'ask-each',
+  async run(ctx) {
+    const children = await ctx.evaluate(await ctx.expand([ctx.tree.root]));
+    await Promise.all(
+      children.map(async (child, i) => {
+        const expand = await ctx.ask({ key: `expand-${i}`, question: `Expand "${child.content}"?`, schema: z.boolean() });
+        if (expand) await ctx.evaluate(await ctx.expand([child]));
+      }),
+    );
+    ctx.stop('max_depth');
+  },
+};
+
+function explorer(strategy: SearchStrategy, model = countingModel().model) {
+  return new Explorer({ generator: createGenerator({ model }), evaluator: createEvaluator({ model }), strategy, maxDepth: 3, branchingFactor: 3, now: () => 0 });
+}
+
+/** What must be equal between a run answered in process and one answered by a resume. */
+const outcome = (r: ExplorationResult) => ({
+  stopReason: r.stopReason,
+  nodes: [...r.tree.all()].map((n) => [n.id, n.content, n.status, n.evaluation?.score]),
+  bestPath: r.bestPath.map((n) => n.id),
+  errors: r.errors,
+});
+
+/** A tree's nodes by depth, content, status and score, in no particular order. */
+const sameTree = (r: ExplorationResult) =>
+  [...r.tree.all()].map((n) => `${n.depth} ${n.content} ${n.status} ${n.evaluation?.score}`).sort();
+
+const types = async (store: InMemoryEventStore, runId: string) => (await collect(store.readStream(runId))).map((e) => e.type);
+
+describe('a run that asks a person', () => {
+  it('gets the answer of its onAsk handler and records the question and the answer', async () => {
+    const store = new InMemoryEventStore();
+    const seen: string[] = [];
+    const onAsk: AskHandler = (q) => {
+      seen.push(q.id);
+      return 1;
+    };
+    const result = await explorer(pickOne).run('p', { store, runId: 'inline', onAsk });
+    expect(seen).toEqual(['strategy/pick-one#pick']);
+    expect(result.stopReason).toBe('max_depth');
+    expect(result.pending).toBeUndefined();
+    const events = await collect(store.readStream('inline'));
+    const asked = events.find((e) => e.type === 'run.asked')!.data as Record<string, unknown>;
+    expect(asked).toMatchObject({ questionId: 'strategy/pick-one#pick', key: 'pick', question: 'Which thought should the search follow?', where: { kind: 'strategy', name: 'pick-one' } });
+    expect(asked.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: 2 });
+    expect(events.find((e) => e.type === 'run.answered')!.data).toMatchObject({ questionId: 'strategy/pick-one#pick', answer: 1, by: 'handler' });
+  });
+
+  it('without a handler ends waiting, the question in its result and its log', async () => {
+    const store = new InMemoryEventStore();
+    const result = await explorer(pickOne).run('p', { store, runId: 'waits' });
+    expect(result.stopReason).toBe('waiting');
+    expect(result.detail).toEqual({ kind: 'waiting', questions: ['strategy/pick-one#pick'] });
+    expect(result.pending).toHaveLength(1);
+    expect(result.pending![0]).toMatchObject({ id: 'strategy/pick-one#pick', key: 'pick', question: 'Which thought should the search follow?', preview: result.tree.root.childrenIds.map((id) => result.tree.node(id).content) });
+    const log = await types(store, 'waits');
+    expect(log.at(-1)).toBe('run.finished');
+    expect(log.filter((t) => t === 'run.asked')).toHaveLength(1);
+  });
+
+  it('resumed with the answer finishes as the run answered in process did, repeating no model call', async () => {
+    const inline = countingModel();
+    const expected = await explorer(pickOne, inline.model).run('p', { runId: 'same', onAsk: () => 2 });
+
+    const store = new InMemoryEventStore();
+    const first = countingModel();
+    const waiting = await explorer(pickOne, first.model).run('p', { store, runId: 'same' });
+    expect(waiting.stopReason).toBe('waiting');
+    const second = countingModel();
+    const resumed = await explorer(pickOne, second.model).resume({ store, runId: 'same', answers: { 'strategy/pick-one#pick': 2 } });
+
+    expect(outcome(resumed)).toEqual(outcome(expected));
+    expect(first.counter.calls + second.counter.calls).toBe(inline.counter.calls);
+    expect(resumed.stats.resumedCalls).toBe(first.counter.calls);
+    const log = await collect(store.readStream('same'));
+    expect(log.find((e) => e.type === 'run.answered')!.data).toMatchObject({ questionId: 'strategy/pick-one#pick', answer: 2, by: 'resume' });
+  });
+
+  it('refuses an answer that fails the question schema with INVALID_ARGUMENT, writes nothing, and stays waiting', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'bad' });
+    const before = await collect(store.readStream('bad'));
+    const error = await catchTotError(() => explorer(pickOne).resume({ store, runId: 'bad', answers: { 'strategy/pick-one#pick': 7 } }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('strategy/pick-one#pick');
+    expect(error.message).toContain('still waiting');
+    expect(await collect(store.readStream('bad'))).toEqual(before);
+    const again = await explorer(pickOne).resume({ store, runId: 'bad' });
+    expect(again.stopReason).toBe('waiting');
+    expect(again.pending!.map((q) => q.id)).toEqual(['strategy/pick-one#pick']);
+    expect(await collect(store.readStream('bad'))).toEqual(before);
+  });
+
+  it('refuses an answer to a question the run did not ask, naming the questions it waits for', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'unknown' });
+    const before = await collect(store.readStream('unknown'));
+    const error = await catchTotError(() => explorer(pickOne).resume({ store, runId: 'unknown', answers: { pick: 1 } }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('asked no question "pick"');
+    expect(error.message).toContain('"strategy/pick-one#pick"');
+    expect(await collect(store.readStream('unknown'))).toEqual(before);
+  });
+
+  it('refuses an answer that is not plain JSON', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(askEach).run('p', { store, runId: 'json' });
+    const error = await catchTotError(() => explorer(askEach).resume({ store, runId: 'json', answers: { 'strategy/ask-each#expand-0': new Date(0) } }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('plain JSON');
+  });
+
+  it('answers parallel questions one at a time across resumes, asking each exactly once and finishing once', async () => {
+    const inline = await explorer(askEach).run('p', { runId: 'par', onAsk: (q) => q.key !== 'expand-1' });
+
+    const store = new InMemoryEventStore();
+    const waiting = await explorer(askEach).run('p', { store, runId: 'par' });
+    const ids = waiting.pending!.map((q) => q.id);
+    expect(ids).toEqual(['strategy/ask-each#expand-0', 'strategy/ask-each#expand-1', 'strategy/ask-each#expand-2']);
+    const r1 = await explorer(askEach).resume({ store, runId: 'par', answers: { [ids[1]!]: false } });
+    expect(r1.pending!.map((q) => q.id)).toEqual([ids[0], ids[2]]);
+    const r2 = await explorer(askEach).resume({ store, runId: 'par', answers: { [ids[2]!]: true } });
+    expect(r2.pending!.map((q) => q.id)).toEqual([ids[0]]);
+    const done = await explorer(askEach).resume({ store, runId: 'par', answers: { [ids[0]!]: true } });
+
+    // The same tree but for the order of its nodes: each branch went on when its answer came.
+    expect(sameTree(done)).toEqual(sameTree(inline));
+    expect(done.bestPath.map((n) => n.content)).toEqual(inline.bestPath.map((n) => n.content));
+    const log = await collect(store.readStream('par'));
+    expect(log.filter((e) => e.type === 'run.asked').map((e) => (e.data as { questionId: string }).questionId)).toEqual(ids);
+    expect(log.filter((e) => e.type === 'run.answered')).toHaveLength(3);
+    const finished = log.filter((e) => e.type === 'run.finished').map((e) => (e.data as { stopReason: string }).stopReason);
+    expect(finished).toEqual(['waiting', 'waiting', 'waiting', 'max_depth']);
+  });
+
+  it('resumed without answers stays waiting and writes nothing', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'idle' });
+    const before = await collect(store.readStream('idle'));
+    const again = await explorer(pickOne).resume({ store, runId: 'idle' });
+    expect(again.stopReason).toBe('waiting');
+    expect(await collect(store.readStream('idle'))).toEqual(before);
+  });
+
+  it('resumed with an onAsk handler instead of answers asks it and finishes', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'later' });
+    const done = await explorer(pickOne).resume({ store, runId: 'later', onAsk: () => 0 });
+    expect(done.stopReason).toBe('max_depth');
+    expect((await collect(store.readStream('later'))).find((e) => e.type === 'run.answered')!.data).toMatchObject({ answer: 0, by: 'handler' });
+  });
+
+  it('asks its handler once for a question asked twice, and gives both the answer', async () => {
+    let asked = 0;
+    const twice: SearchStrategy = {
+      name: 'twice',
+      async run(ctx) {
+        const [a, b] = await Promise.all([ctx.ask({ key: 'k', question: 'q?' }), ctx.ask({ key: 'k', question: 'q?' })]);
+        expect([a, b]).toEqual(['yes', 'yes']);
+        expect(await ctx.ask({ key: 'k', question: 'q?' })).toBe('yes');
+        ctx.stop('max_depth');
+      },
+    };
+    const result = await explorer(twice).run('p', {
+      onAsk: () => {
+        asked += 1;
+        return 'yes';
+      },
+    });
+    expect(result.stopReason).toBe('max_depth');
+    expect(asked).toBe(1);
+  });
+
+  it('rejects the ask with INVALID_ARGUMENT when the handler answers outside the schema', async () => {
+    let caught: unknown;
+    const strict: SearchStrategy = {
+      name: 'strict',
+      async run(ctx) {
+        caught = await ctx.ask({ key: 'n', question: 'A number?', schema: z.number() }).catch((error: unknown) => error);
+        ctx.stop('max_depth');
+      },
+    };
+    await explorer(strict).run('p', { onAsk: () => 'seven' });
+    expect(caught).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(String((caught as Error).message)).toContain('does not fit');
+  });
+
+  it('fails with ILLEGAL_STATE when nobody could answer: no handler and no store', async () => {
+    const error = await catchTotError(() => explorer(pickOne).run('p'), 'ILLEGAL_STATE');
+    expect(error.message).toContain('onAsk');
+  });
+
+  it('settles on abort while its handler is still thinking', async () => {
+    const controller = new AbortController();
+    const pending = explorer(pickOne).run('p', { signal: controller.signal, onAsk: () => new Promise(() => undefined) });
+    setTimeout(() => controller.abort(new Error('user left')), 20);
+    const error = await catchTotError(() => pending, 'ABORTED');
+    expect(error.message).toContain('user left');
+  });
+
+  it('refuses an ask with an unknown option, naming it', async () => {
+    let caught: unknown;
+    const typo: SearchStrategy = {
+      name: 'typo',
+      async run(ctx) {
+        caught = await ctx.ask({ key: 'k', question: 'q?', schem: z.number() } as never).catch((error: unknown) => error);
+        ctx.stop('max_depth');
+      },
+    };
+    await explorer(typo).run('p', { onAsk: () => 1 });
+    expect(caught).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(String((caught as Error).message)).toContain('schem');
+  });
+});
