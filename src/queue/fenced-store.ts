@@ -10,7 +10,6 @@ import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions,
  */
 export class FencedStore implements EventStore {
   private fenced = false;
-  private held: { streamId: string; events: NewEvent[] } | undefined;
 
   constructor(private readonly inner: EventStore) {}
 
@@ -18,24 +17,8 @@ export class FencedStore implements EventStore {
     this.fenced = true;
   }
 
-  /**
-   * A new run's first append that holds `run.started` alone is kept back and written with the
-   * next one. A search resumes from the events that follow `run.started` (its starting tree), so
-   * a log cut right after `run.started` could not be resumed; kept back, a crash there leaves no
-   * log and the next worker starts the run afresh. Nothing is lost: no model call is made before
-   * the append of its request, which carries the held event with it.
-   */
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (this.fenced) return Promise.reject(new TotError('ABORTED', 'The run was handed back to the queue: nothing more is recorded by this worker.'));
-    if (options.expectedVersion === 'no_stream' && this.held === undefined && events.length === 1 && events[0]!.type === 'run.started') {
-      this.held = { streamId, events };
-      return Promise.resolve({ events: [], nextExpectedVersion: 0, deduplicated: false });
-    }
-    const held = this.held;
-    if (held !== undefined && held.streamId === streamId && options.expectedVersion === 0) {
-      this.held = undefined;
-      return this.inner.append(streamId, [...held.events, ...events], { ...options, expectedVersion: 'no_stream' });
-    }
     return this.inner.append(streamId, events, options);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InMemoryEventStore, type GenerateRequest } from '../../src/index.js';
+import { InMemoryEventStore, type AppendOptions, type GenerateRequest, type NewEvent } from '../../src/index.js';
 import { defineFlow, localQueue } from '../../src/queue/index.js';
 import { requestKey } from '../../src/model/request-key.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
@@ -73,6 +73,26 @@ describe('localQueue', () => {
     // Only the calls the log did not hold were made.
     expect(served.length).toBe(completed - recorded);
     expect(events.some((e) => e.type === 'run.resumed')).toBe(true);
+    await queue.close();
+  });
+
+  it('finishes a run whose log holds only run.started (its worker died right after starting it) as an uninterrupted run', async () => {
+    const store = new InMemoryEventStore();
+    const { queue, flow, served } = setup({ store });
+    const runId = await queue.submit(flow, { puzzle: 'a' }, { key: 'lone' });
+    // The process dies during the run's first append, once run.started alone is stored.
+    const dying = Object.assign(Object.create(store) as InMemoryEventStore, {
+      async append(streamId: string, events: NewEvent[], options: AppendOptions) {
+        await store.append(streamId, events.slice(0, 1), options);
+        throw new Error('the process died');
+      },
+    });
+    await catchTotError(() => searchExplorer(countingModel()).run('Solve a', { store: dying, runId }), 'ILLEGAL_STATE');
+    expect((await collect(store.readStream(runId))).map((e) => e.type)).toEqual(['run.started']);
+    void queue.work({ flows: [flow] });
+    const reference = await searchExplorer(countingModel()).run('Solve a');
+    expect(await queue.result(runId)).toEqual(JSON.parse(JSON.stringify(await uninterrupted('a'))));
+    expect(served.length).toBe(reference.stats.llmCalls);
     await queue.close();
   });
 
