@@ -8,8 +8,11 @@
  * Then measures CPU time per tree node on the same replay, in rounds: the process's CPU time over
  * the solve loop (per puzzle, an Explorer and its run; the replay roles are built before, as the
  * reference's driver builds its answers before), divided by the tree nodes created; with every
- * role call made through a 0 ms model (one call per generation and one per candidate evaluated),
- * and with the roles answering without a model call. When a checkout of the paper's code is given
+ * role call made through a 0 ms model, three ways: the calls the reference makes (one per parent
+ * expanded, one per value prompt not asked before: the paper's code keeps a value cache across the
+ * puzzles of a run, and the evaluator here is behind `withEvaluationCache` with one store for the
+ * log), one call per candidate evaluated (no cache: 2.2 times the calls), and with the roles
+ * answering without a model call. When a checkout of the paper's code is given
  * (`--reference`) and Python runs, each round also runs the paper's own `bfs.py` on the same log
  * through bench/tot-reference-replay.py (as written, and with its prints silenced), the two sides
  * in alternating order, and the ratios are taken per round. Target: with every call through the
@@ -26,9 +29,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadReplayLog, replayEvaluator, replayGenerator, type ReplayPuzzle } from '../examples/game24/replay.js';
+import { loadReplayLog, replayEvaluator, replayGenerator, stateOf, type ReplayPuzzle } from '../examples/game24/replay.js';
 import { replayAll } from '../examples/game24/reproduce.js';
-import { bfs, Explorer, ThoughtTree, type LanguageModel } from '../src/index.js';
+import { bfs, Explorer, ThoughtTree, withEvaluationCache, type Evaluation, type LanguageModel, type ThoughtNode } from '../src/index.js';
 import { benchDir, figure, median, MIN_ROUNDS, report } from './harness.js';
 
 const TARGET_RATIO = 1;
@@ -80,24 +83,76 @@ const zeroMs: LanguageModel = { modelId: 'zero-ms', generate: async () => ({ out
 /** Tree nodes a replay of the log creates: every root and every proposed state. */
 const nodesOf = (log: ReplayPuzzle[]) => log.reduce((sum, p) => sum + 1 + p.steps.reduce((s, step) => s + step.new_ys.length, 0), 0);
 
-/** Model calls the replay makes through the model: one per parent expanded, one per candidate evaluated. */
-const callsOf = (log: ReplayPuzzle[]) => log.reduce((sum, p) => sum + p.steps.reduce((s, step) => s + step.ys.length + step.new_ys.length, 0), 0);
-
-/** CPU µs per node of one replay: per puzzle, an Explorer and its run, as `replayAll` makes them (without its checks of the answers). */
-async function replayCpu(log: ReplayPuzzle[], nodes: number, transport: LanguageModel | undefined): Promise<number> {
-  const roles = log.map((puzzle) => ({
-    puzzle,
-    generator: replayGenerator(puzzle, transport ? { transport } : {}),
-    evaluator: replayEvaluator(puzzle, transport ? { transport } : {}),
-  }));
-  const started = process.cpuUsage();
-  for (const { puzzle, generator, evaluator } of roles) {
-    const explorer = new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 5 }), maxDepth: puzzle.steps.length, branchingFactor: 1000, pruningThreshold: 0, concurrency: 16 });
-    const tree = new ThoughtTree({ problem: puzzle.steps[0]!.x, taskId: `puzzle-${puzzle.idx}`, taskType: 'math_reasoning' });
-    await explorer.run(tree, { runId: `puzzle-${puzzle.idx}` });
+/**
+ * The reference's value cache key of a state: its value prompt, which holds only the numbers the
+ * state leaves (whatever the path to them), or, for an answer, the puzzle and the answer
+ * (`value_prompt_wrap` of the paper's game24 task, from the state's last line).
+ */
+function valuePromptKey(node: ThoughtNode, tree: ThoughtTree): string {
+  let line = node.depth === 1 ? node.content.trim() : node.content.trimEnd();
+  if (line === '' || line.includes('\n')) line = stateOf(tree, node).trim().split('\n').at(-1)!;
+  const left = line.lastIndexOf('left: ');
+  if (left !== -1) {
+    const end = line.indexOf(')', left + 6);
+    return `left:${end === -1 ? line.slice(left + 6) : line.slice(left + 6, end)}`;
   }
+  return `answer:${tree.problem}\n${line.toLowerCase().replaceAll('answer: ', '')}`;
+}
+
+/**
+ * How the replay's roles reach the model. `perCandidate`: one call per parent expanded and one per
+ * candidate evaluated. `valueCache`: the evaluator behind {@link withEvaluationCache} keyed by the
+ * reference's value prompt, one store for the whole log, as the paper's code keeps its
+ * `value_cache` across the puzzles of a run: a state whose value prompt was asked before costs no
+ * call, so the calls are the reference's. `none`: the roles answer without a model call.
+ */
+type Calls = 'perCandidate' | 'valueCache' | 'none';
+
+/** Per puzzle, an Explorer over the replay roles, as `replayAll` makes them (without its checks of the answers). */
+function replayRuns(log: ReplayPuzzle[], transport: LanguageModel, calls: Calls) {
+  const roleOptions = calls === 'none' ? {} : { transport };
+  const store = new Map<string, Evaluation>();
+  return log.map((puzzle) => {
+    const generator = replayGenerator(puzzle, roleOptions);
+    const replayed = replayEvaluator(puzzle, roleOptions);
+    const evaluator = calls === 'valueCache' ? withEvaluationCache(replayed, { key: valuePromptKey, store }) : replayed;
+    return { puzzle, generator, evaluator };
+  });
+}
+
+const explorerFor = ({ puzzle, generator, evaluator }: ReturnType<typeof replayRuns>[number]) =>
+  new Explorer({ generator, evaluator, strategy: bfs({ beamWidth: 5 }), maxDepth: puzzle.steps.length, branchingFactor: 1000, pruningThreshold: 0, concurrency: 16 });
+
+const treeFor = (puzzle: ReplayPuzzle) => new ThoughtTree({ problem: puzzle.steps[0]!.x, taskId: `puzzle-${puzzle.idx}`, taskType: 'math_reasoning' });
+
+/** CPU µs per node of one replay: per puzzle, an Explorer and its run (the roles are built before, as the reference's driver builds its answers before). */
+async function replayCpu(log: ReplayPuzzle[], nodes: number, calls: Calls): Promise<number> {
+  const runs = replayRuns(log, zeroMs, calls);
+  const started = process.cpuUsage();
+  for (const run of runs) await explorerFor(run).run(treeFor(run.puzzle), { runId: `puzzle-${run.puzzle.idx}` });
   const used = process.cpuUsage(started);
   return (used.user + used.system) / nodes;
+}
+
+/** One untimed replay that counts the model calls and the steps whose selection differs from the log's. */
+async function checkReplay(log: ReplayPuzzle[], calls: Calls): Promise<{ modelCalls: number; stepMismatches: number }> {
+  let modelCalls = 0;
+  const counting: LanguageModel = { modelId: 'zero-ms', generate: async () => ((modelCalls += 1), { outputs: [''], usage: {} }) };
+  let stepMismatches = 0;
+  for (const run of replayRuns(log, counting, calls)) {
+    const explorer = explorerFor(run);
+    const tree = treeFor(run.puzzle);
+    const selected: string[][] = [];
+    explorer.on('search.step', (event) => {
+      selected[event.depth - 1] = event.frontier.map((id) => stateOf(tree, tree.node(id)));
+    });
+    await explorer.run(tree, { runId: `puzzle-${run.puzzle.idx}` });
+    run.puzzle.steps.forEach((step, i) => {
+      const ours = selected[i] ?? [];
+      if (ours.length !== step.select_new_ys.length || ours.some((x, j) => x !== step.select_new_ys[j])) stepMismatches += 1;
+    });
+  }
+  return { modelCalls, stepMismatches };
 }
 
 interface ReferenceRound {
@@ -128,22 +183,26 @@ function referenceSide(checkout: string, log: string, csv: string | undefined, p
 
 async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, reference: ReturnType<typeof referenceSide> | undefined) {
   const nodes = nodesOf(log);
+  const checks = { perCandidate: await checkReplay(log, 'perCandidate'), valueCache: await checkReplay(log, 'valueCache') };
   // Warm-up: the JIT settles over the first replays.
   for (let i = 0; i < 5; i++) {
-    await replayCpu(log, nodes, zeroMs);
-    await replayCpu(log, nodes, undefined);
+    await replayCpu(log, nodes, 'valueCache');
+    await replayCpu(log, nodes, 'perCandidate');
+    await replayCpu(log, nodes, 'none');
   }
   const ours = async () => {
     const withModel: number[] = [];
+    const perCandidate: number[] = [];
     const withoutModel: number[] = [];
     for (let i = 0; i < repeats; i++) {
-      withModel.push(await replayCpu(log, nodes, zeroMs));
-      withoutModel.push(await replayCpu(log, nodes, undefined));
+      withModel.push(await replayCpu(log, nodes, 'valueCache'));
+      perCandidate.push(await replayCpu(log, nodes, 'perCandidate'));
+      withoutModel.push(await replayCpu(log, nodes, 'none'));
     }
-    return { withModel: median(withModel), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel) };
+    return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel) };
   };
   const runReference = reference && 'run' in reference ? reference.run : undefined;
-  const perRound: { withModel: number; withoutModel: number; withModelBest: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
+  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
   let referenceInfo: Omit<ReferenceRound, 'asWritten' | 'printsSilenced'> | undefined;
   for (let r = 0; r < rounds; r++) {
     // Alternating which side goes first, so that neither always runs in the same state of a shared machine.
@@ -168,6 +227,7 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
         // Per round: this library's figure over the reference's of the same round.
         ratioWithModelToAsWritten: figure(withRef.map((r) => r.withModel / r.reference.asWritten)),
         ratioWithModelToPrintsSilenced: figure(withRef.map((r) => r.withModel / r.reference.printsSilenced)),
+        ratioPerCandidateToAsWritten: figure(withRef.map((r) => r.perCandidate / r.reference.asWritten)),
         ratioWithoutModelToAsWritten: figure(withRef.map((r) => r.withoutModel / r.reference.asWritten)),
         ratioWithoutModelToPrintsSilenced: figure(withRef.map((r) => r.withoutModel / r.reference.printsSilenced)),
         // The same ratio from each side's fastest replay of the round: load on a shared machine only adds CPU time
@@ -177,11 +237,21 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
       };
   return {
     nodes,
-    modelCalls: callsOf(log),
+    // The calls the replay makes through the model (counted on an untimed replay), and the steps
+    // whose selection differs from the log's (0: the replay is the logged run).
+    modelCalls: checks.valueCache.modelCalls,
+    stepMismatches: checks.valueCache.stepMismatches,
     rounds,
     repeatsPerRound: repeats,
     model: '0 ms',
+    calls: 'one per parent expanded and one per value prompt not asked before in the log (withEvaluationCache, one store for the log, as the reference keeps its value_cache)',
     withModelCpuMicrosPerNode: figure(perRound.map((r) => r.withModel)),
+    perCandidate: {
+      calls: 'one per parent expanded and one per candidate evaluated (no value cache)',
+      modelCalls: checks.perCandidate.modelCalls,
+      stepMismatches: checks.perCandidate.stepMismatches,
+      cpuMicrosPerNode: figure(perRound.map((r) => r.perCandidate)),
+    },
     withoutModelCpuMicrosPerNode: figure(perRound.map((r) => r.withoutModel)),
     reference: comparison,
     // Each round's figures (medians of its replays; "best", its fastest), in the order they ran.

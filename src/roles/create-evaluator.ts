@@ -127,11 +127,13 @@ type Parsed = z.output<typeof optionsSchema>;
  * ```
  */
 export function rankEvaluations(evaluations: NodeEvaluation[], pruningThreshold?: number): EvaluationBatch {
+  // Array.prototype.sort is stable: ties keep candidate order without carrying indices.
   const ranking = evaluations
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => b.e.score - a.e.score || a.i - b.i)
-    .map(({ e }) => e.nodeId);
-  const pruningSuggestions = pruningThreshold === undefined ? [] : evaluations.filter((e) => e.score < pruningThreshold).map((e) => e.nodeId);
+    .slice()
+    .sort((a, b) => b.score - a.score)
+    .map((e) => e.nodeId);
+  const pruningSuggestions: string[] = [];
+  if (pruningThreshold !== undefined) for (const e of evaluations) if (e.score < pruningThreshold) pruningSuggestions.push(e.nodeId);
   return { evaluations, ranking, pruningSuggestions };
 }
 

@@ -4,11 +4,25 @@ const scoreOf = (node: ThoughtNode) => node.evaluation?.score ?? 0;
 
 /** The best `k` nodes by score; a stable sort, so ties keep their order in `nodes` (generation order). */
 export function selectGreedy(nodes: readonly ThoughtNode[], k: number): ThoughtNode[] {
-  return nodes
-    .map((node, index) => ({ node, index }))
-    .sort((a, b) => scoreOf(b.node) - scoreOf(a.node) || a.index - b.index)
-    .slice(0, Math.max(0, k))
-    .map(({ node }) => node);
+  // The best k kept in order as the nodes come (a beam is small: this is cheaper than sorting them all).
+  const best: ThoughtNode[] = [];
+  const scores: number[] = [];
+  if (!(k >= 1)) return best;
+  for (const node of nodes) {
+    const score = scoreOf(node);
+    // After every kept node scoring at least as much: ties keep generation order. (A NaN score
+    // compares false, as it did in the sort: it goes after the nodes kept so far.)
+    let at = scores.length;
+    while (at > 0 && scores[at - 1]! < score) at -= 1;
+    if (at >= k) continue;
+    best.splice(at, 0, node);
+    scores.splice(at, 0, score);
+    if (best.length > k) {
+      best.pop();
+      scores.pop();
+    }
+  }
+  return best;
 }
 
 /** `k` nodes drawn without replacement with probability proportional to score (uniform if all are 0), in draw order. */

@@ -402,7 +402,18 @@ export class ThoughtTree {
    * ```
    */
   prune(id: string): string[] {
-    this.mustGet(id);
+    const target = this.mustGet(id);
+    if (target.childrenIds.length === 0) {
+      // A leaf (what a search prunes most): no walk, and the state is rebuilt only if it names the leaf.
+      if (target.status === 'pruned') return [];
+      assertTransition(id, target.status, 'pruned');
+      target.status = 'pruned';
+      const { frontier, bestPath } = this.state;
+      if (frontier.includes(id) || bestPath.includes(id)) {
+        this.state = { currentDepth: this.state.currentDepth, frontier: frontier.filter((f) => f !== id), bestPath: bestPath.includes(id) ? [] : bestPath };
+      }
+      return [id];
+    }
     const changed: string[] = [];
     const stack = [id];
     while (stack.length > 0) {
@@ -414,7 +425,7 @@ export class ThoughtTree {
       }
       for (let i = node.childrenIds.length - 1; i >= 0; i--) stack.push(node.childrenIds[i]!);
     }
-    if (changed.length > 0) {
+    if (changed.length > 0 && (this.state.frontier.length > 0 || this.state.bestPath.length > 0)) {
       const gone = new Set(changed);
       this.state = {
         currentDepth: this.state.currentDepth,

@@ -254,6 +254,7 @@ const fixtures: Record<string, () => unknown> = {
   // Constructor options of the classes whose methods take options.
   ThoughtTreeOptions: () => ({ problem: 'x' }),
   ExplorerOptions: () => ({ generator: { generate: async () => [] }, evaluator: { evaluate: async () => [] } }),
+  ThoughtEvaluator: () => ({ evaluate: async () => ({ evaluations: [], ranking: [], pruningSuggestions: [] }) }),
   ChainOfThoughtOptions: () => ({ model: text(['Final answer: 1']) }),
   FractalSolverOptions: () => ({ model: model() }),
   DeliberationOptions: () => ({

@@ -74,6 +74,16 @@ describe('ThoughtTree', () => {
     expect(tree.prune(a.id)).toEqual([]);
   });
 
+  it('prunes a leaf: drops it from the frontier and clears a best path through it', () => {
+    const { tree, a, b } = game24Tree();
+    tree.setSearchState({ frontier: [a.id, b.id], bestPath: ['root', b.id] });
+    expect(tree.prune(b.id)).toEqual([b.id]);
+    expect(tree.node(b.id).status).toBe('pruned');
+    expect(tree.searchState.frontier).toEqual([a.id]);
+    expect(tree.searchState.bestPath).toEqual([]);
+    expect(tree.prune(b.id)).toEqual([]);
+  });
+
   it('lists the pending nodes as the frontier', () => {
     const { tree, a, b } = game24Tree();
     tree.addChild(a.id, { content: 'c' });

@@ -25,6 +25,11 @@ const optionsSchema = z.strictObject({
   selection: z.enum(['greedy', 'sample']).default('greedy'),
 });
 
+function holds(nodes: readonly ThoughtNode[], id: string): boolean {
+  for (const node of nodes) if (node.id === id) return true;
+  return false;
+}
+
 /**
  * Breadth-first beam search, as in Tree of Thoughts: every level expands the whole beam at once
  * (generation and evaluation run concurrently), keeps the best `beamWidth` states and prunes the
@@ -52,8 +57,8 @@ export function bfs(options: BfsOptions = {}): SearchStrategy {
         if (ctx.stopped) return;
         const live = children.filter((n) => n.status === 'pending');
         beam = ctx.select(live, beamWidth, { mode: selection });
-        const kept = new Set(beam.map((n) => n.id));
-        for (const node of live) if (!kept.has(node.id)) ctx.prune(node, 'not selected for the beam');
+        // A beam is a few nodes: a scan costs less than a set of their ids.
+        for (const node of live) if (!holds(beam, node.id)) ctx.prune(node, 'not selected for the beam');
         ctx.emit({ type: 'search.step', depth: depth + 1, frontier: beam.map((n) => n.id) });
         if (beam.length === 0) return ctx.stop(ctx.solutions.length > 0 ? 'solution_found' : 'search_exhausted');
       }
