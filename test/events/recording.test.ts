@@ -10,6 +10,7 @@ import { catchTotError } from '../helpers/expect-tot-error.js';
 import { scriptedRoles } from '../search/fixtures.js';
 import { Explorer } from '../../src/index.js';
 import { worldExplorer } from './fixtures/world.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 
@@ -106,7 +107,9 @@ describe('Explorer.resume', () => {
   it('finishes a run killed with kill -9 mid-run, resumed from SQLite in a new process, with the same tree and model calls', async () => {
     const reference = await worldExplorer().run('a problem worth resuming', { runId: 'crash-run' });
     const path = join(mkdtempSync(join(tmpdir(), 'tot-resume-')), 'runs.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/events/fixtures/resumable-run.ts', 'run', path], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    // The fixture bundled with its sources, under plain node: tsx would compile them on every start.
+    const fixture = await bundleFixture('test/events/fixtures/resumable-run.ts');
+    const child = spawn(process.execPath, [fixture, 'run', path], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     // Kill it once it has recorded a good part of its model calls.
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -122,7 +125,7 @@ describe('Explorer.resume', () => {
     await probe.close();
     expect(log.some((e) => (e.data as RunEvent).type === 'run.finished'), 'the run was killed before it finished').toBe(false);
 
-    const out = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'test/events/fixtures/resumable-run.ts', 'resume', path], { cwd: root, encoding: 'utf8' })) as { tree: unknown; llmCalls: number; resumedCalls: number; callsMadeHere: number };
+    const out = JSON.parse(execFileSync(process.execPath, [fixture, 'resume', path], { cwd: root, encoding: 'utf8' })) as { tree: unknown; llmCalls: number; resumedCalls: number; callsMadeHere: number };
     expect(JSON.stringify(out.tree)).toBe(JSON.stringify(reference.tree.toJSON()));
     // Calls in flight at the kill were asked of the provider: the resumed run counts them too.
     const cutOff = log.filter((e) => e.type === 'llm.requested').length - log.filter((e) => e.type === 'llm.completed' || e.type === 'llm.failed').length;

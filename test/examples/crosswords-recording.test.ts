@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CrosswordBoard } from '../../examples/crosswords/board.js';
 import { loadProposals, loadPuzzles, loadSteps, type RecordedStep } from '../../examples/crosswords/replay.js';
 import { replayPuzzle } from '../../examples/crosswords/reproduce.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 // The recorded GPT-4 run (MIT), beside the repository: ../shared/data/tot-reference/crosswords/.
 const data = fileURLToPath(new URL('../../../shared/data/tot-reference/crosswords/', import.meta.url));
@@ -65,8 +66,9 @@ describe('a changed crossword recording', () => {
     await replayChanged('bench', (_, steps) => {
       steps.find((s) => s.count.impossible >= 1)!.count.impossible = 0;
     });
-    const args = ['tsx', 'bench/crosswords.ts', '--puzzles', `${data}mini0505.json`, '--cache', join(dir, 'bench-cache.json'), '--log', join(dir, 'bench-log.json'), '--indices', '0', '--repeats', '1'];
-    const failure = await promisify(execFile)('npx', args, { cwd: root, env: { ...process.env, TOT_BENCH_DIR: dir } }).then(
+    // The benchmark bundled with its sources, under plain node: `npx tsx` would start npm and compile them.
+    const args = [await bundleFixture('bench/crosswords.ts'), '--puzzles', `${data}mini0505.json`, '--cache', join(dir, 'bench-cache.json'), '--log', join(dir, 'bench-log.json'), '--indices', '0', '--repeats', '1'];
+    const failure = await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, TOT_BENCH_DIR: dir } }).then(
       () => undefined,
       (error: { code: number; stdout: string }) => error,
     );
@@ -78,7 +80,7 @@ describe('a changed crossword recording', () => {
 
 describe('the crossword benchmark with --metrics-only', () => {
   it('reads the paper\'s figures from a step log without replaying it', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'bench/crosswords.ts', '--metrics-only', '--log', `${data}infoss_dfs_prune_0-45.json`], { cwd: root });
+    const { stdout } = await promisify(execFile)(process.execPath, [await bundleFixture('bench/crosswords.ts'), '--metrics-only', '--log', `${data}infoss_dfs_prune_0-45.json`], { cwd: root });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ puzzles: 10, exact: null, steps: 1000, stepMismatches: null, letters: 84, words: 65, games: 20 });
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { Explorer, fromFunction, ThoughtTree, TotError } from '../../src/index.js';
 import { CrosswordBoard, type Crossword } from '../../examples/crosswords/board.js';
 import { parseClueVerdict, parseProposals, proposePrompt } from '../../examples/crosswords/prompts.js';
@@ -155,9 +156,10 @@ describe('examples/crosswords', () => {
     }
   });
 
-  it('replays the first two recorded puzzles offline and prints the paper\'s figures', () => {
+  it('replays the first two recorded puzzles offline and prints the paper\'s figures', async () => {
     const { OPENAI_BASE_URL: _url, OPENAI_API_KEY: _key, ...env } = process.env;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/crosswords/main.ts', '--puzzles', '2'], { cwd: root, encoding: 'utf8', env });
+    // Bundled with its sources under plain node: tsx would compile them on every start.
+    const out = execFileSync(process.execPath, [await bundleFixture('examples/crosswords/main.ts'), '--puzzles', '2'], { cwd: root, encoding: 'utf8', env });
     expect(out).toContain('Puzzle 5: 100 steps');
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ puzzles: 2, letters: 64, words: 55, games: 50 });
   }, 60_000);

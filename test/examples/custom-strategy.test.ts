@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = `${root}examples/custom-strategy/`;
@@ -14,8 +15,9 @@ describe('examples/custom-strategy', () => {
     }
   });
 
-  it('keeps every beam slot on a distinct position where plain beam search repeats some', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/custom-strategy/main.ts'], { cwd: root, encoding: 'utf8' });
+  it('keeps every beam slot on a distinct position where plain beam search repeats some', async () => {
+    // Bundled with its sources under plain node: tsx would compile them on every start.
+    const out = execFileSync(process.execPath, [await bundleFixture('examples/custom-strategy/main.ts')], { cwd: root, encoding: 'utf8' });
     const repeated = [...out.matchAll(/(\d+) beam slots spent on a repeated position/g)].map((m) => Number(m[1]));
     expect(repeated).toHaveLength(2);
     expect(repeated[0]).toBeGreaterThan(0);

@@ -3,12 +3,14 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('examples/deliberation', () => {
-  it("posts the seed's IELTS request to the SSE server and prints each event until [DONE], then the report", () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/deliberation/main.ts'], { cwd: root, encoding: 'utf8' });
+  it("posts the seed's IELTS request to the SSE server and prints each event until [DONE], then the report", async () => {
+    // Bundled with its sources under plain node: tsx would compile them on every start.
+    const out = execFileSync(process.execPath, [await bundleFixture('examples/deliberation/main.ts')], { cwd: root, encoding: 'utf8' });
     const events = out.split('\n').filter((line) => /^(planner|critic|host|reporter) /.test(line) || line === '[DONE]');
     expect(events.map((line) => (line === '[DONE]' ? line : /^(\w+)\s+(round \d+|report)/.exec(line)!.slice(1).join(' ')))).toEqual([
       'planner round 1',
@@ -37,7 +39,7 @@ describe('examples/deliberation', () => {
     const source = readFileSync(`${root}examples/deliberation/serve.ts`, 'utf8');
     expect(source).toMatch(/\? 8787 :/);
     // Run on a free port (PORT=0), as the script runs it otherwise.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/deliberation/serve.ts'], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [await bundleFixture('examples/deliberation/serve.ts')], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       let out = '';
       child.stdout.setEncoding('utf8');

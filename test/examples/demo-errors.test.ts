@@ -2,17 +2,21 @@ import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { errorBody, startWireServer, type WireServer } from '../helpers/openai-wire-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `npm run demo` in live mode against `baseURL`: its exit code and what it printed. */
-const demo = (baseURL: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'examples/game24/main.ts', '--out', '/dev/null'], { cwd: root, env: { ...process.env, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'wrong-key', OPENAI_MODEL: 'gpt-test' } }, (_error, stdout, stderr) =>
+const demo = async (baseURL: string) => {
+  // Bundled with its sources under plain node: tsx would compile them on every start.
+  const script = await bundleFixture('examples/game24/main.ts');
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [script, '--out', '/dev/null'], { cwd: root, env: { ...process.env, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'wrong-key', OPENAI_MODEL: 'gpt-test' } }, (_error, stdout, stderr) =>
       resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
+};
 
 let server: WireServer;
 beforeAll(async () => {

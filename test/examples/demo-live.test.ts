@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { game24Oracle } from '../helpers/game24-oracle.js';
 import { startWireServer, type WireServer } from '../helpers/openai-wire-server.js';
 
@@ -20,7 +21,7 @@ describe('npm run demo, live mode (OPENAI_BASE_URL set)', () => {
   it('solves the puzzles through @tot/core/openai against an OpenAI-compatible server', async () => {
     // Asynchronous: the server answering the demo runs in this process.
     const page = join(mkdtempSync(join(tmpdir(), 'tot-demo-live-')), 'run.html');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/game24/main.ts', '--out', page], {
+    const { stdout } = await promisify(execFile)(process.execPath, [await bundleFixture('examples/game24/main.ts'), '--out', page], {
       cwd: root,
       env: { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test-key', OPENAI_MODEL: 'oracle-24' },
     });

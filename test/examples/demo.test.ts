@@ -3,11 +3,17 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+// The examples bundled with their sources, run under plain node: tsx would compile them on every start.
+const bundles: Record<string, string> = {};
+beforeAll(async () => {
+  for (const script of ['examples/game24/main.ts', 'examples/thought-tree-mermaid/main.ts']) bundles[script] = await bundleFixture(script);
+}, 120_000);
 const run = (script: string, args: string[] = []) =>
-  execFileSync(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
+  execFileSync(process.execPath, [bundles[script]!, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
 
 describe('npm run demo (examples/game24)', () => {
   it('solves the first puzzles from the replayed GPT-4 run, one line each, and writes the first search as a page', () => {

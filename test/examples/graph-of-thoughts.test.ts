@@ -1,12 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const recording = fileURLToPath(new URL('../../../shared/data/got-reference/example_prompts_sorting_032.md', import.meta.url));
 if (!existsSync(recording)) console.warn(`[graph-of-thoughts example] replay skipped: no recording at ${recording}`);
-const run = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'examples/graph-of-thoughts/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+// The example bundled with its sources, run under plain node: tsx would compile them on every start.
+let example = '';
+beforeAll(async () => {
+  example = await bundleFixture('examples/graph-of-thoughts/main.ts');
+}, 120_000);
+const run = (...args: string[]) => execFileSync(process.execPath, [example, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
 
 describe('examples/graph-of-thoughts', () => {
   it('sorts 32 digits on the simulated model through the paper\'s graph, printing each kept thought', () => {

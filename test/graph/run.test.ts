@@ -7,6 +7,7 @@ import { Budget, InMemoryEventStore, type GenerateRequest, type LanguageModel } 
 import { generate, OperationGraph, type GraphEvent, type Operation } from '../../src/graph/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { fromFunction } from '../../src/index.js';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { collect } from '../helpers/collect.js';
 import { completedRequests } from '../helpers/completed-requests.js';
 import { dyingStore } from '../helpers/dying-store.js';
@@ -275,7 +276,9 @@ describe('resuming an operation-graph run', () => {
 
   it('finishes a sorting graph killed with kill -9 from SQLite in a new process, with the same graph and no call made twice', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'tot-graph-')), 'runs.db');
-    const args = (mode: string, file: string) => ['--import', 'tsx', 'test/graph/fixtures/resumable-graph.ts', mode, file];
+    // The fixture bundled with its sources, under plain node: tsx would compile them on every start.
+    const fixture = await bundleFixture('test/graph/fixtures/resumable-graph.ts');
+    const args = (mode: string, file: string) => [fixture, mode, file];
     const reference = JSON.parse(execFileSync(process.execPath, args('resume-reference', `${path}.reference`).map((a) => (a === 'resume-reference' ? 'run' : a)), { cwd: root, encoding: 'utf8' }));
     const child = spawn(process.execPath, args('run', path), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     for (;;) {

@@ -10,7 +10,7 @@ const STALE_MS = 300_000;
  * Runs `build` holding the lock directory `lock`, unless `done()` says the output is already
  * there; while another holder builds, waits and asks `done()` again.
  */
-export async function buildOnce(lock: string, done: () => boolean, build: () => void): Promise<void> {
+export async function buildOnce(lock: string, done: () => boolean, build: () => void | Promise<void>): Promise<void> {
   mkdirSync(dirname(lock), { recursive: true });
   for (;;) {
     if (done()) return;
@@ -23,7 +23,7 @@ export async function buildOnce(lock: string, done: () => boolean, build: () => 
       continue;
     }
     try {
-      if (!done()) build();
+      if (!done()) await build();
     } finally {
       rmSync(lock, { recursive: true, force: true });
     }

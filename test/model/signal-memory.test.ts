@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,8 +18,9 @@ const MARGIN_MB = 5;
 describe("calls under one long-lived signal (a server's shutdown signal, say)", () => {
   let growth: Growth;
   beforeAll(async () => {
-    // A process of its own, with --expose-gc, so that the heap holds nothing but the calls.
-    const args = ['--expose-gc', '--import', 'tsx', 'test/model/fixtures/signal-memory.ts', ...Object.entries(CALLS).map(([name, calls]) => `${name}:${calls}`)];
+    // A process of its own, with --expose-gc, so that the heap holds nothing but the calls (and
+    // no compiler: the fixture is bundled with its sources).
+    const args = ['--expose-gc', await bundleFixture('test/model/fixtures/signal-memory.ts'), ...Object.entries(CALLS).map(([name, calls]) => `${name}:${calls}`)];
     const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: root });
     growth = JSON.parse(stdout.trim().split('\n').at(-1)!) as Growth;
   }, 300_000);

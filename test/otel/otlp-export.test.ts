@@ -18,6 +18,7 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '@tot/core/sqlite';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { collect } from '../helpers/collect.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -69,7 +70,9 @@ describe('telemetry over OTLP/HTTP, across a kill and a resume in another proces
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
 
     const path = join(mkdtempSync(join(tmpdir(), 'tot-otel-')), 'runs.db');
-    const args = (mode: string) => ['--import', 'tsx', 'test/otel/fixtures/traced-graph.ts', mode, path, url];
+    // The fixture bundled with its sources, under plain node: tsx would compile them on every start.
+    const fixture = await bundleFixture('test/otel/fixtures/traced-graph.ts');
+    const args = (mode: string) => [fixture, mode, path, url];
     const child = spawn(process.execPath, args('run'), { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 30));

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@tot/core';
 import { SqliteEventStore } from '@tot/core/sqlite';
 import { renderRunHtml } from '@tot/core/viewer';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { collect } from '../helpers/collect.js';
 import { ensureCli, totCli } from '../helpers/tot-cli.js';
 
@@ -20,7 +21,8 @@ let events: StoredEvent[];
 beforeAll(async () => {
   await ensureCli();
   db = join(mkdtempSync(join(tmpdir(), 'tot-live-cli-')), 'runs.db');
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/viewer/fixtures/live-search.ts', db, '0'], { cwd: root });
+  // The fixture bundled with its sources, under plain node: tsx would compile them on every start.
+  await promisify(execFile)(process.execPath, [await bundleFixture('test/viewer/fixtures/live-search.ts'), db, '0'], { cwd: root });
   const store = new SqliteEventStore({ path: db });
   events = await collect(store.readStream('live-search'));
   await store.close();

@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '@tot/core/sqlite';
 import { renderRunHtml, serveRunViewer, type RunViewerServer } from '@tot/core/viewer';
+import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { collect } from '../helpers/collect.js';
 import { hasChromium, launchChromium, viewerTab, warnIfNoChromium } from '../helpers/chromium.js';
 
@@ -53,7 +54,7 @@ describe.skipIf(!hasChromium)('the live viewer in headless Chromium', () => {
     path = join(dir, 'runs.db');
     browser = await launchChromium();
     // 96 calls, two at a time, 120 ms each: about six seconds of run to watch.
-    child = spawn(process.execPath, ['--import', 'tsx', 'test/viewer/fixtures/live-search.ts', path, '120'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, [await bundleFixture('test/viewer/fixtures/live-search.ts'), path, '120'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // The run has started once its first events are in the store.
     while (!existsSync(path)) await sleep(20);
