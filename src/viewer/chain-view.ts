@@ -4,6 +4,7 @@ import { foldChainOfThoughtEvents } from '../cot/chain-of-thought-node.js';
 import type { PlanStep } from '../cot/plan.js';
 import type { CallLog } from './view-calls.js';
 import type { RunView, ViewNode, ViewPanel } from './view-model.js';
+import { runEnd } from './view-questions.js';
 import { label, str, type AnyEvent } from './view-util.js';
 
 function flatten(steps: readonly PlanStep[], depth = 0): { description: string; status: string; depth: number }[] {
@@ -37,7 +38,7 @@ export function chainView(events: AnyEvent[], log: CallLog): Pick<RunView, 'node
   }));
   const bestPath = nodes.map((n) => n.id);
   // A thought that could not be had (its reply stayed invalid, its call failed) ended the run: shown failed, with its calls.
-  const finished = events.find((e) => e.type === 'run.finished');
+  const { finished } = runEnd(events, (e) => e.stopReason);
   const failure = ((finished?.errors ?? []) as { code: string; message: string; where?: { kind?: string; thoughtNumber?: number } }[]).find((e) => e.where?.kind === 'thought');
   if (failure) {
     const n = failure.where!.thoughtNumber ?? thoughts.length + 1;

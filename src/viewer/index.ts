@@ -5,6 +5,6 @@
  * @packageDocumentation
  */
 export { renderRunHtml, type RenderRunHtmlOptions } from './render-run-html.js';
-export type { RunView, ViewCall, ViewNode, ViewPanel } from './view-model.js';
+export type { RunView, ViewCall, ViewNode, ViewPanel, ViewQuestion } from './view-model.js';
 export { viewRun } from './view-run.js';
 export { serveRunViewer, type RunViewerServer, type RunViewerServerOptions } from './run-viewer-server.js';

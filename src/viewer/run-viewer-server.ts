@@ -6,6 +6,7 @@ import { whenAborted } from '../internal/abort.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { html, sha256Base64 } from './html.js';
 import { renderViewHtml } from './render-run-html.js';
+import { runEnd } from './view-questions.js';
 import { viewRun } from './view-run.js';
 
 /**
@@ -82,7 +83,11 @@ async function listRuns(store: RunViewerServerOptions['store']): Promise<RunRow[
     const d = (e.data ?? {}) as Record<string, unknown>;
     if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), status: 'running or interrupted', problem: String(d.problem ?? '') });
     else if (e.type === 'session.started') rows.set(e.streamId, { id: e.streamId, runner: 'agent session', status: 'active', problem: String(d.goal ?? '') });
-    else if (e.type === 'run.finished' && rows.has(e.streamId)) rows.get(e.streamId)!.status = String(d.stopReason ?? 'finished');
+    else if (rows.has(e.streamId) && rows.get(e.streamId)!.runner !== 'agent session') {
+      // Only a run.finished that is the stream's last event says how the run ended: one waiting
+      // for answers goes on when it is resumed with them.
+      rows.get(e.streamId)!.status = e.type !== 'run.finished' ? 'running or interrupted' : d.stopReason === 'waiting' ? 'waiting for an answer' : String(d.stopReason ?? 'finished');
+    }
   }
   return [...rows.values()];
 }
@@ -106,14 +111,16 @@ ${rows.length === 0 ? html`<p>No runs recorded yet.</p>` : html`<table><thead><t
 `.toString();
 }
 
-const isFinished = (events: readonly StoredEvent[]) => events.some((e) => e.type === 'run.finished');
+/** A run whose last event is a run.finished that is not waiting: one waiting for answers may still be resumed, so its page follows it. */
+const isFinished = (events: readonly StoredEvent[]) => runEnd(events, (e) => (e.data as { stopReason?: unknown } | undefined)?.stopReason).state === 'finished';
 
 /**
  * Serves the run viewer on localhost: `/` lists the store's runs with their status, `/run/<id>` is
  * the page of one run — the same page as {@link renderRunHtml}'s — which, while the run goes,
  * follows it: a server-sent event says when new events are recorded (the server asks the store
  * every `pollMs`) and the page loads again with them, so the tree or graph grows on screen. A
- * finished run's page is the offline page as it is. Everything a model wrote stays escaped as in
+ * finished run's page is the offline page as it is; a run waiting for a person's answers
+ * (`waiting for an answer` in the list) is followed too, since a resume given them goes on. Everything a model wrote stays escaped as in
  * the offline page; the live page may connect to its own origin only (`connect-src 'self'`).
  *
  * @example

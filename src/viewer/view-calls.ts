@@ -63,12 +63,14 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
   const interruptions: { crashedAt: number; resumedAt: number }[] = [];
   let total = 0;
   let last = 0;
+  let before: AnyEvent | undefined;
   for (const e of events) {
     const at = typeof e.at === 'number' ? e.at - t0 : last;
     if (e.type === 'run.resumed') {
       for (const i of open.values()) calls[i]!.end = Math.max(calls[i]!.start, last);
       open.clear();
-      interruptions.push({ crashedAt: last, resumedAt: at });
+      // A run that ended waiting for answers and was resumed with them did not crash.
+      if (before?.type !== 'run.finished') interruptions.push({ crashedAt: last, resumedAt: at });
     } else if (e.type === 'llm.requested') {
       const request = (e.request ?? {}) as { tags?: Record<string, string>; messages?: readonly Message[] };
       const tags = request.tags ?? {};
@@ -112,6 +114,7 @@ export function callsOf(events: readonly AnyEvent[], t0: number, tEnd: number): 
       tokens.push({ at, total });
     }
     last = at;
+    before = e;
   }
   for (const i of open.values()) calls[i]!.end = Math.max(calls[i]!.start, tEnd - t0);
   const ends: number[] = [];

@@ -104,7 +104,38 @@ export type ViewPanel =
   | { kind: 'consensus'; trend: number[]; heatmaps: { round: number; labels: string[]; matrix: number[][] }[] }
   | { kind: 'branches'; branches: { id: string; name: string; state: string; reward?: number }[]; auditBar: string }
   | { kind: 'plan'; versions: { thought: number; steps: { description: string; status: string; depth: number }[] }[] }
-  | { kind: 'text'; title: string; text: string };
+  | { kind: 'text'; title: string; text: string }
+  /** The questions the run asked a person; `waiting` when the run waits for answers to those still pending. */
+  | { kind: 'questions'; waiting: boolean; questions: ViewQuestion[] };
+
+/**
+ * A question the run asked a person, as the viewer shows it: its words, where it was asked, the
+ * preview it came with and the answer it got (as JSON text), or no answer while it is pending.
+ *
+ * @example
+ * ```ts
+ * import type { ViewQuestion } from '@tot/core/viewer';
+ *
+ * const q: ViewQuestion = { id: 'strategy/pick-one#pick', key: 'pick', question: 'Which thought should the search follow?', where: 'strategy (name: pick-one)', preview: '[\n  "step 68"\n]', answer: '0', by: 'resume' };
+ * ```
+ */
+export interface ViewQuestion {
+  /** The question's id: answer it by this id when resuming. */
+  id: string;
+  key: string;
+  /** The question, in words. */
+  question: string;
+  /** Where in the run it was asked (`strategy (name: pick-one)`), when the runner said. */
+  where?: string;
+  /** The preview it was asked with (a plan, a diff), as indented JSON. */
+  preview?: string;
+  /** The JSON Schema an answer must fit, as indented JSON. */
+  schema?: string;
+  /** The answer, as JSON; absent while the question is pending. */
+  answer?: string;
+  /** Who answered: `handler` (the run's onAsk) or `resume` (the answers given to a resume). */
+  by?: string;
+}
 
 /**
  * Everything the viewer shows of a run, whatever ran it.
@@ -124,8 +155,17 @@ export interface RunView {
   runId: string;
   /** What it worked on. */
   problem: string;
-  /** Why it stopped (absent for a run that did not finish). */
+  /**
+   * Why it stopped: the stop reason of the log's last event, when that is `run.finished` (absent
+   * for a run under way or interrupted). `waiting` for a run waiting for answers: see `waiting`.
+   */
   stopReason?: string;
+  /**
+   * The ids of the questions a run waiting for answers waits for (its last event a `run.finished`
+   * with stop reason `waiting`): it is neither finished nor crashed, and a resume given the answers
+   * goes on. Absent for any other run.
+   */
+  waiting?: string[];
   /** Headline figures (calls, tokens, time, …). */
   summary: Record<string, string | number>;
   /** The nodes, parents before children. */

@@ -8,6 +8,7 @@ import { searchView } from './search-view.js';
 import { sessionView } from './session-view.js';
 import { callsOf } from './view-calls.js';
 import type { RunView, ViewPanel } from './view-model.js';
+import { questionsPanel, runEnd } from './view-questions.js';
 import { str, type AnyEvent } from './view-util.js';
 
 /** A run's events as plain run events (the data of stored events). */
@@ -58,12 +59,14 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
       texts: [],
       tokens: (events as StoredEvent[]).flatMap((e, i, all) => (e.type === 'thought.added' ? [{ at: at(e) - t0, total: all.slice(0, i + 1).reduce((n, x) => n + (x.type === 'thought.added' ? Number((x.data as { tokens?: number }).tokens ?? 0) : 0), 0) }] : [])),
       ...(v.tokenBudget ? { tokenBudget: v.tokenBudget } : {}),
-      panels: v.panels,
+      panels: [...questionsPanel(runEvents(events), 'running'), ...v.panels],
     };
   }
   const list = runEvents(events);
   const started = list.find((e) => e.type === 'run.started');
-  const finished = list.find((e) => e.type === 'run.finished');
+  // A run that waited for answers and was resumed finished more than once: only a run.finished
+  // that is the log's last event says how it ended.
+  const { state, finished } = runEnd(list, (e) => e.stopReason);
   const t0 = typeof started?.at === 'number' ? started.at : 0;
   const tEnd = typeof list.at(-1)?.at === 'number' ? (list.at(-1)!.at as number) : t0;
   const kind = KINDS[str(started?.runner)] ?? 'unknown';
@@ -76,6 +79,10 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
   else if (kind === 'chain-of-thought') body = chainView(list, log);
   else if (kind === 'deliberation') body = deliberationView(list, log);
   const stats = (finished?.stats ?? {}) as Record<string, number>;
+  const questions = questionsPanel(list, state);
+  const asked = questions[0]?.kind === 'questions' ? questions[0].questions : [];
+  const detail = finished?.detail as { questions?: unknown } | undefined;
+  const waiting = state !== 'waiting' ? undefined : Array.isArray(detail?.questions) ? detail.questions.map(str) : asked.filter((q) => q.answer === undefined).map((q) => q.id);
   const budget = ((started?.config as { budget?: { maxTokens?: number } } | undefined)?.budget?.maxTokens) ?? undefined;
   // The log's span: a resumed run's stats.wallMs counts only the process that finished it, and the
   // timeline runs from the first start, through the crash, to the end.
@@ -86,13 +93,14 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
     runId: str(started?.runId ?? list[0]?.runId),
     problem: str(started?.problem),
     ...(finished ? { stopReason: str(finished.stopReason) } : {}),
+    ...(waiting ? { waiting } : {}),
     summary: {
       'model calls': stats.llmCalls ?? calls.length,
       tokens: (stats.inputTokens ?? 0) + (stats.outputTokens ?? 0) || (tokens.at(-1)?.total ?? 0),
       'wall ms': duration > 0 || stats.wallMs === undefined ? Math.round(duration) : stats.wallMs,
       'max concurrent calls': calls.reduce((m, c) => Math.max(m, c.lane + 1), 0),
       ...(log.interruptions.length ? { resumed: log.interruptions.length, 'calls cut off by a crash': cutOff } : {}),
-      stop: finished ? str(finished.stopReason) : 'not finished',
+      stop: waiting ? `waiting for ${waiting.length === 1 ? 'an answer' : `${waiting.length} answers`}` : finished ? str(finished.stopReason) : 'not finished',
     },
     nodes: body.nodes,
     bestPath: body.bestPath,
@@ -102,6 +110,6 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
     duration,
     interruptions: log.interruptions,
     ...(typeof budget === 'number' ? { tokenBudget: budget } : {}),
-    panels: body.panels ?? [],
+    panels: [...questions, ...(body.panels ?? [])],
   };
 }

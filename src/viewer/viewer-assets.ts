@@ -50,6 +50,10 @@ table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; }
 td.cell { text-align: center; min-width: 44px; }
 .sr { position: absolute; left: -9999px; }
+#waiting { margin: 6px 0 0; padding: 4px 8px; border-left: 3px solid var(--stale); background: #fff8c5; }
+.question { border-left: 3px solid #d0d7de; padding-left: 8px; margin: 6px 0 12px; }
+.question.pending { border-left-color: var(--stale); }
+.question .answer-pending { color: var(--stale); font-weight: 600; }
 `;
 
 /**
@@ -509,7 +513,34 @@ export const VIEWER_SCRIPT = `
       ]);
     }));
   }
-  var PANELS = { consensus: consensus, branches: branches, plan: plan, text: function (p) { return [elem('h2', null, p.title), elem('pre', null, p.text)]; } };
+  // The questions the run asked a person: each with its words, id, where it was asked, its
+  // preview and its answer (and who gave it), or pending.
+  var BY = { handler: "the run's onAsk handler", resume: 'the answers given to a resume' };
+  function questions(p) {
+    var qs = list(p.questions);
+    var pending = qs.filter(function (q) { return q.answer === undefined; }).length;
+    var parts = [elem('h2', null, 'Questions'), elem('p', { class: 'caption' }, qs.length + (qs.length === 1 ? ' question' : ' questions') + ' asked, ' + pending + ' pending' +
+      (p.waiting === true ? ': the run is waiting for ' + (pending === 1 ? 'its answer' : 'their answers') + '. Resume it with the answers, by question id, to go on.' : '.'))];
+    qs.forEach(function (q) {
+      var open = q.answer === undefined;
+      var facts = [elem('dt', null, 'id'), elem('dd', { class: 'question-id' }, q.id), elem('dt', null, 'key'), elem('dd', null, q.key)];
+      if (q.where !== undefined) facts.push(elem('dt', null, 'asked at'), elem('dd', { class: 'question-where' }, q.where));
+      facts.push(elem('dt', null, 'answer'), open ? elem('dd', { class: 'answer-pending' }, 'pending') : elem('dd', null, elem('pre', { class: 'question-answer' }, q.answer)));
+      if (!open) facts.push(elem('dt', null, 'answered by'), elem('dd', { class: 'question-by' }, Object.prototype.hasOwnProperty.call(BY, q.by) ? BY[q.by] : q.by));
+      var body = [elem('h3', { class: 'question-text' }, q.question), elem('dl', null, facts)];
+      if (q.preview !== undefined) body.push(elem('h3', null, 'Preview'), elem('pre', { class: 'question-preview' }, q.preview));
+      if (q.schema !== undefined) body.push(elem('details', null, [elem('summary', null, 'The answer must fit this JSON Schema'), elem('pre', { class: 'question-schema' }, q.schema)]));
+      parts.push(elem('div', { class: 'question' + (open ? ' pending' : ''), 'data-question': q.id }, body));
+    });
+    return parts;
+  }
+  // A run waiting for a person says so at the top: it has neither finished nor crashed.
+  var waitingFor = list(data.waiting);
+  if (waitingFor.length) {
+    document.querySelector('header').appendChild(elem('p', { id: 'waiting', role: 'status' }, ['Waiting for a person: the run asked ' + (waitingFor.length === 1 ? 'a question' : waitingFor.length + ' questions') + ' and waits for ' + (waitingFor.length === 1 ? 'the answer' : 'the answers') + ' (see Questions below): ',
+      waitingFor.map(function (id, i) { return [i ? ', ' : '', elem('b', null, id)]; })]));
+  }
+  var PANELS = { questions: questions, consensus: consensus, branches: branches, plan: plan, text: function (p) { return [elem('h2', null, p.title), elem('pre', null, p.text)]; } };
   fill(document.getElementById('panels'), list(data.panels).map(function (p) {
     var make = Object.prototype.hasOwnProperty.call(PANELS, p.kind) ? PANELS[p.kind] : null;
     return make ? elem('div', { class: 'panel' }, make(p)) : null;
