@@ -45,7 +45,7 @@ export interface PgBossQueueOptions {
   maxAttempts?: number;
   /** Connections of the queue's own pool; default 4. */
   maxConnections?: number;
-  /** Errors of the background work (lease renewal, expiry sweep, pg-boss maintenance); default ignored. */
+  /** Errors of the background work (lease renewal, expiry sweep, pg-boss maintenance, a lost notification connection, which is opened again); default ignored. */
   onError?: (error: unknown) => void;
 }
 
@@ -180,7 +180,7 @@ class PgBossQueue implements RunQueue {
   private readonly channels: { submitted: string; settled: string };
 
   constructor(private readonly o: Options) {
-    this.listener = new QueueListener(o.connectionString, (error) => o.onError?.(error));
+    this.listener = new QueueListener(o.connectionString, (error) => o.onError?.(error), this.lifecycle.closing);
     this.channels = { submitted: `tot_submitted_${o.schema}`, settled: `tot_settled_${o.schema}` };
   }
 
@@ -330,8 +330,9 @@ class PgBossQueue implements RunQueue {
     const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
     const settledStates = `state IN ('completed', 'cancelled', 'failed')`;
     let wake: (() => void) | undefined;
+    // `undefined` after the listener reconnected: a run may have settled unnoticed meanwhile.
     const unlisten = this.listener.listen(this.channels.settled, (runId) => {
-      if (this.waiting.has(runId)) wake?.();
+      if (runId === undefined || this.waiting.has(runId)) wake?.();
     });
     void (async () => {
       try {
@@ -419,8 +420,9 @@ class PgBossQueue implements RunQueue {
       nudged = true;
       wake?.();
     };
+    // `undefined` after the listener reconnected: a run may have been submitted unnoticed meanwhile.
     const unlistenSubmitted = this.listener.listen(this.channels.submitted, (flow) => {
-      if (flows.has(flow)) nudge();
+      if (flow === undefined || flows.has(flow)) nudge();
     });
     // The worker's own controller: it and the listener go when the worker ends.
     whenAborted(stop.signal, () => {
