@@ -43,7 +43,11 @@ export interface RunRow {
   tokens: number;
   ms: number;
   problem: string;
+  /** A run waiting for a person (`stopReason: 'waiting'`): the ids of the questions it waits for. */
+  waitingFor?: string[];
 }
+
+const UNDER_WAY = '(running or interrupted)';
 
 /** Every run and agent session of a store, in the order they started. */
 export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> }): Promise<RunRow[]> {
@@ -51,7 +55,7 @@ export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> })
   const startedAt = new Map<string, number>();
   for await (const e of store.readAll()) {
     const d = e.data as Record<string, unknown>;
-    if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), stopReason: '(running or interrupted)', calls: 0, tokens: 0, ms: 0, problem: String(d.problem ?? '') });
+    if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), stopReason: UNDER_WAY, calls: 0, tokens: 0, ms: 0, problem: String(d.problem ?? '') });
     else if (e.type === 'session.started') {
       rows.set(e.streamId, { id: e.streamId, runner: 'got-session', stopReason: 'active', calls: 0, tokens: 0, ms: 0, problem: String(d.goal ?? '') });
       if (typeof d.at === 'number') startedAt.set(e.streamId, d.at);
@@ -66,9 +70,16 @@ export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> })
     if (e.type === 'run.finished') {
       const stats = (d.stats ?? {}) as Record<string, number>;
       row.stopReason = String(d.stopReason);
+      const questions = (d.detail as { questions?: unknown } | undefined)?.questions;
+      if (d.stopReason === 'waiting') row.waitingFor = Array.isArray(questions) ? questions.map(String) : [];
       row.calls = stats.llmCalls ?? 0;
       row.tokens = (stats.inputTokens ?? 0) + (stats.outputTokens ?? 0);
       if (t0 === undefined) row.ms = stats.wallMs ?? 0;
+    } else if (row.runner !== 'got-session' && row.stopReason !== UNDER_WAY) {
+      // Only a run.finished that is the run's last event says how it ended: a run that waited for
+      // answers and was resumed goes on, and finishes again.
+      row.stopReason = UNDER_WAY;
+      delete row.waitingFor;
     } else if (row.runner === 'got-session') {
       if (e.type === 'thought.added') row.tokens += Number(d.tokens ?? 0);
       if (e.type === 'session.state_changed') row.stopReason = String(d.to ?? row.stopReason);

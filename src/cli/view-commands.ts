@@ -12,7 +12,9 @@ export const RUNS_HELP = `tot runs: the runs recorded in a store
 Usage: tot runs <db> [--json]
 
 <db> is a SQLite file the library recorded runs to (or a postgres:// URL). The file is opened
-read-only. Lists each run's id, runner, stop reason, model calls, tokens and time.
+read-only. Lists each run's id, runner, stop reason, model calls, tokens and time. A run that
+asked a person and waits for the answers is "waiting" (its JSON row lists the question ids in
+waitingFor): resume it with the answers to go on.
 
 Options:
   --json   one JSON object per run instead of the table
@@ -56,7 +58,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
       process.stdout.write(`No runs recorded in ${db}.\n`);
       return 0;
     }
-    const table = [['id', 'runner', 'stop reason', 'calls', 'tokens', 'time'], ...rows.map((r) => [r.id, r.runner, r.stopReason, String(r.calls), String(r.tokens), `${(r.ms / 1000).toFixed(1)} s`])];
+    const table = [['id', 'runner', 'stop reason', 'calls', 'tokens', 'time'], ...rows.map((r) => [r.id, r.runner, r.waitingFor ? `waiting for ${r.waitingFor.length === 1 ? 'an answer' : `${r.waitingFor.length} answers`}` : r.stopReason, String(r.calls), String(r.tokens), `${(r.ms / 1000).toFixed(1)} s`])];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table) process.stdout.write(`${row.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')}\n`);
     return 0;
