@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../queue/flow.js';
+import { DEFAULT_LIST_LIMIT } from '../queue/list-limit.js';
 import type { RunStatus } from '../queue/queue-types.js';
 import { CommandError } from './read-store.js';
 
@@ -34,7 +35,7 @@ Lists runs newest first with their status: queued, running, waiting, finished, f
 Options:
   --status <status>   only runs with this status (repeat for several)
   --flow <name>       only runs of this flow
-  --limit <n>         at most n runs (default 50)
+  --limit <n>         at most n runs (default ${DEFAULT_LIST_LIMIT})
   --schema <name>     pg-boss's schema (default pgboss)
   --json              one JSON object per run instead of the table
   --help              this text`;
@@ -149,7 +150,7 @@ export async function queueRunsCommand(argv: string[]): Promise<number> {
   const statuses = (values.status ?? []) as RunStatus[];
   const wrong = statuses.find((s) => !STATUSES.includes(s));
   if (wrong !== undefined) throw new CommandError(`--status takes one of ${STATUSES.join(', ')}, not "${wrong}"`);
-  const limit = positiveInt(values.limit, 'limit', 50);
+  const limit = positiveInt(values.limit, 'limit', DEFAULT_LIST_LIMIT);
   const { InMemoryEventStore } = await import('../events/store/in-memory-event-store.js');
   const { pgBossQueue } = await import('../queue/pg-boss-queue.js');
   // Listing reads the queue only: the store is never touched.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { signalSchema, fnSchema } from '../internal/validate.js';
 import { flowsSchema } from './flow.js';
+import { DEFAULT_LIST_LIMIT } from './list-limit.js';
 import type { RunStatus, WorkerRunEvent } from './queue-types.js';
 
 const statuses = ['queued', 'running', 'waiting', 'finished', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
@@ -16,7 +17,7 @@ export const signalOnlySchema = z.strictObject({ signal: signalSchema });
 export const listOptionsSchema = z.strictObject({
   status: z.union([z.enum(statuses), z.array(z.enum(statuses))]).optional(),
   flow: z.string().min(1).optional(),
-  limit: z.number().int().positive().max(10_000).default(100),
+  limit: z.number().int().positive().max(10_000).default(DEFAULT_LIST_LIMIT),
   signal: signalSchema,
 });
 

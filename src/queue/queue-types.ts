@@ -119,7 +119,7 @@ export interface RunQueue {
   result(runId: string, options?: { signal?: AbortSignal }): Promise<unknown>;
   /** Stops the run wherever it is: a queued run never starts, a running one is aborted (within a second) and recorded as aborted. Returns whether it was stopped. */
   cancel(runId: string, options?: { signal?: AbortSignal }): Promise<boolean>;
-  /** Runs, newest first. */
+  /** Runs, newest first: the newest 50 unless `limit` asks for another number (at most 10,000). */
   list(options?: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal }): Promise<QueuedRun[]>;
   /** Takes runs of `flows` and drives them until `signal` aborts; resolves once its runs are handed back. */
   work(options: WorkOptions): Promise<void>;

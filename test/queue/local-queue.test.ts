@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryEventStore, type AppendOptions, type GenerateRequest, type NewEvent } from '../../src/index.js';
 import { defineFlow, localQueue } from '../../src/queue/index.js';
+import { QUEUE_RUNS_HELP } from '../../src/cli/queue-commands.js';
 import { requestKey } from '../../src/model/request-key.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
@@ -205,6 +206,17 @@ describe('localQueue', () => {
     expect((await queue.list({ status: 'queued' })).map((r) => r.runId)).toEqual([b]);
     expect((await queue.list()).map((r) => r.runId)).toEqual([b, a]);
     expect((await queue.list({ status: ['cancelled', 'queued'], limit: 1 })).map((r) => r.runId)).toEqual([b]);
+    await queue.close();
+  });
+
+  it('lists the newest 50 runs when no limit is asked for, as tot runs --queue does', async () => {
+    const { queue, flow } = setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 51; i++) ids.push(await queue.submit(flow, { puzzle: `p${i}` }));
+    const listed = await queue.list();
+    expect(listed).toHaveLength(50);
+    expect(listed.map((r) => r.runId)).not.toContain(ids[0]);
+    expect(QUEUE_RUNS_HELP).toContain('(default 50)');
     await queue.close();
   });
 
