@@ -21,7 +21,10 @@ export interface DeliberationLog {
    * who was skipped (their turn is over, whether or not an earlier output was reused for it).
    */
   open?: { round: DeliberationRound; agents: string[]; parallel: boolean; skipped: string[] };
-  /** How the run ended, when the log has its `run.finished` event. */
+  /**
+   * How the run ended, when the log's last `run.finished` is not followed by a resume (a run that
+   * ended waiting for answers finishes again after its resume). `waiting` for a run waiting now.
+   */
   finished?: { stopReason: string };
   /** When the last event happened. */
   updatedAt: number;
@@ -63,6 +66,9 @@ export function foldDeliberationLog(events: Iterable<RunEventBase | StoredEvent>
       throw corrupt(position, 'it does not begin with run.started');
     } else if (e.type === 'run.finished') {
       finished = { stopReason: e.stopReason };
+    } else if (e.type === 'run.resumed') {
+      // A run that ended waiting for answers goes on when resumed with them: it has not finished.
+      finished = undefined;
     } else if (e.type === 'round.started') {
       if (e.round !== rounds.length + 1) throw corrupt(position, `round ${e.round} started after round ${rounds.length} finished`);
       // A resumed run starts its unfinished round again: what the log had of it is replaced.

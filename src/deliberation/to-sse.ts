@@ -1,6 +1,12 @@
 import type { DeliberationEvent } from './deliberation-events.js';
 import { outputToProtocol } from './protocol.js';
 
+/** The ids of the questions a run that ended waiting waits for. */
+function waitingFor(e: Extract<DeliberationEvent, { type: 'run.finished' }>): string[] {
+  const questions = (e.detail as { questions?: unknown } | undefined)?.questions;
+  return Array.isArray(questions) ? questions.map(String) : [];
+}
+
 /** The protocol's SSE message for an event, or nothing for events the protocol does not show. */
 function message(e: DeliberationEvent, reported: boolean): Record<string, unknown> | undefined {
   switch (e.type) {
@@ -33,7 +39,21 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
       };
     case 'report':
       return { type: 'final_report', agent: e.output.agentId, content: e.output.content, plan: e.output.metadata.final_plan ?? null, divergent: e.divergent, ...(e.output.truncated ? { truncated: true } : {}) };
+    case 'run.asked':
+      return {
+        type: 'question',
+        question_id: e.questionId,
+        key: e.key,
+        question: e.question,
+        ...(e.where ? { where: e.where } : {}),
+        ...(e.schema ? { schema: e.schema } : {}),
+        ...(e.preview !== undefined ? { preview: e.preview } : {}),
+      };
+    case 'run.answered':
+      return { type: 'answer', question_id: e.questionId, answer: e.answer, by: e.by };
     case 'run.finished': {
+      // Not an error: the run waits for a person's answers, and a resume given them goes on.
+      if (e.stopReason === 'waiting') return { type: 'waiting', questions: waitingFor(e) };
       const normal = ['converged', 'plateau', 'terminated', 'max_rounds_reached'].includes(e.stopReason);
       if (!normal) return { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
       // Rounds that ended normally, and no report: the reporter failed (or there is none).
@@ -48,7 +68,10 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
 /**
  * A deliberation's events as the protocol's server-sent events: `data: {"type":
  * "agent_output", …}`, `host_decision`, `final_report` (and `agent_error` for a skipped agent,
- * `error` when the run stopped abnormally), then `data: [DONE]`. An output cut to the token cap
+ * `error` when the run stopped abnormally), then `data: [DONE]`. A question the run asked a person
+ * is `question` (`question_id`, `key`, `question`, and `where`, `schema`, `preview` when it has
+ * them), its answer `answer` (`question_id`, `answer`, `by`: `handler` or `resume`); a run that
+ * ends waiting for answers sends `waiting` (`questions`: the ids it waits for) instead of an error. An output cut to the token cap
  * carries `truncated`; a decision whose text the content filter withheld, `withheld: true`. A web `ReadableStream` of UTF-8
  * bytes: return it from a fetch handler or hono (`new Response(stream, { headers: {
  * 'content-type': 'text/event-stream' } })`), or pipe it to a node:http response. Cancelling the
