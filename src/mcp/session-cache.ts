@@ -7,6 +7,12 @@ import type { AgentSession } from '../sessions/agent-session.js';
 
 const optionsSchema = z.strictObject({ maxOpen: z.number().optional() });
 const getOptionsSchema = z.strictObject({ signal: signalSchema });
+const isSignalOnly = (o: unknown): boolean => {
+  if (typeof o !== 'object' || o === null) return false;
+  for (const key in o) if (key !== 'signal') return false;
+  const signal = (o as { signal?: unknown }).signal;
+  return signal === undefined || signal instanceof AbortSignal;
+};
 
 /**
  * The sessions a server holds open: an LRU over the engine's store. A session not held is restored
@@ -52,7 +58,8 @@ export class SessionCache {
    * ```
    */
   async get(id: string, options: { signal?: AbortSignal } = {}): Promise<AgentSession> {
-    parseOptions(getOptionsSchema, options, 'SessionCache.get');
+    // Checked inline when plain (every tool call asks), through the schema otherwise, which names what is wrong.
+    if (!isSignalOnly(options)) parseOptions(getOptionsSchema, options, 'SessionCache.get');
     const held = this.open.get(id);
     if (held) {
       this.counts.hits += 1;

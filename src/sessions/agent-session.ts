@@ -147,7 +147,7 @@ function thoughtKey(sessionId: string, body: { role: string; content: string; pa
     if (n) index = Math.max(index, Number(n[1]) + 1);
   }
   // With its plan: the same thought with another plan is another request, not a retry of this one.
-  return `${sessionId}:thought:${index}:${hash(plan === undefined ? body : { ...body, plan })}`;
+  return [sessionId, ':thought:', index, ':', hash(plan === undefined ? body : { ...body, plan })].join('');
 }
 
 /** Branch states whose plan can no longer change: a validated plan is what export hands to an executor. */
@@ -428,7 +428,9 @@ export class AgentSession {
     }
     // A caller's key is the session's own: the same key in another session is another write. The
     // default key comes from the request alone, so a retry finds its thought after a restart.
-    const key = o.idempotencyKey === undefined ? thoughtKey(this.id, body, plan) : `${this.id}:key:${o.idempotencyKey}`;
+    // Joined rather than a template: a template's text is a tree of its pieces, and the key is kept
+    // with the thought (by the session and the store) as long as the session is held.
+    const key = o.idempotencyKey === undefined ? thoughtKey(this.id, body, plan) : [this.id, ':key:', o.idempotencyKey].join('');
     const stored = (): SessionThought | undefined => {
       const t = this.model.keyIndex.get(key);
       if (!t) return undefined;
@@ -1074,7 +1076,7 @@ export class AgentSession {
           // rebuilding the events from it parsed what was just written, on every write. Events
           // that carry a caller's nested values (a plan, evidence) are read back, as JSON keeps them.
           const first = s.version + 1;
-          for (let i = 0; i < events.length; i++) m.apply({ type: events[i]!.type, data: events[i]!.data, version: first + i, idempotencyKey: events[i]!.idempotencyKey });
+          for (let i = 0; i < events.length; i++) m.apply({ type: events[i]!.type, data: events[i]!.data, version: first + i, idempotencyKey: events[i]!.idempotencyKey }, true);
         } else for (const e of appended.events) m.apply(e);
         await this.maybeCheckpoint();
         if (after) throw after;

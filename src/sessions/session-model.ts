@@ -135,6 +135,9 @@ export const sessionSnapshotSchema = z.looseObject({
 
 const checks = Object.fromEntries(Object.entries(sessionEventSchemas).map(([type, schema]) => [type, compileSafeParse(schema)])) as Record<SessionEventData['type'], ReturnType<typeof compileSafeParse>>;
 
+/** An event's data by its type. */
+type Of<T extends SessionEventData['type']> = Extract<SessionEventData, { type: T }>;
+
 const corrupt = (sessionId: string, version: number, message: string) =>
   new TotError('INVALID_FORMAT', `The stream of session ${sessionId} is corrupt at version ${version}: ${message}.`, { details: { position: version } });
 
@@ -186,29 +189,35 @@ export class SessionModel {
     });
   }
 
-  /** Folds the next event of the stream in. */
-  apply(event: { type: string; data: unknown; version: number; idempotencyKey: string }): void {
+  /**
+   * Folds the next event of the stream in. `owned`: the event's data is the model's to keep (built
+   * for it, its JSON already taken by the store), so a thought keeps its parent ids and clock
+   * rather than copies: a long session holds one of each per thought, not two.
+   */
+  apply(event: { type: string; data: unknown; version: number; idempotencyKey: string }, owned = false): void {
     const s = this.snapshot;
     if (event.version !== s.version + 1) throw corrupt(s.id, event.version, `version ${event.version} follows ${s.version}`);
-    const d = checked(s.id, event);
-    switch (d.type) {
+    const data = checked(s.id, event);
+    switch (event.type as SessionEventData['type']) {
       case 'session.started':
         throw corrupt(s.id, event.version, 'session.started may only begin the stream');
       case 'thought.added': {
+        const d = data as Of<'thought.added'>;
         if (d.thoughtId !== `t${s.thoughts.length}`) throw corrupt(s.id, event.version, `thought ${d.thoughtId} where t${s.thoughts.length} was next`);
         for (const p of d.parentIds) if (!this.thoughtIndex.has(p)) throw corrupt(s.id, event.version, `thought ${d.thoughtId} names a parent ${p} the session does not hold`);
         const branch = d.branchId === undefined ? undefined : this.branchIndex.get(d.branchId);
         if (d.branchId !== undefined && !branch) throw corrupt(s.id, event.version, `thought ${d.thoughtId} is on a branch ${d.branchId} the session does not hold`);
-        const t: SessionThought = { id: d.thoughtId, role: d.role, content: d.content, parentIds: [...d.parentIds], ...(d.edge ? { edge: d.edge } : {}), ...(d.branchId ? { branchId: d.branchId } : {}), tokens: d.tokens, ...(d.modelCalls ? { modelCalls: d.modelCalls } : {}), key: event.idempotencyKey, writer: d.writer, clock: { ...d.clock }, at: d.at };
+        const t: SessionThought = { id: d.thoughtId, role: d.role, content: d.content, parentIds: owned ? d.parentIds : [...d.parentIds], ...(d.edge ? { edge: d.edge } : {}), ...(d.branchId ? { branchId: d.branchId } : {}), tokens: d.tokens, ...(d.modelCalls ? { modelCalls: d.modelCalls } : {}), key: event.idempotencyKey, writer: d.writer, clock: owned ? d.clock : { ...d.clock }, at: d.at };
         s.thoughts.push(t);
         this.thoughtIndex.set(t.id, t);
         this.keyIndex.set(t.key, t);
         branch?.thoughtIds.push(t.id);
         s.tokensUsed += d.tokens;
-        for (const [w, n] of Object.entries(d.clock)) if ((s.clock[w] ?? 0) < n) s.clock[w] = n;
+        for (const w in d.clock) if ((s.clock[w] ?? 0) < d.clock[w]!) s.clock[w] = d.clock[w]!;
         break;
       }
       case 'branch.forked': {
+        const d = data as Of<'branch.forked'>;
         if (!this.thoughtIndex.has(d.from)) throw corrupt(s.id, event.version, `a fork from a thought ${d.from} the session does not hold`);
         for (const { branchId, name } of d.branches) {
           if (branchId !== `br${s.branches.length}`) throw corrupt(s.id, event.version, `branch ${branchId} where br${s.branches.length} was next`);
@@ -219,6 +228,7 @@ export class SessionModel {
         break;
       }
       case 'branch.transitioned': {
+        const d = data as Of<'branch.transitioned'>;
         const b = this.branchIndex.get(d.branchId);
         if (!b) throw corrupt(s.id, event.version, `a transition of a branch ${d.branchId} the session does not hold`);
         if (b.state !== d.from) throw corrupt(s.id, event.version, `branch ${b.id} is ${b.state}, not ${d.from}`);
@@ -237,22 +247,26 @@ export class SessionModel {
       case 'branch.planned':
       case 'branch.scored':
       case 'evidence.received': {
-        const b = this.branchIndex.get(d.branchId);
-        if (!b) throw corrupt(s.id, event.version, `${d.type} names a branch ${d.branchId} the session does not hold`);
-        if (d.type === 'branch.planned') {
+        const b = this.branchIndex.get((data as Of<'branch.planned'>).branchId);
+        if (!b) throw corrupt(s.id, event.version, `${event.type} names a branch ${(data as Of<'branch.planned'>).branchId} the session does not hold`);
+        if (event.type === 'branch.planned') {
+          const d = data as Of<'branch.planned'>;
           b.plan = structuredClone(d.plan);
           b.planKind = d.kind;
-        } else if (d.type === 'branch.scored') {
+        } else if (event.type === 'branch.scored') {
+          const d = data as Of<'branch.scored'>;
           b.score = { ...d.score };
           b.reward = d.reward;
           if (d.issues === undefined) delete b.issues;
           else b.issues = [...d.issues];
         } else {
+          const d = data as Of<'evidence.received'>;
           b.evidence.push({ evidenceId: d.evidenceId, kind: d.kind, success: d.success, summary: d.summary, data: structuredClone(d.data), ...(d.failure ? { failure: { ...d.failure } } : {}), at: d.at });
         }
         break;
       }
       case 'session.state_changed': {
+        const d = data as Of<'session.state_changed'>;
         if (s.state !== d.from) throw corrupt(s.id, event.version, `the session is ${s.state}, not ${d.from}`);
         if (FINAL_SESSION_STATES.includes(s.state)) throw corrupt(s.id, event.version, `the session is ${s.state}, which is final`);
         if (!SESSION_TRANSITIONS[s.state].includes(d.to)) throw corrupt(s.id, event.version, `a session goes from ${s.state} to ${d.to} in no operation`);
@@ -266,6 +280,10 @@ export class SessionModel {
   }
 }
 
+/**
+ * The event's data, checked, typed by the event's type (a data object carries no `type` of its own:
+ * callers switch on the event's).
+ */
 function checked(sessionId: string, event: { type: string; data: unknown; version: number }): SessionEventData {
   const check = checks[event.type as SessionEventData['type']];
   if (!check) throw corrupt(sessionId, event.version, `an event of unknown type ${event.type}`);
@@ -274,5 +292,6 @@ function checked(sessionId: string, event: { type: string; data: unknown; versio
     const issue = parsed.error.issues[0]!;
     throw corrupt(sessionId, event.version, `${event.type}: ${issue.path.join('.') || '(data)'}: ${issue.message}`);
   }
-  return { ...(event.data as object), type: event.type } as SessionEventData;
+  // The data as it is, its type beside it: a copy of every event's data was garbage on every write.
+  return event.data as SessionEventData;
 }

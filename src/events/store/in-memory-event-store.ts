@@ -38,16 +38,14 @@ export interface InMemoryEventStoreOptions {
   maxSnapshotBytes?: number;
 }
 
-/** What an event carries beyond type, data and key; kept only for the events that have it. */
-interface Extra {
-  readonly eventId: string | undefined;
-  readonly parentIds: readonly string[];
-  readonly clock: Readonly<Record<string, number>>;
-}
+/** What an event carries beyond type, data and key, as kept (JSON): its own id (or null), its parent ids and its clock. */
+type Extra = [eventId: string | null, parentIds: string[], clock: Record<string, number>];
 
 /**
  * The events of one append, kept together: their data as one JSON text, so that a stored event
- * costs the garbage collector next to nothing, and events are rebuilt when they are read.
+ * costs the garbage collector next to nothing, and events are rebuilt when they are read. An
+ * append of one event (a session's thought) keeps its type and key as they are and its extras as
+ * one JSON text: a handful of objects per event, which every collection would otherwise walk.
  */
 class Batch {
   constructor(
@@ -56,22 +54,51 @@ class Batch {
     /** The global position of the first event; the others follow without gaps. */
     readonly firstPosition: number,
     readonly recordedAt: string,
-    readonly ids: TimeOrderedIds,
-    readonly types: readonly string[],
-    readonly keys: readonly string[],
+    /** The millisecond of the batch's event ids. */
+    readonly time: number,
+    /** The events' types, or the one event's. */
+    private readonly types: string | readonly string[],
+    /** The events' idempotency keys, or the one event's. */
+    private readonly keys: string | readonly string[],
     /** A JSON array of the events' data. */
     readonly data: string,
     /** A JSON array of the events' metadata; undefined when no event has any. */
     readonly metadata: string | undefined,
-    /** Undefined when no event has an id, parents or a clock of its own. */
-    readonly extras: readonly (Extra | undefined)[] | undefined,
+    /** A JSON array of each event's {@link Extra} (null for an event without); undefined when no event has an id, parents or a clock of its own. */
+    private readonly extras: string | undefined,
   ) {}
 
   /** Where each event's data starts in `data`, found on the first read of part of the batch. */
   private starts: Uint32Array | undefined;
+  /** The ids the store makes for the events, drawn when first read. */
+  private made: TimeOrderedIds | undefined;
 
   get size(): number {
-    return this.keys.length;
+    return typeof this.keys === 'string' ? 1 : this.keys.length;
+  }
+
+  key(i: number): string {
+    return typeof this.keys === 'string' ? this.keys : this.keys[i]!;
+  }
+
+  private get ids(): TimeOrderedIds {
+    this.made ??= new TimeOrderedIds(this.size, this.time);
+    return this.made;
+  }
+
+  /** The extras of every event (undefined when none has any). */
+  private extrasOf(): readonly (Extra | null)[] | undefined {
+    return this.extras === undefined ? undefined : (JSON.parse(this.extras) as (Extra | null)[]);
+  }
+
+  /** Whether event `i` has an id its caller chose. */
+  ownId(i: number): boolean {
+    return (this.extrasOf()?.[i]?.[0] ?? null) !== null;
+  }
+
+  /** The index of the event whose store-made id is `id`, or -1 (an id never read was never handed out). */
+  madeIdIndex(id: string): number {
+    return this.made?.indexOf(id) ?? -1;
   }
 
   /** Fresh events `from` to `to` (indexes within the batch, `to` exclusive): callers may change them. */
@@ -81,19 +108,20 @@ class Batch {
     const few = (to - from) * 4 < this.size;
     const all = few ? undefined : (JSON.parse(this.data) as unknown[]);
     const metadata = this.metadata === undefined ? undefined : (JSON.parse(this.metadata) as Record<string, unknown>[]);
+    const extras = this.extrasOf();
     const out: StoredEvent[] = [];
     for (let i = from; i < to; i++) {
-      const extra = this.extras?.[i];
+      const extra = extras?.[i];
       out.push({
-        eventId: extra?.eventId ?? this.ids.at(i),
+        eventId: extra?.[0] ?? this.ids.at(i),
         streamId: this.streamId,
         version: this.firstVersion + i,
         globalPosition: BigInt(this.firstPosition + i),
-        type: this.types[i]!,
+        type: typeof this.types === 'string' ? this.types : this.types[i]!,
         data: all ? all[i] : this.dataAt(i),
-        idempotencyKey: this.keys[i]!,
-        parentIds: extra ? [...extra.parentIds] : [],
-        clock: extra ? { ...extra.clock } : {},
+        idempotencyKey: this.key(i),
+        parentIds: extra ? extra[1] : [],
+        clock: extra ? extra[2] : {},
         metadata: metadata?.[i] ?? {},
         recordedAt: this.recordedAt,
       });
@@ -128,6 +156,17 @@ function elementStarts(json: string, count: number): Uint32Array {
     else if (c === 0x2c /* , */ && depth === 1) starts[n++] = i + 1;
   }
   return starts;
+}
+
+/**
+ * `text` made one piece in memory. `JSON.stringify` builds its text as a tree of pieces (a thought's
+ * data came out as five strings and four joins); kept as it is, every piece is an object the
+ * garbage collector walks for as long as the store holds the event. Reading a character flattens
+ * the tree into one string, and the next collection drops the join left around it.
+ */
+function flat(text: string): string {
+  text.charCodeAt(text.length - 1);
+  return text;
 }
 
 interface Stream {
@@ -177,6 +216,8 @@ export class InMemoryEventStore implements EventStore {
   private readonly eventIds = new Map<string, number>();
   /** The millisecond of the last batch's ids: never earlier than the one before, so the log is in id order. */
   private lastMillisecond = 0;
+  /** The last append's millisecond and its ISO text. */
+  private recorded = { at: Number.NaN, text: '' };
   /** The latest snapshot of each stream. */
   private readonly snapshots = new Map<string, PreparedSnapshot>();
   private closed = false;
@@ -217,7 +258,7 @@ export class InMemoryEventStore implements EventStore {
     const keys = new Array<string>(n);
     const data = new Array<unknown>(n);
     let metadata: unknown[] | undefined;
-    let extras: (Extra | undefined)[] | undefined;
+    let extras: (Extra | null)[] | undefined;
     for (let i = 0; i < n; i++) {
       const e = a.events[i]!.event;
       types[i] = e.type;
@@ -225,20 +266,23 @@ export class InMemoryEventStore implements EventStore {
       data[i] = e.data;
       if (e.metadata !== undefined) (metadata ??= new Array<unknown>(n).fill({}))[i] = e.metadata;
       if (e.eventId !== undefined || e.parentIds !== undefined || e.clock !== undefined) {
-        (extras ??= new Array<Extra | undefined>(n))[i] = { eventId: e.eventId, parentIds: [...(e.parentIds ?? [])], clock: { ...e.clock } };
+        (extras ??= new Array<Extra | null>(n).fill(null))[i] = [e.eventId ?? null, e.parentIds ?? [], e.clock ?? {}];
       }
     }
     const target = stream ?? { batches: [], length: 0 };
-    this.lastMillisecond = Math.max(this.lastMillisecond, Date.now());
-    const batch = new Batch(a.streamId, target.length, this.position + 1, new Date().toISOString(), new TimeOrderedIds(n, this.lastMillisecond), types, keys, JSON.stringify(data), metadata && JSON.stringify(metadata), extras);
+    const now = Date.now();
+    this.lastMillisecond = Math.max(this.lastMillisecond, now);
+    // The appends of one millisecond share its text.
+    if (now !== this.recorded.at) this.recorded = { at: now, text: new Date(now).toISOString() };
+    const batch = new Batch(a.streamId, target.length, this.position + 1, this.recorded.text, this.lastMillisecond, n === 1 ? types[0]! : types, n === 1 ? keys[0]! : keys, flat(JSON.stringify(data)), metadata && flat(JSON.stringify(metadata)), extras && flat(JSON.stringify(extras)));
     target.batches.push(batch);
     target.length += n;
     this.log.push(batch);
     for (let i = 0; i < n; i++) this.keys.set(keys[i]!, this.position + 1 + i);
     if (extras) {
       for (let i = 0; i < n; i++) {
-        const id = extras[i]?.eventId;
-        if (id !== undefined) this.eventIds.set(id, this.position + 1 + i);
+        const id = extras[i]?.[0];
+        if (id != null) this.eventIds.set(id, this.position + 1 + i);
       }
     }
     this.position += n;
@@ -313,21 +357,21 @@ export class InMemoryEventStore implements EventStore {
     let hi = this.log.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.log[mid]!.ids.time < ms) lo = mid + 1;
+      if (this.log[mid]!.time < ms) lo = mid + 1;
       else hi = mid;
     }
-    for (let b = lo; b < this.log.length && this.log[b]!.ids.time === ms; b++) {
+    for (let b = lo; b < this.log.length && this.log[b]!.time === ms; b++) {
       const batch = this.log[b]!;
-      const i = batch.ids.indexOf(id);
+      const i = batch.madeIdIndex(id);
       // An event with an id of its own never hands out the id the store made for its place.
-      if (i !== -1 && batch.extras?.[i]?.eventId === undefined) return true;
+      if (i !== -1 && !batch.ownId(i)) return true;
     }
     return false;
   }
 
   private payloadAt(position: number): string {
     const batch = this.log[batchIndex(this.log, position, byPosition)]!;
-    return storedPayload(this.eventAt(position), batch.extras?.[position - batch.firstPosition]?.eventId !== undefined);
+    return storedPayload(this.eventAt(position), batch.ownId(position - batch.firstPosition));
   }
 
   /**
