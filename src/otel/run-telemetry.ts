@@ -116,7 +116,12 @@ function messagesJson(messages: readonly { role: string; content: string }[]): {
  * the GenAI client metrics `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
  *
  * The run span's context is written into the run's `run.started` event (`trace`), so a recorded
- * run resumed on another worker continues the same trace. One listener can serve many runs at
+ * run resumed on another worker continues the same trace. A question the run asks a person is a
+ * span event `tot.run.asked` on the run span (its id and key; its words and preview only with
+ * `captureContent`), its answer `tot.run.answered` (who gave it). A run that ends waiting for
+ * answers ends its span with the status unset, `tot.run.stop_reason` `waiting`, `tot.run.waiting`
+ * and the question ids in `tot.run.waiting_for`; its resume starts a new run span, a child of it,
+ * in the same trace. One listener can serve many runs at
  * once (its state is per run id).
  *
  * @example
@@ -254,6 +259,12 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     const stats = event.stats as Record<string, unknown> | undefined;
     if (stats) for (const key in stats) if (typeof stats[key] === 'number') attributes[`tot.run.stats.${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`] = stats[key] as number;
     if (Array.isArray(event.errors)) attributes['tot.run.errors'] = event.errors.length;
+    if (event.stopReason === 'waiting') {
+      // Not an error, and not the end: the run waits for a person, and its resume continues the trace.
+      const questions = (event.detail as { questions?: unknown } | undefined)?.questions;
+      attributes['tot.run.waiting'] = true;
+      if (Array.isArray(questions)) attributes['tot.run.waiting_for'] = questions.map(String);
+    }
     span.setAttributes(attributes);
     const error = event.error as { code?: string; message?: string } | undefined;
     if (error) {
@@ -281,7 +292,8 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
           'tot.runner': state.runner,
           'tot.run.resumed_from_seq': Number(event.fromSeq),
         });
-      } else if (event.type === 'run.finished') runs.delete(event.runId);
+      } else if (event.type === 'run.finished' && event.stopReason !== 'waiting') runs.delete(event.runId);
+      // A log that ended waiting for answers goes on at the resume's run.resumed, in the same trace.
       return;
     }
     switch (event.type) {
@@ -299,6 +311,22 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       case 'budget.warning':
         state.span!.addEvent('tot.budget.warning', { 'tot.budget.limit': String(event.limit), 'tot.budget.used': Number(event.used), 'tot.budget.max': Number(event.max), 'tot.budget.ratio': Number(event.ratio) }, event.at);
         return;
+      case 'run.asked': {
+        // The question's words and preview are a person's or a program's text: only with content capture.
+        const attributes: Attributes = { 'tot.question.id': String(event.questionId), 'tot.question.key': String(event.key) };
+        if (capture) {
+          attributes['tot.question.text'] = String(event.question);
+          if (event.preview !== undefined) attributes['tot.question.preview'] = JSON.stringify(event.preview);
+        }
+        state.span!.addEvent('tot.run.asked', attributes, event.at);
+        return;
+      }
+      case 'run.answered': {
+        const attributes: Attributes = { 'tot.question.id': String(event.questionId), 'tot.question.answered_by': String(event.by) };
+        if (capture) attributes['tot.question.answer'] = JSON.stringify(event.answer) ?? 'null';
+        state.span!.addEvent('tot.run.answered', attributes, event.at);
+        return;
+      }
       case 'run.resumed':
         state.span!.addEvent('tot.run.resumed', { 'tot.seq': event.seq, 'tot.from_seq': Number(event.fromSeq) }, event.at);
         return;
