@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import { z } from 'zod';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
@@ -247,7 +249,11 @@ function formatThought(t: Thought): string {
 const problemSchema = z.string().min(1);
 const runOptionsSchema = z.strictObject(runOptionsShape);
 const resumeOptionsSchema = z.strictObject(resumeOptionsShape);
-const stepOptionsSchema = z.strictObject({ signal: signalSchema, runModel: z.custom<(model: LanguageModel) => LanguageModel>((v) => typeof v === 'function').optional() });
+const stepOptionsSchema = z.strictObject({
+  signal: signalSchema,
+  runModel: z.custom<(model: LanguageModel) => LanguageModel>((v) => typeof v === 'function').optional(),
+  ask: z.custom<NonNullable<ChainOfThoughtStepOptions['ask']>>((v) => typeof v === 'function').optional(),
+});
 
 /**
  * Options of {@link ChainOfThoughtNode.step} and {@link ChainOfThoughtNode.exec}.
@@ -263,6 +269,12 @@ export interface ChainOfThoughtStepOptions {
   signal?: AbortSignal;
   /** The model as the host's run sees it (see `RoleCallOptions.runModel`). Default: the node's model as is. */
   runModel?: (model: LanguageModel) => LanguageModel;
+  /**
+   * Asks a person, for an `exec` of a subclass (see the Runs guide, "Asking a person"): answered by
+   * the run's `onAsk`, or the run ends `waiting` and a resume given the answer goes on. The
+   * question's id is `thought/<thoughtNumber>#<key>`. Set by the node's own run.
+   */
+  ask?: <A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }) => Promise<AskAnswer<A>>;
 }
 
 const checkEvent = eventShapeCheck(chainOfThoughtEventShapes);
@@ -359,7 +371,8 @@ export class ChainOfThoughtNode extends RunEmitter<ChainOfThoughtEvent> {
           const prepared = this.prep(state);
           let thought: Thought;
           try {
-            thought = await run.guard(() => this.exec(prepared, options), 'chain of thought');
+            const where = { kind: 'thought', thoughtNumber: prepared.thoughtNumber } as const;
+            thought = await run.guard(() => this.exec(prepared, { ...options, ask: (request) => run.ask(request, where) }), 'chain of thought');
           } catch (error) {
             if (run.stopping) return;
             failed = true;

@@ -227,13 +227,14 @@ function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunPro
     stats.steps += 1;
   };
 
-  const context = (frame: Frame): FrameContext => {
+  const context = (frame: Frame, operator: 'think' | 'eval'): FrameContext => {
     const snapshot: Frame = { ...frame, done: [...frame.done], toolCalls: [...frame.toolCalls] };
     return {
       frame: snapshot,
       ancestors: tree.ancestors(frame.id),
       signal: run.signal,
       runModel,
+      ask: (request) => run.ask(request, { kind: 'frame', frameId: frame.id, operator }),
       callTool: async (name, input) => {
         const tool = o.tools[name] as FractalTool | undefined;
         const call = { tool: name, input } as Frame['toolCalls'][number];
@@ -295,7 +296,7 @@ function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunPro
   const solveFrame = async (frame: Frame): Promise<string> => {
     step();
     stats.thinkCalls += 1;
-    const thought = await operator<ThinkOutput>(() => think(context(frame)), thinkOut as z.ZodType<ThinkOutput>, 'think');
+    const thought = await operator<ThinkOutput>(() => think(context(frame, 'think')), thinkOut as z.ZodType<ThinkOutput>, 'think');
     emit({ type: 'frame.thought', frameId: frame.id, output: thought });
     if (thought.type === 'RETURN') return finish(frame, thought.description);
     frame.todo = thought.description;
@@ -303,7 +304,7 @@ function fractalProgram(o: Parsed, run: Run<FractalEvent>, goal: string): RunPro
     for (;;) {
       step();
       stats.evalCalls += 1;
-      const ctx = context(frame);
+      const ctx = context(frame, 'eval');
       const decision = await operator<EvalOutput>(() => evaluate(ctx), evalOut as z.ZodType<EvalOutput>, 'eval');
       emit({ type: 'frame.evaluated', frameId: frame.id, done: ctx.frame.done, output: decision });
       if (decision.type === 'RETURN') return finish(frame, decision.description);

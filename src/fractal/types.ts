@@ -1,3 +1,4 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
 import type { ProtocolErrorObject } from '../errors/index.js';
 import type { SchemaOutput, StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { LanguageModel } from '../model/types.js';
@@ -124,6 +125,12 @@ export interface FrameContext {
    * through this, so that the call is admitted by the run's budget, logged, recorded and resumable.
    */
   runModel?: (model: LanguageModel) => LanguageModel;
+  /**
+   * Asks a person (see the Runs guide, "Asking a person"): answered by the run's `onAsk`, or the
+   * run ends `waiting` and a resume given the answer calls the operator again, which then gets it.
+   * The question's id is `frame/<frameId>/<think|eval>#<key>`. Absent outside a run.
+   */
+  ask?: <A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }) => Promise<AskAnswer<A>>;
 }
 
 /**

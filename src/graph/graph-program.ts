@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject, type TotErrorCode } from '../errors/index.js';
 import { callModel } from '../model/call-model.js';
 import type { CallOptions, GenerateRequest, LanguageModel } from '../model/types.js';
@@ -121,6 +123,10 @@ class Context<S> implements OperationContext<S> {
 
   derive(from: GraphThought<S>, marks?: ThoughtMarks): GraphThought<S> {
     return this.thought(from.state, [from], marks === undefined ? from : { score: from.score, valid: from.valid, solved: from.solved, ...marks });
+  }
+
+  ask<A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }): Promise<AskAnswer<A>> {
+    return this.p.run.ask(request, this.p.where(this.op));
   }
 
   drop(error: unknown, parents: readonly GraphThought<S>[], response?: string): void {

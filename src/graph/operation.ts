@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { ChatMessage, GenerateRequest, LanguageModel } from '../model/types.js';
 import type { GraphThought, ThoughtMarks } from './thought.js';
 
@@ -65,6 +67,12 @@ export interface OperationContext<S> {
   drop(error: unknown, parents: readonly GraphThought<S>[], response?: string): void;
   /** Runs user code so that the run never waits on it past an abort. */
   guard<T>(work: () => T | Promise<T>, what: string): Promise<T>;
+  /**
+   * Asks a person (see the Runs guide, "Asking a person"): answered by the run's `onAsk`, or the
+   * run ends `waiting` and a resume given the answer runs the operation again, which then gets it.
+   * The question's id is `operation/<kind>/<operationId>#<key>`.
+   */
+  ask<A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }): Promise<AskAnswer<A>>;
 }
 
 /**

@@ -57,7 +57,7 @@ export interface RecordedRun {
 export interface LoggedQuestion {
   asked: RunAskedEvent;
   /** Set once the question was answered (`run.answered`). */
-  answer?: { value: unknown; by: RunAnsweredEvent['by'] };
+  answer?: { value: unknown; by: RunAnsweredEvent['by']; seq: number };
 }
 
 /**
@@ -166,7 +166,7 @@ export function foldLog(runId: string, events: RunEventBase[], lastVersion = eve
       case 'run.answered': {
         const a = e as RunAnsweredEvent;
         const q = questions.get(a.questionId);
-        if (q && q.answer === undefined) q.answer = { value: a.answer, by: a.by };
+        if (q && q.answer === undefined) q.answer = { value: a.answer, by: a.by, seq: a.seq };
         break;
       }
       default:

@@ -353,11 +353,13 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private readonly onAsk: AskHandler | undefined;
   private readonly questions = new Map<string, AskState>();
   private waitingFor = 0;
-  // Work the run can see under way besides model calls: guarded user code, the resume's claim.
-  private guarding = 0;
+  // Recorded answers a re-run holds back until it reaches where its log gave them (answerTurn).
+  private parked: { seq: number; resolve: () => void }[] = [];
+  // The resume's claim under way: work the run can see besides model calls.
   private claimPending = false;
-  private quietCheck = false;
-  // The seq of the first event the program emits as it concludes (its result), once the work is over.
+  // Turns of the event loop left before a run with only questions left is checked (0: no check scheduled).
+  private quietCheck = 0;
+  // The seq of the first event the program emits once it ended waiting: its conclusion.
   private concludedFrom: number | undefined;
 
   constructor(settings: RunSettings<E>, invocation: RunInvocation<E>, runId: string) {
@@ -443,16 +445,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
     if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
       return this.runSignal.aborted ? raceAbort(Promise.resolve(value), this.runSignal, what) : Promise.resolve(value);
     }
-    const pending = Promise.resolve(value);
-    // A run waiting for answers ends only once no guarded work is under way (see settleIfQuiet).
-    this.guarding += 1;
-    pending.then(this.guardEnded, this.guardEnded);
-    return raceAbort(pending, this.runSignal, what);
+    return raceAbort(Promise.resolve(value), this.runSignal, what);
   }
-
-  private readonly guardEnded = (): void => {
-    if (--this.guarding === 0 && this.waitingFor > 0) this.scheduleQuietCheck();
-  };
 
   // ── questions ─────────────────────────────────────────────────────────────────────────────
 
@@ -468,7 +462,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
     throwIfAborted(this.runSignal, 'question');
     const id = questionId(r.key, where);
     let state = this.questions.get(id);
-    if (state?.answer !== undefined) return (await this.accepted(id, state.answer.value, r.schema, state.answer.by)) as AskAnswer<S>;
+    if (state?.answer !== undefined) {
+      await this.answerTurn(state.answer.seq);
+      return (await this.accepted(id, state.answer.value, r.schema, state.answer.by)) as AskAnswer<S>;
+    }
     if (state === undefined) {
       const schema = r.schema === undefined ? undefined : jsonSchemaOf(r.schema, 'input');
       if (r.preview !== undefined) jsonText(r.preview, `ask "${id}": preview`);
@@ -506,8 +503,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const given = await this.guard(() => handler(state.question, { signal: this.runSignal }), 'question');
     const value = await this.accepted(id, given, schema, 'handler');
     jsonText(given, `the answer to "${id}"`);
-    state.answer = { value: given, by: 'handler' };
     this.emit({ type: 'run.answered', questionId: id, answer: given, by: 'handler' } as unknown as RunEventInput<E>);
+    state.answer = { value: given, by: 'handler', seq: this.nextSeq - 1 };
     return value;
   }
 
@@ -526,36 +523,77 @@ export class Run<E extends RunEventBase = RunEventBase> {
     for (const [id, value] of Object.entries(answers)) {
       const state = this.questions.get(id);
       if (state === undefined || state.answer !== undefined) continue;
-      state.answer = { value, by: 'resume' };
       this.emit({ type: 'run.answered', questionId: id, answer: value, by: 'resume' } as unknown as RunEventInput<E>);
+      state.answer = { value, by: 'resume', seq: this.nextSeq - 1 };
     }
   }
 
+  /**
+   * A resumed program gets a recorded answer where its log says it came: once the re-run has
+   * emitted again every event the log holds before the answer. Branches that wait for answers
+   * given at different times (three parallel questions answered one by one) then go on in the
+   * order they did, and the re-run meets its log event for event.
+   */
+  private answerTurn(seq: number): Promise<void> | undefined {
+    const replay = this.replay;
+    if (replay === undefined) return undefined;
+    const next = replay.events[replay.index];
+    if (next === undefined || next.seq > seq) return undefined;
+    return raceAbort(new Promise<void>((resolve) => this.parked.push({ seq, resolve })), this.runSignal, 'question');
+  }
+
+  /** Gives parked answers whose turn has come (all of them once the replay is over). */
+  private releaseAnswers(): void {
+    const replay = this.replay;
+    const next = replay?.events[replay.index]?.seq ?? Infinity;
+    const due = this.parked.filter((p) => p.seq < next);
+    if (due.length === 0) return;
+    this.parked = this.parked.filter((p) => p.seq >= next);
+    for (const p of due) p.resolve();
+  }
+
   private scheduleQuietCheck(): void {
-    if (this.quietCheck) return;
-    this.quietCheck = true;
-    const seq = this.nextSeq;
-    // After the microtasks of this turn: a program that is still moving emits, calls or guards.
+    if (this.quietCheck > 0) return;
+    this.quietCheck = QUIET_TURNS;
+    this.nextQuietTurn(this.nextSeq);
+  }
+
+  // A turn of the event loop (after its microtasks and I/O callbacks): a program still moving emits or calls.
+  private nextQuietTurn(seq: number): void {
     setImmediate(() => {
-      this.quietCheck = false;
-      this.settleIfQuiet(seq);
+      if (--this.quietCheck > 0 && this.nextSeq === seq && this.active === 0) this.nextQuietTurn(seq);
+      else {
+        this.quietCheck = 0;
+        this.settleIfQuiet(seq);
+      }
     });
   }
 
   /**
-   * Ends a run that can do nothing but wait for answers: questions pending here, no model call,
-   * guarded work or claim under way, and nothing emitted since the check was scheduled. Work the
-   * run cannot see (a strategy awaiting a timer of its own) may be cut short; the resume, which
-   * runs the program again, does it then.
+   * Ends a run that can do nothing but wait for answers: questions pending here, no model call
+   * or claim under way, and nothing emitted for a few turns of the event loop. Work the run cannot
+   * see (user code awaiting I/O of its own besides the run's model) may be cut short by it; the
+   * resume, which runs the program again, does that work then.
    */
   private settleIfQuiet(seq: number): void {
-    if (this.waitingFor === 0 || this.runSignal.aborted) return;
-    if (this.active > 0 || this.guarding > 0 || this.claimPending) return;
+    if ((this.waitingFor === 0 && this.parked.length === 0) || this.runSignal.aborted) return;
+    if (this.active > 0 || this.claimPending) return;
     if (this.nextSeq !== seq) {
       this.scheduleQuietCheck();
       return;
     }
+    if (this.parked.length > 0) {
+      // The re-run does not reach the log's events before its answers: it no longer does what its
+      // log says. The answers go out, and the replay finds where it differs.
+      const parked = this.parked;
+      this.parked = [];
+      for (const p of parked) p.resolve();
+      this.scheduleQuietCheck();
+      return;
+    }
     const ids = this.pendingQuestions().map((q) => q.id);
+    // What the program emits from here on is its conclusion (a search's last state), not work.
+    this.concludedFrom = this.nextSeq;
     this.halt('waiting', { kind: 'waiting', questions: ids }, new TotError('ABORTED', `The ${this.settings.what} is waiting for answers to ${ids.map((id) => `"${id}"`).join(', ')}.`));
   }
 
@@ -649,11 +687,13 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const expected = replay.events[replay.index];
     if (expected === undefined) {
       this.replay = undefined;
+      this.releaseAnswers();
       return false;
     }
     const strip = ({ runId: _r, seq: _s, at: _a, ...rest }: RunEventBase) => canonicalJson(rest);
     if (strip(expected) !== strip(event)) {
       this.replay = undefined;
+      this.releaseAnswers();
       const claimed = this.claim !== undefined;
       // Not claimed yet: the log stays exactly as it was; nothing of this run is written.
       if (!claimed) this.recorder = undefined;
@@ -666,6 +706,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     }
     replay.index += 1;
     if (replay.index === replay.events.length) this.replay = undefined;
+    if (this.parked.length > 0) this.releaseAnswers();
     return true;
   }
 
@@ -1101,7 +1142,6 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   /** @internal */
   end(wallMs: number): RunEnd {
-    this.concludedFrom = this.nextSeq;
     const s = this.stats;
     s.wallMs = Math.round(wallMs * 1000) / 1000;
     const pricing = this.budget?.snapshot().limits.pricing;
@@ -1199,7 +1239,8 @@ const noop = () => undefined;
 /** A question of the run in this process: asked (here or in the log), waited for, answered. */
 interface AskState {
   question: Question;
-  answer?: { value: unknown; by: 'handler' | 'resume' };
+  /** The answer and the `seq` of its `run.answered`. */
+  answer?: { value: unknown; by: 'handler' | 'resume'; seq: number };
   /** This process waits for an answer from a resume (no handler): it never settles here. */
   waiting?: Promise<unknown>;
   /** The handler's answer, once asked for: several asks of one question share it. */
@@ -1228,6 +1269,9 @@ function warnLateListenerError(error: unknown, eventType: string): void {
 function withResult(error: TotError, result: unknown): TotError {
   return new TotError(error.code, error.message, { recoverable: error.recoverable, cause: error.cause ?? error, details: { ...error.details, result: result as never } });
 }
+
+/** Turns of the event loop without an event or a model call before a run with only questions left ends waiting. */
+const QUIET_TURNS = 3;
 
 /** How long a stopping run waits for its program to unwind before it settles without it. */
 const UNWIND_GRACE_MS = 500;

@@ -202,7 +202,7 @@ function prepare(o: Parsed, options: Partial<SolveOptions>) {
   const evaluator = options.evaluator ?? createEvaluator({ model: model!, strategy: preset?.evaluation ?? 'independent_scoring' });
   const synthesizer = options.synthesizer ?? (model ? createSynthesizer({ model, ...(options.verify ? { verify: options.verify } : {}) }) : undefined);
   const strategy = options.strategy ?? (preset?.strategy === 'dfs' ? dfs() : bfs({ beamWidth: 5 }));
-  const { problem: _p, taskType: _t, model: _m, decomposer: _d, generator: _g, evaluator: _e, synthesizer: _s, verify: _v, taskId: _i, signal: _sig, strategy: _st, maxDepth: _md, runId: _r, store: _store, onEvent: _oe, maxContentChars: _mc, ...explorerOptions } = options as SolveOptions;
+  const { problem: _p, taskType: _t, model: _m, decomposer: _d, generator: _g, evaluator: _e, synthesizer: _s, verify: _v, taskId: _i, signal: _sig, strategy: _st, maxDepth: _md, runId: _r, store: _store, onEvent: _oe, onAsk: _oa, answers: _an, maxContentChars: _mc, ...explorerOptions } = options as SolveOptions & { answers?: unknown };
   // The explorer's own options, checked by its schema (maxDepth is set from the decomposition per run).
   const base = parseOptions(explorerOptionsSchema, { ...explorerOptions, generator, evaluator, taskType: o.taskType, strategy }, 'solve');
   const config = {
