@@ -16,7 +16,7 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProposals, loadPuzzles, loadSteps, type RecordedStep } from '../examples/crosswords/replay.js';
 import { paperMetrics, recordedPuzzleIndices, replayPuzzle, type StepMismatch, type StepRecord } from '../examples/crosswords/reproduce.js';
-import { benchDir, median, report } from './harness.js';
+import { benchDir, figure, report } from './harness.js';
 
 const data = resolve(benchDir, '..', '../shared/data/tot-reference/crosswords/');
 
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     stepMismatches: runs.reduce((n, r) => n + r.mismatches, 0),
     ...paperMetrics(runs.map((r) => r.steps)),
     recorded: paperMetrics(log as RecordedStep[][]),
-    cpuMicrosPerStep: cpu.medianCpuMicrosPerStep,
+    cpuMicrosPerStep: cpu.cpuMicrosPerStep,
   };
   report('crosswords', {
     puzzlesFile: relative(process.cwd(), values.puzzles!),
@@ -95,8 +95,8 @@ async function cpuPerStep(replayAll: () => Promise<unknown>, steps: number, repe
   return {
     steps,
     repeats,
-    medianCpuMicrosPerStep: round(median(runs.map((r) => r.cpu))),
-    medianWallMicrosPerStep: round(median(runs.map((r) => r.wall))),
+    cpuMicrosPerStep: figure(runs.map((r) => r.cpu), 1),
+    wallMicrosPerStep: figure(runs.map((r) => r.wall), 1),
     runsCpuMicrosPerStep: runs.map((r) => round(r.cpu)),
   };
 }

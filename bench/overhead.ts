@@ -3,7 +3,7 @@
  * beam 10,000, depth 5). Targets: ≤ 6 µs of framework time per node, ≤ 320 B of heap per node (they were 20 µs and 2 KB before the run kernel).
  */
 import { bfs, Explorer, type ThoughtEvaluator, type ThoughtGenerator } from '../src/index.js';
-import { gc, median, report } from './harness.js';
+import { figure, gc, report } from './harness.js';
 
 const BRANCHING = 10;
 const generator: ThoughtGenerator = {
@@ -44,7 +44,7 @@ const bytesPerNode = (process.memoryUsage().heapUsed - before) / kept.tree.size;
 report('overhead', {
   nodes: runs[0]!.nodes,
   runs: runs.length,
-  medianMicrosPerNode: Math.round(median(micros) * 1000) / 1000,
+  microsPerNode: figure(micros, 3),
   runsMicrosPerNode: micros.map((m) => Math.round(m * 1000) / 1000),
   heapBytesPerNode: Math.round(bytesPerNode),
   targets: { microsPerNode: 6, heapBytesPerNode: 320 },

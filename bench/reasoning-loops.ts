@@ -5,7 +5,7 @@
 import { fromFunction } from '../src/index.js';
 import { FractalSolver, type EvalFunction, type ThinkFunction } from '../src/fractal/index.js';
 import { ChainOfThoughtNode } from '../src/cot/index.js';
-import { gc, median, report } from './harness.js';
+import { figure, gc, report } from './harness.js';
 
 /** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */
 function fractal(fanout: number, depth: number) {
@@ -64,13 +64,13 @@ const thoughtRuns = await perThought('yaml');
 const jsonThoughtRuns = await perThought('json');
 
 report('reasoning-loops', {
-  fractal: { frames, medianMicrosPerFrame: Math.round(median(frameRuns) * 100) / 100, runs: frameRuns.map((x) => Math.round(x * 100) / 100), target: 50 },
+  fractal: { frames, microsPerFrame: figure(frameRuns), runs: frameRuns.map((x) => Math.round(x * 100) / 100), target: 50 },
   fractalHeap: { frames: keptFrames, peakHeapMiB: Math.round(((peak - before) / 2 ** 20) * 10) / 10, bytesPerFrame: Math.round((peak - before) / keptFrames), retainedBytesPerFrame: Math.round(retained / keptFrames) },
   chainOfThought: {
     thoughtsPerRun: THOUGHTS,
     runsPerSample: RUNS_PER_SAMPLE,
-    yamlMedianMicrosPerThought: Math.round(median(thoughtRuns) * 100) / 100,
-    jsonMedianMicrosPerThought: Math.round(median(jsonThoughtRuns) * 100) / 100,
+    yamlMicrosPerThought: figure(thoughtRuns),
+    jsonMicrosPerThought: figure(jsonThoughtRuns),
     target: 50,
   },
 });

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { bfs, Explorer, InMemoryEventStore, ThoughtTree, type LanguageModel } from '../src/index.js';
 import { withLatency } from '../src/testing/index.js';
 import { loadReplayLog, replayEvaluator, replayGenerator, type ReplayPuzzle } from '../examples/game24/replay.js';
-import { benchDir, median, report } from './harness.js';
+import { benchDir, figure, median, report } from './harness.js';
 
 const { values } = parseArgs({ options: { log: { type: 'string' }, repeats: { type: 'string', default: '7' } } });
 const log = loadReplayLog(values.log ?? `${benchDir}/fixtures/game24-gpt4-bfs.json`);
@@ -54,8 +54,8 @@ async function compare(transport: LanguageModel) {
     recorded.push(r.ms);
     events = r.events;
   }
-  const round = (x: number) => Math.round(x * 10) / 10;
-  return { eventsRecorded: events, unrecordedMedianMs: round(median(plain)), recordedMedianMs: round(median(recorded)), ratio: Math.round((median(recorded) / median(plain)) * 1000) / 1000 };
+  // The ratio of the medians (the target's figure), and the per-round ratios with their range.
+  return { eventsRecorded: events, unrecordedMs: figure(plain, 1), recordedMs: figure(recorded, 1), ratio: Math.round((median(recorded) / median(plain)) * 1000) / 1000, ratioPerRound: figure(recorded.map((r, i) => r / plain[i]!), 3) };
 }
 
 report('recording', {

@@ -3,7 +3,7 @@
  * Targets (issue #2): ≤ 2 µs per insert and ≤ 600 bytes per node with small content.
  */
 import { ThoughtTree } from '../src/index.js';
-import { gc, median, report, timeRuns } from './harness.js';
+import { figure, gc, report, timeRuns } from './harness.js';
 
 const INSERTS = 1_000_000;
 const ROUND_TRIP_NODES = 100_000;
@@ -50,9 +50,9 @@ const bytesPerNode = (after - before) / kept.size;
 
 report('tree', {
   runs: RUNS,
-  insert: { nodes: INSERTS, medianMicrosPerInsert: round(median(insertMicros)), runsMicrosPerInsert: insertMicros.map(round), target: 2 },
-  pathDepth20: { calls: PATH_CALLS, medianNanosPerCall: round((median(pathMs) * 1e6) / PATH_CALLS) },
-  jsonRoundTrip: { nodes: ROUND_TRIP_NODES, medianMs: round(median(roundTripMs)), runsMs: roundTripMs.map(round) },
+  insert: { nodes: INSERTS, microsPerInsert: figure(insertMicros, 3), runsMicrosPerInsert: insertMicros.map(round), target: 2 },
+  pathDepth20: { calls: PATH_CALLS, nanosPerCall: figure(pathMs.map((ms) => (ms * 1e6) / PATH_CALLS), 3) },
+  jsonRoundTrip: { nodes: ROUND_TRIP_NODES, ms: figure(roundTripMs, 3), runsMs: roundTripMs.map(round) },
   heap: { nodes: kept.size, bytesPerNode: Math.round(bytesPerNode), target: 600 },
 });
 
