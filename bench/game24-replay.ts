@@ -92,9 +92,10 @@ function valuePromptKey(node: ThoughtNode, tree: ThoughtTree): string {
   let line = node.depth === 1 ? node.content.trim() : node.content.trimEnd();
   if (line === '' || line.includes('\n')) line = stateOf(tree, node).trim().split('\n').at(-1)!;
   const left = line.lastIndexOf('left: ');
+  // The numbers alone (digits and spaces): no answer's key, which starts with "answer:", can equal one.
   if (left !== -1) {
     const end = line.indexOf(')', left + 6);
-    return `left:${end === -1 ? line.slice(left + 6) : line.slice(left + 6, end)}`;
+    return end === -1 ? line.slice(left + 6) : line.slice(left + 6, end);
   }
   return `answer:${tree.problem}\n${line.toLowerCase().replaceAll('answer: ', '')}`;
 }
