@@ -28,7 +28,7 @@ import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDeci
  * const agreed = (r: DeliberationStopReason) => r === 'converged' || r === 'plateau';
  * ```
  */
-export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'max_rounds_reached' | 'budget_exceeded' | 'aborted' | 'timeout' | 'error' | 'waiting';
+export type DeliberationStopReason = 'converged' | 'plateau' | 'terminated' | 'stopped_by_person' | 'max_rounds_reached' | 'budget_exceeded' | 'aborted' | 'timeout' | 'error' | 'waiting';
 
 /**
  * Counters of a deliberation: the shared run counters and its own.
@@ -110,7 +110,14 @@ export interface DeliberationSpec {
   maxOutputTokens: number;
   contentFilter: ContentFilter | undefined;
   tools: readonly AgentTool[];
+  askBetweenRounds: boolean;
 }
+
+/** What a person answers between rounds: go on (with a message for the participants, if any) or stop. */
+export const betweenRoundsAnswer = z.strictObject({
+  action: z.enum(['continue', 'stop']),
+  message: z.string().min(1).max(10_000).optional(),
+});
 
 const replySchema = z.looseObject({
   content: z.string(),
@@ -229,6 +236,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     tools: spec.tools,
     maxOutputTokens: spec.maxOutputTokens,
     generate: generateFor(signal, phase, round, participant, made),
+    ask: (request) => run.ask(request, where(participant, round)),
   });
 
   const exchangesOf = (id: string): Exchange[] => {
@@ -470,10 +478,33 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
     return undefined;
   };
 
+  /**
+   * Asks the person after a round whether to go on, and for a message to the participants (kept
+   * as the round's `note`). Asked of every round again when a resume folds the rounds back: an
+   * answered question returns its recorded answer, so the notes come back with them.
+   */
+  const personAfter = async (record: DeliberationRound): Promise<DeliberationStopReason | undefined> => {
+    const decision = record.hostDecision!;
+    const said = await run.ask(
+      {
+        key: 'between-rounds',
+        question: `Round ${record.round} is over; the host says "${decision.action}". Go on to round ${record.round + 1}, or stop? A message, if you give one, goes to the participants.`,
+        schema: betweenRoundsAnswer,
+        preview: { round: record.round, decision: { action: decision.action, reason: decision.reason }, outputs: record.outputs.map((o) => ({ agentId: o.agentId, content: o.content.slice(0, 2000) })) },
+      },
+      where(hostId, record.round),
+    );
+    if (said.message !== undefined) record.note = said.message;
+    return said.action === 'stop' ? 'stopped_by_person' : undefined;
+  };
+
   return {
     async main() {
       let stop: DeliberationStopReason | undefined;
       for (const r of rounds) stop ??= stopOf(r.hostDecision!);
+      if (spec.askBetweenRounds && stop === undefined) {
+        for (const r of rounds) if (r.round < spec.maxRounds) stop ??= await personAfter(r);
+      }
       if (stop === undefined && rounds.length >= spec.maxRounds) stop = 'max_rounds_reached';
       while (stop === undefined) {
         const round = rounds.length + 1;
@@ -510,6 +541,7 @@ export function deliberationProgram(spec: DeliberationSpec, run: Run<Deliberatio
         if (decision.analysis) trend.push(decision.analysis.consensusLevel);
         run.emit({ type: 'host.decision', round, decision });
         stop = stopOf(decision) ?? (round >= spec.maxRounds ? 'max_rounds_reached' : undefined);
+        if (stop === undefined && spec.askBetweenRounds) stop = await personAfter(record);
       }
       ownStop = stop;
       if (report === undefined) {

@@ -34,6 +34,13 @@ export interface DeliberationOptions {
   reporter?: DeliberationReporter;
   /** Round limit. Default 5. */
   maxRounds?: number;
+  /**
+   * After each round that does not end the deliberation, ask a person (the run's `onAsk`, or the
+   * run ends `waiting` for `resume({ answers })`): `{ action: 'continue' | 'stop', message? }`. A
+   * stop ends it with `stopped_by_person`; a message is kept as the round's `note`, which the next
+   * rounds' participants read in `history`. Default false.
+   */
+  askBetweenRounds?: boolean;
   /** Who speaks in round 1, in order. Default every agent. */
   firstRoundAgents?: readonly string[];
   /** Round 1's agents speak at once, each without the others' round-1 output. Default true. */
@@ -112,6 +119,7 @@ const optionsSchema = z
     host: hostSchema,
     reporter: reporterSchema.optional(),
     maxRounds: z.number().int().min(1).max(100).default(5),
+    askBetweenRounds: z.boolean().default(false),
     firstRoundAgents: z.array(z.string()).min(1).optional(),
     parallelFirstRound: z.boolean().default(true),
     parallelLaterRounds: z.boolean().default(false),
@@ -196,6 +204,7 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
       maxOutputTokens: o.maxOutputTokens,
       contentFilter: o.contentFilter as ContentFilter | undefined,
       tools: o.tools,
+      askBetweenRounds: o.askBetweenRounds,
     };
   }
 
@@ -212,6 +221,7 @@ export class Deliberation extends RunEmitter<DeliberationEvent> {
         host: s.host.id ?? 'host',
         reporter: s.reporter ? (s.reporter.id ?? 'reporter') : null,
         maxRounds: s.maxRounds,
+        ...(s.askBetweenRounds ? { askBetweenRounds: true } : {}),
         firstRoundAgents: [...s.firstRoundAgents],
         parallelFirstRound: s.parallelFirstRound,
         parallelLaterRounds: s.parallelLaterRounds,

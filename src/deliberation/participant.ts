@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../model/types.js';
 import type { AgentTool } from './tools/index.js';
 import type { AgentDirective, AgentOutput, DeliberationRound, Exchange, HostDecision, OutputType, PositionSummary } from './types.js';
@@ -30,6 +32,12 @@ export interface DeliberationContext {
    * participants must call models through this, or the run cannot count, record or stop them.
    */
   generate(model: LanguageModel, request: GenerateRequest): Promise<GenerateResult>;
+  /**
+   * Asks a person (see the Runs guide, "Asking a person"): answered by the run's `onAsk`, or the
+   * run ends `waiting` and a resume given the answer goes on. The question's id is
+   * `agent/<participant>/<round>#<key>`.
+   */
+  ask<A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }): Promise<AskAnswer<A>>;
 }
 
 /**

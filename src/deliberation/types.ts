@@ -245,6 +245,8 @@ export interface DeliberationRound {
   outputs: AgentOutput[];
   /** The host's decision (absent when the run stopped before it). */
   hostDecision?: HostDecision;
+  /** What the person said to the participants after this round (`askBetweenRounds`). */
+  note?: string;
 }
 
 /** Conversation messages of one participant, rebuilt from its exchanges. */
