@@ -145,31 +145,40 @@ judgement of all 500 final answers.
 
 The same replay, its solve loop (per puzzle, an \`Explorer\` and its run) timed in ${g.cpu.rounds} rounds of ${g.cpu.repeatsPerRound} replays
 after a warm-up, each round's figure the median of its replays: the process's CPU time divided by the ${n(g.cpu.nodes)} tree
-nodes a replay creates. With every role call made through a 0 ms model (one call per parent expanded and one per
-candidate evaluated, ${n(g.cpu.modelCalls)} calls), it counts everything: the search, the run kernel (events, the
-model-call log, the concurrency gate, abort handling), the model calls' checks, and the replay roles themselves.
-${g.cpu.reference.unavailable === undefined ? `
+nodes a replay creates${g.loadAverage1m ? ` (one-minute load average ${g.loadAverage1m.atStart} at the start, ${g.loadAverage1m.atEnd} at the end, on ${g.cores} cores)` : ''}. With every role call made through a 0 ms model, it
+counts everything: the search, the run kernel (events, the model-call log, the concurrency gate, abort handling), the
+model calls' checks, and the replay roles themselves.
+${g.cpu.perCandidate ? `
+The model calls are the ones the paper's code makes: one per parent expanded, and one per value prompt it has not
+asked before, ${n(g.cpu.modelCalls)} calls. The reference keeps a value cache on its task for the whole run of 100 puzzles
+(a value prompt holds only the numbers a state leaves, so \`4 6\` valued in one puzzle is not asked again in another);
+here the evaluator is behind \`withEvaluationCache\` keyed by the same prompt, with one store for the log. The replay
+still selects what the log selected (${g.cpu.stepMismatches} steps differ). Without the cache, one call per parent and one per
+candidate, the replay makes ${n(g.cpu.perCandidate.modelCalls)} calls, 2.2 times as many.
+` : ''}${g.cpu.reference.unavailable === undefined ? `
 Beside it, in alternating rounds (each round starts with the other side), the paper's own Python code: \`solve\` of
 \`bfs.py\` in the Tree-of-Thoughts repository, unchanged, over the same log, its model calls answered from the log by
 \`bench/tot-reference-replay.py\` (Python ${g.cpu.reference.python}; CPU time from \`time.process_time\` over the loop of
-\`solve\` calls). It makes ${n(g.cpu.reference.modelCalls)} model calls for the same nodes: it skips a value request for a state
-repeated in a step and for a value prompt it has seen (its cache), and emits no events, checks nothing and runs one call
-at a time. "As written" has its progress prints on (to /dev/null); "prints silenced" runs \`solve(..., to_print=False)\`
-with its one other \`print\` a no-op. Ratios are taken per round, then their median and range.
+\`solve\` calls). It makes ${n(g.cpu.reference.modelCalls)} model calls for the same nodes (one request with 3 samples per value
+prompt), emits no events, checks nothing and runs one call at a time. "As written" has its progress prints on (to
+/dev/null); "prints silenced" runs \`solve(..., to_print=False)\` with its one other \`print\` a no-op. Ratios are taken
+per round, then their median and range.
 
 | CPU per node | median (range) |
 | --- | --- |
-| @tot/core, every role call through the model | ${fig(g.cpu.withModelCpuMicrosPerNode, ' µs', true)} |
-| @tot/core, roles answering without a model call | ${fig(g.cpu.withoutModelCpuMicrosPerNode, ' µs')} |
+| @tot/core, the reference's model calls | ${fig(g.cpu.withModelCpuMicrosPerNode, ' µs', true)} |
+${g.cpu.perCandidate ? `| @tot/core, one model call per candidate (no value cache) | ${fig(g.cpu.perCandidate.cpuMicrosPerNode, ' µs')} |
+` : ''}| @tot/core, roles answering without a model call | ${fig(g.cpu.withoutModelCpuMicrosPerNode, ' µs')} |
 | the paper's \`bfs.py\`, as written | ${fig(g.cpu.reference.asWrittenCpuMicrosPerNode, ' µs')} |
 | the paper's \`bfs.py\`, prints silenced | ${fig(g.cpu.reference.printsSilencedCpuMicrosPerNode, ' µs')} |
 
 | ratio, per round | median (range) | target |
 | --- | --- | --- |
-| every call through the model / \`bfs.py\` as written | ${fig(g.cpu.reference.ratioWithModelToAsWritten, '', true)}${missed(g.cpu.reference.ratioWithModelToAsWritten.median <= g.cpu.reference.targetRatio)} | ≤ ${g.cpu.reference.targetRatio} |
-| every call through the model / \`bfs.py\` prints silenced | ${fig(g.cpu.reference.ratioWithModelToPrintsSilenced)} | |
+| the reference's model calls / \`bfs.py\` as written | ${fig(g.cpu.reference.ratioWithModelToAsWritten, '', true)}${missed(g.cpu.reference.ratioWithModelToAsWritten.median <= g.cpu.reference.targetRatio)} | ≤ ${g.cpu.reference.targetRatio} |
+| the reference's model calls / \`bfs.py\` prints silenced | ${fig(g.cpu.reference.ratioWithModelToPrintsSilenced)} | |
 | the same, each side's fastest replay of the round | ${g.cpu.reference.ratioWithModelToAsWrittenBestOfRound ? fig(g.cpu.reference.ratioWithModelToAsWrittenBestOfRound) : ''} | |
-| without model calls / \`bfs.py\` as written | ${fig(g.cpu.reference.ratioWithoutModelToAsWritten)} | |
+${g.cpu.reference.ratioPerCandidateToAsWritten ? `| one model call per candidate / \`bfs.py\` as written | ${fig(g.cpu.reference.ratioPerCandidateToAsWritten)} | |
+` : ''}| without model calls / \`bfs.py\` as written | ${fig(g.cpu.reference.ratioWithoutModelToAsWritten)} | |
 | without model calls / \`bfs.py\` prints silenced | ${fig(g.cpu.reference.ratioWithoutModelToPrintsSilenced)} | |
 ` : `
 | CPU per node | median (range) |
