@@ -35,11 +35,13 @@ import { renderViewHtml } from '../../src/viewer/render-run-html.js';
 import { hasChromium, launchChromium, warnIfNoChromium } from '../helpers/chromium.js';
 import { ensureCli, totCli } from '../helpers/tot-cli.js';
 import { eventPaths, mutateEvents, mutateView, PAYLOADS, sideBySide, sortPaths, withEveryField } from './fixtures/hostile.js';
-import { readAll, recordAll, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
+import { readAll, recordAll, recordAskingSearch, type FixtureKind, type RecordedRun } from './fixtures/runs.js';
 
 warnIfNoChromium("the viewer's injection tests");
 
-const KINDS: FixtureKind[] = ['search', 'graph', 'deliberation', 'got-session', 'fractal', 'chain-of-thought'];
+/** Each kind of run the viewer draws, and a search that asked a person (its questions, previews and answers). */
+type Kind = FixtureKind | 'questions';
+const KINDS: Kind[] = ['search', 'graph', 'deliberation', 'got-session', 'fractal', 'chain-of-thought', 'questions'];
 /** Pages audited at once: enough to keep both cores busy while a page waits for its frames. */
 const TABS = 4;
 
@@ -109,13 +111,13 @@ function watchForeign(): void {
 describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
   let browser: Browser;
   let context: BrowserContext;
-  let runs: Record<FixtureKind, RecordedRun>;
+  let runs: Record<Kind, RecordedRun>;
   let dir: string;
-  const fields = {} as Record<FixtureKind, ReturnType<typeof sortPaths>>;
+  const fields = {} as Record<Kind, ReturnType<typeof sortPaths>>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tot-viewer-hostile-'));
-    runs = await recordAll();
+    runs = { ...(await recordAll()), questions: await recordAskingSearch() };
     for (const kind of KINDS) fields[kind] = sortPaths(runs[kind].events, PAYLOADS[0]!);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
@@ -257,7 +259,7 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
   const ALL = PAYLOADS.join(' ');
 
   /** The run of `kind` with `payload` in every field that leaves it drawn as it was. */
-  const hostileRun = (kind: FixtureKind, payload: string) => mutateEvents(runs[kind].events, new Set(fields[kind].together), payload);
+  const hostileRun = (kind: Kind, payload: string) => mutateEvents(runs[kind].events, new Set(fields[kind].together), payload);
 
   for (const kind of KINDS) {
     describe(kind, () => {
@@ -363,14 +365,53 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
     expect(shown[2]).toContain(PAYLOAD);
   });
 
+  it("shows a question's hostile words, id, key, place, preview and answer, and the ids a waiting run waits for, as that text", async () => {
+    // The fields of the questions only, each id alike wherever it is named, so that the answer
+    // stays tied to its question and the run still waits (its banner drawn).
+    const asking = runs.questions;
+    const paths = new Set([
+      'run.asked.data.questionId',
+      'run.answered.data.questionId',
+      'run.finished.data.detail.questions.[]',
+      'run.asked.data.key',
+      'run.asked.data.question',
+      'run.asked.data.where.kind',
+      'run.asked.data.where.name',
+      'run.asked.data.preview.[]',
+      'run.asked.data.preview.path.[]',
+      'run.asked.data.preview.score',
+      'run.answered.data.answer',
+    ]);
+    const events = mutateEvents(asking.events, paths, PAYLOAD);
+    const view = viewRun(events);
+    const panel = view.panels.find((p): p is Panel<'questions'> => p.kind === 'questions')!;
+    expect(view.waiting).toHaveLength(1);
+    expect(view.waiting![0]).toContain(PAYLOAD);
+    const [answered, pending] = panel.questions;
+    for (const q of [answered!, pending!]) for (const field of ['id', 'key', 'question', 'where'] as const) expect(q[field], field).toContain(PAYLOAD);
+    // A preview and an answer are shown as JSON: a string in them is quoted, its quotes escaped.
+    for (const q of [answered!, pending!]) expect(q.preview).toContain(JSON.stringify(PAYLOAD).slice(1, -1));
+    expect(answered!.answer).toBe(JSON.stringify(PAYLOAD));
+    const html = renderRunHtml(events);
+    const [a] = await auditAll([{ html, payload: PAYLOAD, what: 'questions' }]);
+    expectInert(a!, 'questions');
+    expect(await texts(html, '.question .question-id')).toEqual([answered!.id, pending!.id]);
+    expect(await texts(html, '.question .question-text')).toEqual([answered!.question, pending!.question]);
+    expect(await texts(html, '.question .question-where')).toEqual([answered!.where, pending!.where]);
+    expect(await texts(html, '.question .question-preview')).toEqual([answered!.preview, pending!.preview]);
+    expect(await texts(html, '.question .question-answer')).toEqual([answered!.answer]);
+    expect(await texts(html, '.question .answer-pending')).toEqual(['pending']);
+    expect((await texts(html, '#waiting b'))).toEqual(view.waiting);
+  });
+
   /** Stores the events in a SQLite store (a stream of their own), under idempotency keys named after `name`. */
   async function store(database: Database.Database, events: readonly StoredEvent[], name: string): Promise<void> {
     await new SqliteEventStore({ database }).append(events[0]!.streamId, events.map((e, i) => ({ type: e.type, data: e.data, idempotencyKey: `${name}:${i}`, metadata: e.metadata })), { expectedVersion: 'no_stream' });
   }
 
   // The runs of the small kinds (a search's or a graph's hundreds of events, twenty times over, take seconds to store).
-  for (const kind of ['deliberation', 'got-session', 'fractal', 'chain-of-thought'] as const) {
-    it(`each payload's run of ${kind === 'got-session' ? 'a GoT session' : `a ${kind} run`}, and one with every payload at once but in its id, stored in SQLite and read back read-only as tot view reads it, makes the page renderRunHtml made of it before it was stored`, async () => {
+  for (const kind of ['deliberation', 'got-session', 'fractal', 'chain-of-thought', 'questions'] as const) {
+    it(`each payload's run of ${kind === 'got-session' ? 'a GoT session' : kind === 'questions' ? 'a search that asked a person' : `a ${kind} run`}, and one with every payload at once but in its id, stored in SQLite and read back read-only as tot view reads it, makes the page renderRunHtml made of it before it was stored`, async () => {
       const db = join(dir, `${kind}-each.db`);
       const database = new Database(db);
       const withoutId = new Set(fields[kind].together.filter((path) => path !== 'streamId'));
@@ -390,7 +431,7 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
 
   describe('tot view', () => {
     /** For each kind: the hostile run stored, and what `tot view` did with it. */
-    const viewed = {} as Record<FixtureKind, { events: StoredEvent[]; status: number | null; stderr: string; html: string }>;
+    const viewed = {} as Record<Kind, { events: StoredEvent[]; status: number | null; stderr: string; html: string }>;
 
     beforeAll(async () => {
       // Building the command from the sources, when dist is older than they are, takes minutes on a busy machine.
@@ -417,7 +458,7 @@ describe.skipIf(!hasChromium)('the run viewer keeps hostile runs inert', () => {
     }, 600_000);
 
     for (const [k, kind] of KINDS.entries()) {
-      it(`payload ${k} in every field of ${kind === 'got-session' ? 'a recorded GoT session' : `a recorded ${kind} run`}, its id too, through tot view: the page renderRunHtml writes, inert, shown as text`, async () => {
+      it(`payload ${k} in every field of ${kind === 'got-session' ? 'a recorded GoT session' : kind === 'questions' ? 'a recorded search that asked a person' : `a recorded ${kind} run`}, its id too, through tot view: the page renderRunHtml writes, inert, shown as text`, async () => {
         const { events, status, stderr, html } = viewed[kind];
         expect(stderr).toBe('');
         expect(status).toBe(0);
