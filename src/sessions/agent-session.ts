@@ -378,7 +378,8 @@ export class AgentSession {
    * ```
    */
   thoughtByKey(idempotencyKey: string): SessionThought | undefined {
-    const t = this.model.keyIndex.get(`${this.id}:key:${idempotencyKey}`);
+    // Joined: a template's text is a tree of pieces, which the lookup would first copy into one.
+    const t = this.model.keyIndex.get([this.id, ':key:', idempotencyKey].join(''));
     return t ? copyThought(t) : undefined;
   }
 
