@@ -19,7 +19,7 @@ import { parseGotRecording } from '../examples/graph-of-thoughts/recording.js';
 import { replayRecording } from '../examples/graph-of-thoughts/replay.js';
 import { simulatedSortingModel } from '../examples/graph-of-thoughts/simulated-model.js';
 import { addSortingOps, type SortState } from '../examples/graph-of-thoughts/sorting.js';
-import { benchDir, median, report } from './harness.js';
+import { benchDir, figure, median, report } from './harness.js';
 
 const { values } = parseArgs({ options: { recording: { type: 'string', multiple: true }, csv: { type: 'string' }, latency: { type: 'string' }, repeats: { type: 'string' } } });
 const shared = `${benchDir}/../../shared/data/got-reference`;
@@ -179,12 +179,12 @@ report('got', {
     latencyMs,
     solved,
     criticalPathMs: { chain: CHAIN * latencyMs, atConcurrency64: criticalPath(64), atConcurrency1: criticalPath(1) },
-    idealSchedule64: { medianMs: round(median(ideal)), runs: ideal.map(round) },
-    concurrency64: { medianMs: round(median(wide)), runs: wide.map(round), ratioToCriticalPath: round(median(wide) / criticalPath(64)), ratioToIdealSchedule: round(median(wide) / median(ideal)), target: 1.15 },
+    idealSchedule64: { ms: figure(ideal), runs: ideal.map(round) },
+    concurrency64: { ms: figure(wide), runs: wide.map(round), ratioToCriticalPath: round(median(wide) / criticalPath(64)), ratioToIdealSchedule: round(median(wide) / median(ideal)), target: 1.15 },
     concurrency1: { ms: round(narrow[0]!) },
-    singleList64: { lists: perList.length, medianMs: round(median(perList)), maxMs: round(Math.max(...perList)), chainMs: CHAIN * latencyMs, ratioToChain: round(median(perList) / (CHAIN * latencyMs)), maxRatioToChain: round(Math.max(...perList) / (CHAIN * latencyMs)), target: 1.15 },
+    singleList64: { lists: perList.length, ms: figure(perList), maxMs: round(Math.max(...perList)), chainMs: CHAIN * latencyMs, ratioToChain: round(median(perList) / (CHAIN * latencyMs)), maxRatioToChain: round(Math.max(...perList) / (CHAIN * latencyMs)), target: 1.15 },
     speedup: round(narrow[0]! / median(wide)),
     speedupTarget: 10,
   },
-  overhead: { thoughtsPerRun: thoughts, callsPerRun, medianMicrosPerThought: round(median(perThought)), medianMicrosPerCall: round(median(perCall)), runs: perThought.map(round), target: 20, note: 'Per thought counts every thought the run makes, the copies that score, keepBest and select make included (38 of the 70 per list); per call is the same time over the model calls.' },
+  overhead: { thoughtsPerRun: thoughts, callsPerRun, microsPerThought: figure(perThought), microsPerCall: figure(perCall), runs: perThought.map(round), target: 20, note: 'Per thought counts every thought the run makes, the copies that score, keepBest and select make included (38 of the 70 per list); per call is the same time over the model calls.' },
 });

@@ -375,13 +375,13 @@ lower bound: the longest chain (${gb.criticalPathMs.chain} ms) or the calls over
 
 | | wall (median) | ratio | target |
 | --- | --- | --- | --- |
-| concurrency 64 | ${gb.concurrency64.medianMs} ms${range(gb.concurrency64.runs, ' ms')} | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${gb.idealSchedule64.medianMs} ms) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
-${gb.singleList64 ? `| each list on its own, concurrency 64 (${gb.singleList64.lists} runs) | ${gb.singleList64.medianMs} ms (max ${gb.singleList64.maxMs} ms) | ${gb.singleList64.ratioToChain} × its chain of ${gb.singleList64.chainMs} ms (max ${gb.singleList64.maxRatioToChain}) | ≤ ${gb.singleList64.target}${met(gb.singleList64.ratioToChain <= gb.singleList64.target)} |\n` : ''}| concurrency 1 | ${gb.concurrency1.ms} ms | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
+| concurrency 64 | ${figOr(gb.concurrency64.ms, gb.concurrency64.medianMs, gb.concurrency64.runs, ' ms')} | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${figOr(gb.idealSchedule64.ms, gb.idealSchedule64.medianMs, gb.idealSchedule64.runs, ' ms')}) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
+${gb.singleList64 ? `| each list on its own, concurrency 64 (${gb.singleList64.lists} runs) | ${gb.singleList64.ms ? fig(gb.singleList64.ms, ' ms') : `${gb.singleList64.medianMs} ms (max ${gb.singleList64.maxMs} ms)`} | ${gb.singleList64.ratioToChain} × its chain of ${gb.singleList64.chainMs} ms (max ${gb.singleList64.maxRatioToChain}) | ≤ ${gb.singleList64.target}${met(gb.singleList64.ratioToChain <= gb.singleList64.target)} |\n` : ''}| concurrency 1 | ${gb.concurrency1.ms} ms | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
 
-Framework overhead with a model that answers at once: **${got.overhead.medianMicrosPerThought} µs per thought**${range(got.overhead.runs, ' µs')}${met(got.overhead.medianMicrosPerThought <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
-per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.${got.overhead.medianMicrosPerCall ? ` Per thought counts the
+Framework overhead with a model that answers at once: ${figOr(got.overhead.microsPerThought, got.overhead.medianMicrosPerThought, got.overhead.runs, ' µs', true)} per thought${met(med(got.overhead.microsPerThought, got.overhead.medianMicrosPerThought) <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
+per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.${got.overhead.microsPerCall || got.overhead.medianMicrosPerCall ? ` Per thought counts the
 copies that \`score\`, \`keepBest\` and \`select\` make (38 of the 70 per list); over the model calls instead, the same time is
-${got.overhead.medianMicrosPerCall} µs per call (${n(got.overhead.callsPerRun)} calls per run).` : ''}
+${figOr(got.overhead.microsPerCall, got.overhead.medianMicrosPerCall, undefined, ' µs')} per call (${n(got.overhead.callsPerRun)} calls per run).` : ''}
 `;
 const ge = results('got-engine');
 type Growth = { thoughts: number; meanMicros: number; cpuMeanMicros: number; medianMicros: number; p99Micros: number; maxMicros: number; checkpoints: number; checkpointedEventsPerThought: number };
