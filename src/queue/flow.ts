@@ -3,12 +3,15 @@ import { TotError } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { isStandardSchema, NOT_A_SCHEMA, validatorOf, issueSentences, type StandardSchemaV1 } from '../internal/standard-schema.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
+import type { Answers } from '../run/question.js';
 
 /**
  * What a flow's `run` gets besides its input: the options a runner's `run` and `resume` take
- * (`store`, `runId`, `signal`, its only enumerable fields, so that it can be passed to either as
- * it is) and the worker's decision, `resuming`: the store already holds a run with this id (an
- * interrupted one to continue, or a finished one whose recorded result `resume` returns).
+ * (`store`, `runId`, `signal`, and `answers` when a person answered the run's questions through
+ * the queue: its only enumerable fields, so that it can be passed to either as it is, or spread
+ * into the runner's options) and the worker's decision, `resuming`: the store already holds a
+ * run with this id (an interrupted one to continue, a waiting one to continue with `answers`,
+ * or a finished one whose recorded result `resume` returns).
  *
  * @example
  * ```ts
@@ -24,14 +27,22 @@ export class FlowRun {
   readonly store: EventStore;
   readonly runId: string;
   readonly signal: AbortSignal;
+  /**
+   * A person's answers to the questions the run waits for, by question id: set only when the
+   * worker resumes a waiting run that `queue.answer` queued again. The runner's `resume` records
+   * and checks them; a flow that passes `run` to `resume` (as it is, or spread) needs nothing more.
+   */
+  declare readonly answers?: Answers;
   // Kept off the instance's own keys: runners refuse options they do not know.
   readonly #resuming: boolean;
   readonly #attempt: number;
 
-  constructor(init: { store: EventStore; runId: string; signal: AbortSignal; resuming: boolean; attempt: number }) {
+  constructor(init: { store: EventStore; runId: string; signal: AbortSignal; resuming: boolean; attempt: number; answers?: Answers }) {
     this.store = init.store;
     this.runId = init.runId;
     this.signal = init.signal;
+    // An own field only when there are answers: a runner's `run` gets the keys it always got.
+    if (init.answers !== undefined) Object.defineProperty(this, 'answers', { value: init.answers, enumerable: true });
     this.#resuming = init.resuming;
     this.#attempt = init.attempt;
   }

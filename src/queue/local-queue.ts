@@ -12,6 +12,8 @@ import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
 import { queuedRunId } from './run-id.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
+import { answersArgSchema, checkAnswersAgainstLog, movedOn, notWaiting } from './waiting-run.js';
+import type { Answers } from '../run/question.js';
 
 /**
  * What {@link localQueue} takes.
@@ -30,6 +32,9 @@ const optionsSchema = z.strictObject({
   store: z.custom<EventStore>((v) => typeof v === 'object' && v !== null && typeof (v as EventStore).append === 'function', 'expected an EventStore').optional(),
 });
 
+/** A run's info as a caller gets it: its own copy. */
+const copyOf = (info: QueuedRun): QueuedRun => ({ ...info, ...(info.pending ? { pending: structuredClone(info.pending) } : {}) });
+
 interface LocalRun {
   info: QueuedRun;
   input: unknown;
@@ -39,6 +44,10 @@ interface LocalRun {
   result?: unknown;
   active?: ActiveJob;
   waiters: Set<() => void>;
+  /** The answers `answer` queued the run with, kept until the next ones (a worker drops those its log holds). */
+  answers?: Answers;
+  /** The log version a waiting run waits at. */
+  waitingAt?: number;
 }
 
 /**
@@ -93,7 +102,7 @@ class LocalQueue implements RunQueue {
 
   async status(runId: string, options: { signal?: AbortSignal } = {}): Promise<QueuedRun> {
     parseOptions(signalOnlySchema, options, 'status');
-    return { ...this.get(runId, 'status').info };
+    return copyOf(this.get(runId, 'status').info);
   }
 
   async result(runId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
@@ -122,6 +131,26 @@ class LocalQueue implements RunQueue {
     return true;
   }
 
+  async answer(runId: string, answers: Answers, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const o = parseOptions(signalOnlySchema, options, 'answer');
+    const given = parseOptions(answersArgSchema, answers, 'answer', 'answers');
+    throwIfAborted(o.signal, 'answer');
+    this.lifecycle.checkOpen('answer');
+    const run = this.get(runId, 'answer');
+    if (run.info.status !== 'waiting') throw notWaiting(run.info.runId, run.info.status);
+    const at = await checkAnswersAgainstLog(this.store, run.info.runId, given, o.signal);
+    // Another answer queued the run meanwhile, or its log moved on: these answers were checked against another log.
+    if (run.info.status !== 'waiting' || run.waitingAt !== at) throw movedOn(run.info.runId);
+    run.answers = given;
+    run.info.status = 'queued';
+    // As on PostgreSQL: a wait counts as no attempt once the run goes on (attempts count crashes and hand-backs).
+    run.info.attempts -= 1;
+    delete run.info.settledAt;
+    delete run.info.pending;
+    delete run.waitingAt;
+    this.wake();
+  }
+
   async list(options: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal } = {}): Promise<QueuedRun[]> {
     const o = parseOptions(listOptionsSchema, options, 'list');
     const wanted = statusFilter(o.status);
@@ -130,7 +159,7 @@ class LocalQueue implements RunQueue {
     for (const run of all) {
       if (wanted && !wanted.has(run.info.status)) continue;
       if (o.flow !== undefined && run.info.flow.name !== o.flow) continue;
-      out.push({ ...run.info });
+      out.push(copyOf(run.info));
       if (out.length >= o.limit) break;
     }
     return out;
@@ -161,7 +190,8 @@ class LocalQueue implements RunQueue {
       while (!stopped()) {
         const next = active.size < o.concurrency ? this.take(flows) : undefined;
         if (next) {
-          const job = new ActiveJob({ runId: next.info.runId, flow: next.info.flow.name, version: next.info.flow.version, input: next.input, attempt: next.info.attempts }, flows.get(next.info.flow.name), this.store);
+          const spec = { runId: next.info.runId, flow: next.info.flow.name, version: next.info.flow.version, input: next.input, attempt: next.info.attempts, ...(next.answers ? { answers: next.answers } : {}) };
+          const job = new ActiveJob(spec, flows.get(next.info.flow.name), this.store);
           next.active = job;
           next.info.status = 'running';
           jobs.add(job);
@@ -219,6 +249,12 @@ class LocalQueue implements RunQueue {
         break;
       case 'cancelled':
         run.info.status = 'cancelled';
+        break;
+      case 'waiting':
+        run.info.status = 'waiting';
+        run.info.pending = outcome.pending;
+        run.result = outcome.result;
+        if (outcome.logVersion !== undefined) run.waitingAt = outcome.logVersion;
         break;
       default:
         run.info.status = outcome.kind;

@@ -13,6 +13,8 @@ import { queuedRunId } from './run-id.js';
 import { QueueListener } from './queue-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
+import { answersArgSchema, checkAnswersAgainstLog, movedOn, notWaiting } from './waiting-run.js';
+import type { Answers, Question } from '../run/question.js';
 
 /**
  * What {@link pgBossQueue} takes.
@@ -70,6 +72,8 @@ interface RunData {
   version: number;
   input: unknown;
   key?: string;
+  /** The answers `answer` queued the run with, kept until the next ones (a worker drops those its log holds). */
+  answers?: Answers;
 }
 
 /** What a worker completes a job with. */
@@ -78,6 +82,9 @@ interface RunOutput {
   result?: unknown;
   error?: ProtocolErrorObject;
   handedBack?: boolean;
+  /** A waiting run's pending questions, and the log version it waits at. */
+  pending?: Question[];
+  logVersion?: number;
 }
 
 interface JobRow {
@@ -142,6 +149,7 @@ function toQueuedRun(row: JobRow, maxAttempts: number): QueuedRun {
   if (row.data.key !== undefined) info.key = row.data.key;
   if (SETTLED.has(status) && row.completed_on) info.settledAt = new Date(row.completed_on);
   if (error) info.error = error;
+  if (status === 'waiting') info.pending = row.output?.pending ?? [];
   return info;
 }
 
@@ -375,6 +383,44 @@ class PgBossQueue implements RunQueue {
     return (done?.affected ?? 0) > 0;
   }
 
+  async answer(runId: string, answers: Answers, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const o = parseOptions(signalOnlySchema, options, 'answer');
+    const given = parseOptions(answersArgSchema, answers, 'answer', 'answers');
+    throwIfAborted(o.signal, 'answer');
+    this.lifecycle.checkOpen('answer');
+    const row = await this.get(runId, 'answer', o.signal);
+    const info = toQueuedRun(row, this.o.maxAttempts);
+    if (info.status !== 'waiting') throw notWaiting(row.id, info.status);
+    const at = await checkAnswersAgainstLog(this.o.store, row.id, given, o.signal);
+    if (row.output?.logVersion !== at) throw movedOn(row.id);
+    const s = this.o.schema;
+    // Queued again only while it still waits where its answers were checked: of two answers, one
+    // wins. A completed job pg-boss archived meanwhile goes back to the live table. `started_on`
+    // is cleared so that fetching it counts no retry: a wait is no failed attempt.
+    const waitingHere = `name = $1 AND id = $2::uuid AND state = 'completed' AND output->>'status' = 'waiting' AND (output->>'logVersion')::bigint = $3`;
+    const columns = 'id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output';
+    const queued = await raceAbort(
+      this.sql<{ id: string }>(
+        `WITH archived AS (DELETE FROM ${s}.archive WHERE ${waitingHere} RETURNING ${columns}),
+        moved AS (
+          INSERT INTO ${s}.job (${columns})
+          SELECT id, name, priority, data || jsonb_build_object('answers', $4::jsonb), 'created', retry_limit, retry_count, retry_delay, retry_backoff, now(), NULL, singleton_key, singleton_on, expire_in, created_on, NULL, now() + interval '14 days', dead_letter, policy, NULL
+          FROM archived RETURNING id
+        ),
+        live AS (
+          UPDATE ${s}.job SET state = 'created', data = data || jsonb_build_object('answers', $4::jsonb), output = NULL, completed_on = NULL, started_on = NULL, start_after = now(), keep_until = greatest(keep_until, now() + interval '14 days')
+          WHERE ${waitingHere} RETURNING id
+        )
+        SELECT id FROM moved UNION ALL SELECT id FROM live`,
+        [row.name, row.id, at, JSON.stringify(given)],
+      ),
+      o.signal,
+      'answer',
+    );
+    if (queued.length === 0) throw movedOn(row.id);
+    await this.notify(this.channels.submitted, row.data.flow);
+  }
+
   async list(options: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal } = {}): Promise<QueuedRun[]> {
     const o = parseOptions(listOptionsSchema, options, 'list');
     const wanted = statusFilter(o.status);
@@ -475,6 +521,10 @@ class PgBossQueue implements RunQueue {
           await boss.complete(queue, id, { status: 'failed', error: outcome.error } satisfies RunOutput);
           await this.notify(this.channels.settled, id);
           return;
+        case 'waiting':
+          await boss.complete(queue, id, { status: 'waiting', result: outcome.result, pending: outcome.pending, ...(outcome.logVersion === undefined ? {} : { logVersion: outcome.logVersion }) } satisfies RunOutput);
+          await this.notify(this.channels.settled, id);
+          return;
         default:
           await boss.complete(queue, id, { status: outcome.kind, result: outcome.result } satisfies RunOutput);
           await this.notify(this.channels.settled, id);
@@ -483,7 +533,8 @@ class PgBossQueue implements RunQueue {
 
     const drive = (queue: string, row: PgBoss.JobWithMetadata<RunData>) => {
       const data = row.data;
-      const job = new ActiveJob({ runId: row.id, flow: data.flow, version: data.version, input: data.input, attempt: row.retryCount }, flows.get(data.flow), this.o.store);
+      const spec = { runId: row.id, flow: data.flow, version: data.version, input: data.input, attempt: row.retryCount, ...(data.answers ? { answers: data.answers } : {}) };
+      const job = new ActiveJob(spec, flows.get(data.flow), this.o.store);
       if (stop.signal.aborted) job.handBack();
       tell(o.onRun, { runId: row.id, flow: data.flow, outcome: 'started', resumed: false });
       const done = job

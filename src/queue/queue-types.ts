@@ -1,10 +1,11 @@
 import type { ProtocolErrorObject } from '../errors/index.js';
+import type { Answers, Question } from '../run/question.js';
 import type { Flow } from './flow.js';
 
 /**
  * Where a run stands in a queue. `queued`: waiting for a worker (new, or handed back by a worker
  * that stopped or crashed); `running`: a worker drives it; `waiting`: it ended waiting for a
- * person's answer (`stopReason: 'waiting'`); `finished`: it ended with a result; `failed`: it
+ * person's answer (`stopReason: 'waiting'`) until `answer` queues it again; `finished`: it ended with a result; `failed`: it
  * ended with an error; `cancelled`: `cancel` stopped it.
  *
  * @example
@@ -16,7 +17,7 @@ import type { Flow } from './flow.js';
  */
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'finished' | 'failed' | 'cancelled';
 
-/** The statuses a run no longer leaves. */
+/** The statuses `result` resolves at: the run ended (a `waiting` one only leaves through `answer`). */
 export const SETTLED: ReadonlySet<RunStatus> = new Set(['waiting', 'finished', 'failed', 'cancelled']);
 
 /**
@@ -41,6 +42,8 @@ export interface QueuedRun {
   settledAt?: Date;
   /** Why it failed. */
   error?: ProtocolErrorObject;
+  /** A `waiting` run's questions nobody answered yet (id, words, answer schema, preview): answer them with `answer`. */
+  pending?: Question[];
 }
 
 /**
@@ -119,6 +122,14 @@ export interface RunQueue {
   result(runId: string, options?: { signal?: AbortSignal }): Promise<unknown>;
   /** Stops the run wherever it is: a queued run never starts, a running one is aborted (within a second) and recorded as aborted. Returns whether it was stopped. */
   cancel(runId: string, options?: { signal?: AbortSignal }): Promise<boolean>;
+  /**
+   * Answers questions of a `waiting` run, by question id, and queues the run again: a worker
+   * resumes it with the answers. Each answer is checked against the run's log first (a question
+   * it waits for, plain JSON, fitting the question's schema): `INVALID_ARGUMENT` otherwise, and
+   * nothing is written, the run still waits. A run that is not waiting: `ILLEGAL_STATE`. Answering
+   * some of its questions is fine: the run goes on as far as it can and waits again for the rest.
+   */
+  answer(runId: string, answers: Answers, options?: { signal?: AbortSignal }): Promise<void>;
   /** Runs, newest first: the newest 50 unless `limit` asks for another number (at most 10,000). */
   list(options?: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal }): Promise<QueuedRun[]>;
   /** Takes runs of `flows` and drives them until `signal` aborts; resolves once its runs are handed back. */

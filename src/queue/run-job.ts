@@ -2,7 +2,9 @@ import { TotError, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
 import { FencedStore } from './fenced-store.js';
 import { checkInput, FlowRun, type Flow } from './flow.js';
+import type { Answers, Question } from '../run/question.js';
 import type { WorkerRunEvent } from './queue-types.js';
+import { answersStillPending, waitingAt } from './waiting-run.js';
 
 /** One run as a queue hands it to a worker. */
 export interface JobSpec {
@@ -12,11 +14,15 @@ export interface JobSpec {
   input: unknown;
   /** Times a worker took it before. */
   attempt: number;
+  /** A person's answers `answer` queued the run with: given to the runner's resume. */
+  answers?: Answers;
 }
 
 /** How a worker's drive of a run ended. */
 export type JobOutcome =
-  | { kind: 'finished' | 'waiting'; result: unknown }
+  | { kind: 'finished'; result: unknown }
+  /** The run ended waiting for answers: its pending questions, and the log version it waits at (`undefined` when the store holds no log of it). */
+  | { kind: 'waiting'; result: unknown; pending: Question[]; logVersion?: number }
   | { kind: 'failed'; error: ProtocolErrorObject }
   | { kind: 'cancelled' }
   /** Another driver holds the run's log now (this worker's lease passed): the job is not this worker's to settle. */
@@ -109,12 +115,18 @@ export class ActiveJob {
     }
     try {
       const input = await checkInput(flow, spec.input, 'worker');
+      const signal = this.controller.signal;
       this.resumed = (await this.store.streamVersion(spec.runId)) !== null;
-      if (this.controller.signal.aborted) throw this.controller.signal.reason;
-      const result = await flow.run(input, new FlowRun({ store: this.store, runId: spec.runId, signal: this.controller.signal, resuming: this.resumed, attempt: spec.attempt }));
+      const answers = this.resumed && spec.answers !== undefined ? await answersStillPending(this.store, spec.runId, spec.answers, signal) : undefined;
+      if (signal.aborted) throw signal.reason;
+      const result = await flow.run(input, new FlowRun({ store: this.store, runId: spec.runId, signal, resuming: this.resumed, attempt: spec.attempt, ...(answers ? { answers } : {}) }));
       if (this.why === 'handed-back') return { kind: 'handed-back' };
-      const stopReason = (result as { stopReason?: unknown } | null)?.stopReason;
-      return { kind: stopReason === 'waiting' ? 'waiting' : 'finished', result: asJson(result) };
+      // The log says whether the run waits: a flow may return its own summary of the runner's result.
+      const waiting = await waitingAt(this.store, spec.runId, signal);
+      if (waiting) return { kind: 'waiting', result: asJson(result), pending: waiting.pending, logVersion: waiting.logVersion };
+      const r = result as { stopReason?: unknown; pending?: unknown } | null;
+      if (r?.stopReason === 'waiting') return { kind: 'waiting', result: asJson(result), pending: Array.isArray(r.pending) ? (asJson(r.pending) as Question[]) : [] };
+      return { kind: 'finished', result: asJson(result) };
     } catch (error) {
       if (this.why === 'handed-back') return { kind: 'handed-back' };
       if (this.why === 'cancelled') return { kind: 'cancelled' };
