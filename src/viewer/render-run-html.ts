@@ -36,7 +36,9 @@ const optionsSchema = z.strictObject({ title: z.string().max(500).optional() });
  * many calls sent or got it. Below: the model calls in labelled lanes (concurrency at a glance; a
  * crash and its resume marked), tokens over time against the budget, and the panels of the run's
  * kind (consensus trend and similarity heatmaps; branch states and the audit bar; the plan after
- * each thought).
+ * each thought). A run that asked a person shows its questions — each with its id, words, where it
+ * was asked, preview, and answer and who gave it, or pending — and, when it waits for answers,
+ * says so at the top.
  *
  * @example
  * ```ts

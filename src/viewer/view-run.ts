@@ -22,9 +22,12 @@ const KINDS: Record<string, RunView['kind']> = { search: 'search', graph: 'graph
  * What the viewer shows of a recorded run: its nodes (tree, graph, frames, thoughts, rounds or an
  * agent session's thoughts), best path, model calls in lanes — each with the messages it sent and
  * the outputs it got, every distinct text stored once in `texts` — tokens over time, and the
- * panels of its kind. Each node names the calls that made it (`madeBy`) and scored it
- * (`judgedBy`), or says why it has none (`noCall`). Takes the run's events as a store returns
- * them (`readStream`) or as a runner emitted them.
+ * panels of its kind, and the questions it asked a person (a `questions` panel, first). Each node
+ * names the calls that made it (`madeBy`) and scored it (`judgedBy`), or says why it has none
+ * (`noCall`). A run that waited for answers and was resumed has several `run.finished` events:
+ * only the log's last event, when it is one, gives `stopReason`, and a run waiting for answers now
+ * has `waiting` (the question ids). Takes the run's events as a store returns them
+ * (`readStream`) or as a runner emitted them.
  *
  * @example
  * ```ts
