@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { InMemoryEventStore, type EventStore } from '../src/index.js';
 import { SessionEngine, type BranchWorker } from '../src/sessions/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
-import { gc, median, report } from './harness.js';
+import { figure, gc, median, report } from './harness.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000,100000' } } });
 const SIZES = values.sizes!.split(',').map(Number);
@@ -166,8 +166,8 @@ try {
       sqlite: { sessions: strip(sqlite), meanGrowth: growth(sqlite), cpuMeanGrowth: cpuGrowth(sqlite), medianTarget: 300 },
       meanGrowthTarget: 1.5,
     },
-    race: { branches: delays.length, workerMs: delays, fastestMs: Math.min(...delays), medianOvershootMs: round(median(overshoot)), runs: overshoot.map(round), target: 10 },
-    restore: { events, eventsAfterCheckpoint, fromCheckpointMedianMs: round(median(restores)), fromEventsMedianMs: round(median(fullFolds)), target: 200, largest: { events: largest.thoughts + 1, eventsAfterCheckpoint: largeAfter, medianMs: round(median(largeRestores)) } },
+    race: { branches: delays.length, workerMs: delays, fastestMs: Math.min(...delays), overshootMs: figure(overshoot), runs: overshoot.map(round), target: 10 },
+    restore: { events, eventsAfterCheckpoint, fromCheckpointMs: figure(restores), fromEventsMs: figure(fullFolds), target: 200, largest: { events: largest.thoughts + 1, eventsAfterCheckpoint: largeAfter, ms: figure(largeRestores) } },
   });
 } finally {
   rmSync(dir, { recursive: true, force: true });
