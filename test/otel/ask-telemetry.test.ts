@@ -4,7 +4,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore } from '@tot/core';
+import { InMemoryEventStore, type Question } from '@tot/core';
 import { withTelemetry } from '@tot/core/otel';
 import { askingExplorer } from '../viewer/fixtures/runs.js';
 import { everyString, otelKit } from './otel-kit.js';
@@ -32,7 +32,7 @@ describe('telemetry of a run that asks a person', () => {
 
   it('records the question\'s words and preview, and the answer, only when the host opts in to content', async () => {
     const kit = await otelKit();
-    await askingExplorer().run('p', withTelemetry({ store: new InMemoryEventStore(), runId: 'captured', onAsk: (q) => (q.key === 'pick' ? 1 : false) }, { tracer: kit.tracer, meter: kit.meter, captureContent: true }));
+    await askingExplorer().run('p', withTelemetry({ store: new InMemoryEventStore(), runId: 'captured', onAsk: (q: Question) => (q.key === 'pick' ? 1 : false) }, { tracer: kit.tracer, meter: kit.meter, captureContent: true }));
     const [run] = runSpans(kit.spans());
     const asked = run!.events.find((e) => e.name === 'tot.run.asked')!.attributes!;
     expect(asked['tot.question.text']).toBe('Which thought should the search follow?');
