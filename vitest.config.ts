@@ -24,10 +24,16 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     globalSetup: ['test/setup/dist.ts', 'test/setup/postgres.ts'],
+    // Each worker's files use its own PostgreSQL server. TOT_CPU_LOG=.tmp/cpu.jsonl: each file's
+    // wall time and CPU (its own and its child processes').
+    setupFiles: ['test/setup/postgres-worker.ts', ...(process.env.TOT_CPU_LOG ? ['test/setup/cpu-meter.ts'] : [])],
     testTimeout: 20_000,
     // The files of a worker share one module graph instead of importing the library afresh each:
     // the whole suite took 541 s with isolation and 373 s without on the 2-core machine (imports
     // 92 s → 14 s of it). Every file creates its own stores, models and servers; none mocks modules.
     isolate: false,
+    // Two workers, each with a PostgreSQL server of its own (test/setup/postgres.ts): with one,
+    // the second core idled whenever a test waited on a child process, a timer or a socket.
+    maxWorkers: 2,
   },
 });

@@ -1,22 +1,67 @@
-// Vitest global setup: gives the PostgreSQL tests a throwaway server when none is configured.
-// .ci/run starts one itself and exports TOT_POSTGRES_URL; `npm test` on a machine with
-// PostgreSQL installed gets one from here. Without either, the PostgreSQL tests are skipped.
-import { execFileSync } from 'node:child_process';
+// Vitest global setup: gives the PostgreSQL tests a throwaway server for each worker when none is
+// configured. A worker's tests kill and restart their server (the crash tests), which would end
+// the connections of the files another worker runs at the same time: each worker has a cluster of
+// its own, started here in parallel and handed to it by test/setup/postgres-worker.ts.
+// .ci/run starts one itself and exports TOT_POSTGRES_URL and TOT_POSTGRES_DATA: the first worker
+// uses that one, the others get theirs from here. A server of your own (TOT_POSTGRES_URL alone,
+// which no test may kill) is shared by every worker. Without PostgreSQL the tests are skipped.
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { TestProject } from 'vitest/node';
 
-export default function setup() {
-  if (process.env.TOT_POSTGRES_URL || process.env.TOT_POSTGRES === 'off') return undefined;
-  let data: string | undefined;
-  try {
-    const out = execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const line of out.trim().split('\n')) {
-      const [key, ...value] = line.split('=');
-      if (key?.startsWith('TOT_POSTGRES_')) process.env[key] = value.join('=');
-    }
-    data = process.env.TOT_POSTGRES_DATA;
-  } catch (error) {
-    console.warn(`\n*** PostgreSQL is unavailable (${(error as Error).message.split('\n')[0]}): the PostgreSQL tests are SKIPPED ***\n`);
+/** One worker's server: its URL, and its files (for the crash tests) when it is a throwaway one. */
+export interface PostgresCluster {
+  url: string;
+  data?: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The PostgreSQL server of each worker, by `VITEST_POOL_ID - 1`; empty when the tests are skipped. */
+    postgresClusters: PostgresCluster[];
   }
-  return () => {
-    if (data) execFileSync('bash', ['.ci/postgres', 'stop', data], { stdio: 'ignore' });
+}
+
+/** Parses the `KEY=value` lines `.ci/postgres start` prints. */
+function cluster(out: string): PostgresCluster {
+  const values = Object.fromEntries(out.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return { url: values.TOT_POSTGRES_URL!, data: values.TOT_POSTGRES_DATA };
+}
+
+export default async function setup(project: TestProject) {
+  const started: string[] = [];
+  const stop = () => {
+    for (const data of started) execFileSync('bash', ['.ci/postgres', 'stop', data], { stdio: 'ignore' });
   };
+  const workers = Math.max(1, project.config.maxWorkers);
+  let clusters: PostgresCluster[] = [];
+  if (process.env.TOT_POSTGRES === 'off') {
+    clusters = [];
+  } else if (process.env.TOT_POSTGRES_URL && !process.env.TOT_POSTGRES_DATA) {
+    clusters = [{ url: process.env.TOT_POSTGRES_URL }];
+  } else {
+    try {
+      const given = process.env.TOT_POSTGRES_URL ? [{ url: process.env.TOT_POSTGRES_URL, data: process.env.TOT_POSTGRES_DATA }] : [];
+      // The first is started alone: it installs PostgreSQL if it is missing (apt-get, once).
+      if (given.length === 0) {
+        given.push(cluster(execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })));
+        started.push(given[0]!.data!);
+      }
+      const more = await Promise.all(
+        Array.from({ length: workers - given.length }, async () => {
+          const c = cluster((await promisify(execFile)('bash', ['.ci/postgres', 'start'], { encoding: 'utf8' })).stdout);
+          started.push(c.data!);
+          return c;
+        }),
+      );
+      clusters = [...given, ...more];
+    } catch (error) {
+      stop();
+      started.length = 0;
+      clusters = [];
+      console.warn(`\n*** PostgreSQL is unavailable (${(error as Error).message.split('\n')[0]}): the PostgreSQL tests are SKIPPED ***\n`);
+    }
+  }
+  project.provide('postgresClusters', clusters);
+  return stop;
 }
