@@ -93,6 +93,27 @@ describe('localQueue: a run waiting for a person', () => {
     await queue.close();
   });
 
+  it('answered, handed back by its worker after it recorded the answers, is finished by the next worker from the recorded answers', async () => {
+    const inline = await answeredInline();
+    const { store, queue, runId, first } = await waitingRun();
+    // This worker records the answers, then its call of `b` hangs until the worker stops.
+    const stuck = echoModel((prompt) => prompt.startsWith('b:'));
+    const stop = new AbortController();
+    const handedBack = new Promise<void>((resolve) => {
+      void queue.work({ flows: [askingFlow(stuck.model)], signal: stop.signal, onRun: (e) => e.outcome === 'handed-back' && resolve() });
+    });
+    await queue.answer(runId, ANSWERS);
+    while (stuck.counter.calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await log(store, runId)).filter((e) => e.type === 'run.answered')).toHaveLength(2);
+    stop.abort();
+    await handedBack;
+    const last = echoModel();
+    void queue.work({ flows: [askingFlow(last.model)] });
+    expect(await queue.result(runId)).toEqual(inline.outcome);
+    expect(first.counter.completed + stuck.counter.completed + last.counter.completed).toBe(inline.calls);
+    await queue.close();
+  });
+
   it('refuses answers for a run that is not waiting with ILLEGAL_STATE', async () => {
     const { queue, runId, next } = await waitingRun();
     next();
