@@ -54,7 +54,8 @@ function message(e: DeliberationEvent, reported: boolean): Record<string, unknow
     case 'run.finished': {
       // Not an error: the run waits for a person's answers, and a resume given them goes on.
       if (e.stopReason === 'waiting') return { type: 'waiting', questions: waitingFor(e) };
-      const normal = ['converged', 'plateau', 'terminated', 'max_rounds_reached'].includes(e.stopReason);
+      // A person who stops the rounds (askBetweenRounds) ends them as the host would: not an error.
+      const normal = ['converged', 'plateau', 'terminated', 'stopped_by_person', 'max_rounds_reached'].includes(e.stopReason);
       if (!normal) return { type: 'error', stop_reason: e.stopReason, message: e.error?.message ?? `the deliberation stopped: ${e.stopReason}` };
       // Rounds that ended normally, and no report: the reporter failed (or there is none).
       const last = e.errors.at(-1);

@@ -44,6 +44,14 @@ describe('toSSE of a deliberation that asks a person', () => {
   });
 });
 
+describe('toSSE of a deliberation a person stopped between rounds', () => {
+  it('ends it as the host would, with no error message', async () => {
+    const stopped = event({ type: 'run.finished', stopReason: 'stopped_by_person', stats: {}, errors: [] });
+    const answer = event({ type: 'run.answered', questionId: QUESTION, answer: { action: 'stop' }, by: 'handler' });
+    expect(await messages(toSSE(from([started(), asked(), answer, stopped])))).toEqual([expect.objectContaining({ type: 'question' }), expect.objectContaining({ type: 'answer', answer: { action: 'stop' } }), '[DONE]']);
+  });
+});
+
 describe('foldDeliberationLog of a deliberation that waited and was resumed', () => {
   it('has finished waiting while the wait is the log\'s last event', () => {
     expect(foldDeliberationLog([started(), asked(), waits()]).finished).toEqual({ stopReason: 'waiting' });
