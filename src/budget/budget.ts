@@ -49,6 +49,14 @@ export interface BudgetOptions {
   deadlineMs?: number;
   /** Fraction of a limit at which `budget.warning` is emitted once. Default 0.8. */
   warnAt?: number;
+  /**
+   * What a run does when a limit (calls, tokens, cost; not the deadline) reaches `warnAt`:
+   * `'stop'` (the default) goes on and stops hard at the limit; `'ask'` asks a person for more
+   * (`{ more: n }` adds `n` to the limit, `{ more: 0 }` denies) through the run's `onAsk`, or a
+   * recorded run waits for the answer when it reaches the limit and a resume gives it. See the
+   * Runs guide, "Asking a person".
+   */
+  onExhausted?: 'stop' | 'ask';
   /** Clock in epoch milliseconds. Default `Date.now`. */
   now?: () => number;
 }
@@ -105,7 +113,7 @@ export interface BudgetSnapshot {
   reserved: BudgetAmounts;
   /** What is left of each limit (`undefined` for a limit that is not set). */
   remaining: Partial<Record<Exclude<BudgetLimitName, 'deadline'>, number>> & { deadlineMs?: number };
-  limits: Omit<BudgetOptions, 'now' | 'warnAt'>;
+  limits: Omit<BudgetOptions, 'now' | 'warnAt' | 'onExhausted'>;
   elapsedMs: number;
   /** Whether any admission has been refused or the deadline has passed. */
   exhausted: boolean;
@@ -200,9 +208,33 @@ const optionsSchema = z
     pricing: z.strictObject({ inputPerMillionTokens: z.number().nonnegative(), outputPerMillionTokens: z.number().nonnegative() }).optional(),
     deadlineMs: positive.optional(),
     warnAt: z.number().gt(0).max(1).default(0.8),
+    onExhausted: z.enum(['stop', 'ask']).default('stop'),
     now: fnSchema<() => number>().optional(),
   })
   .refine((o) => o.maxCost === undefined || o.pricing !== undefined, { message: 'maxCost requires pricing', path: ['pricing'] });
+
+/**
+ * What {@link Budget.extend} adds to a budget's limits.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetExtension } from '@tot/core';
+ *
+ * const more: BudgetExtension = { maxCalls: 20, maxTotalTokens: 50_000 };
+ * ```
+ */
+export type BudgetExtension = Partial<Pick<BudgetOptions, 'maxCalls' | 'maxInputTokens' | 'maxOutputTokens' | 'maxTotalTokens' | 'maxCost'>>;
+
+const extensionSchema = z.strictObject({
+  maxCalls: z.number().int().nonnegative().optional(),
+  maxInputTokens: z.number().int().nonnegative().optional(),
+  maxOutputTokens: z.number().int().nonnegative().optional(),
+  maxTotalTokens: z.number().int().nonnegative().optional(),
+  maxCost: z.number().nonnegative().optional(),
+});
+
+/** The limit each option of {@link BudgetExtension} sets. */
+export const LIMIT_OF = { maxCalls: 'calls', maxInputTokens: 'inputTokens', maxOutputTokens: 'outputTokens', maxTotalTokens: 'totalTokens', maxCost: 'cost' } as const satisfies Record<keyof BudgetExtension, BudgetLimitName>;
 
 const estimateSchema = z.strictObject({
   calls: z.number().int().nonnegative().optional(),
@@ -238,8 +270,11 @@ const zero = (): BudgetAmounts => ({ calls: 0, inputTokens: 0, outputTokens: 0, 
  * ```
  */
 export class Budget extends EventEmitter<BudgetEvents> {
-  private readonly limits: Omit<BudgetOptions, 'now' | 'warnAt'>;
-  private readonly warnAt: number;
+  private readonly limits: Omit<BudgetOptions, 'now' | 'warnAt' | 'onExhausted'>;
+  /** The fraction of a limit at which the budget warns (and, with `onExhausted: 'ask'`, a run asks for more). */
+  readonly warnAt: number;
+  /** What a run does at `warnAt` of a limit: stop at the limit, or ask a person for more. */
+  readonly onExhausted: 'stop' | 'ask';
   private readonly now: () => number;
   private readonly options: BudgetOptions;
   private startedAt: number | undefined;
@@ -252,10 +287,11 @@ export class Budget extends EventEmitter<BudgetEvents> {
 
   constructor(options: BudgetOptions = {}) {
     super();
-    const { warnAt, now, ...limits } = parseOptions(optionsSchema, options, 'Budget');
+    const { warnAt, now, onExhausted, ...limits } = parseOptions(optionsSchema, options, 'Budget');
     this.options = { ...options };
     this.limits = limits;
     this.warnAt = warnAt;
+    this.onExhausted = onExhausted;
     this.now = now ?? Date.now;
   }
 
@@ -420,6 +456,33 @@ export class Budget extends EventEmitter<BudgetEvents> {
         add(this.reserved, amount, -1);
       },
     };
+  }
+
+  /**
+   * Raises limits the budget has by the amounts given (a person granted more): each limit warns
+   * again at `warnAt` of its new value, and a limit that had refused a call admits again.
+   * `INVALID_ARGUMENT` for a limit the budget does not have, or an amount that is not a
+   * non-negative number.
+   *
+   * @example
+   * ```ts
+   * import { Budget } from '@tot/core';
+   *
+   * const budget = new Budget({ maxCalls: 10 });
+   * budget.extend({ maxCalls: 5 }); // 15 calls in all
+   * ```
+   */
+  extend(more: BudgetExtension): this {
+    const m = parseOptions(extensionSchema, more, 'Budget.extend');
+    const limits = this.limits as Record<string, number | undefined>;
+    for (const [key, amount] of Object.entries(m) as [keyof BudgetExtension, number][]) {
+      if (limits[key] === undefined) throw new TotError('INVALID_ARGUMENT', `Budget.extend: the budget has no ${key} to raise.`, { details: { field: key } });
+      limits[key] = limits[key]! + amount;
+      const name = LIMIT_OF[key];
+      this.warned.delete(name);
+      if (this.refused === name) this.refused = undefined;
+    }
+    return this;
   }
 
   /**

@@ -5,6 +5,7 @@ export {
   type BudgetEstimate,
   type BudgetEvents,
   type BudgetExceeded,
+  type BudgetExtension,
   type BudgetLimitName,
   type BudgetOptions,
   type BudgetReservation,

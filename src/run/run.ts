@@ -1,4 +1,5 @@
-import { Budget, type BudgetWarning } from '../budget/budget.js';
+import { Budget, LIMIT_OF, type BudgetLimitName, type BudgetWarning } from '../budget/budget.js';
+import { z } from 'zod';
 import { chargedUsage } from '../budget/estimate-tokens.js';
 import { TotError, type ErrorLocation, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
@@ -355,6 +356,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private waitingFor = 0;
   // Recorded answers a re-run holds back until it reaches where its log gave them (answerTurn).
   private parked: { seq: number; resolve: () => void }[] = [];
+  // Budget questions under way (onExhausted: 'ask'), by limit: a call the limit refuses waits for the answer.
+  private readonly grants = new Map<BudgetLimitName, Promise<void>>();
   // The resume's claim under way: work the run can see besides model calls.
   private claimPending = false;
   // Turns of the event loop left before a run with only questions left is checked (0: no check scheduled).
@@ -388,6 +391,17 @@ export class Run<E extends RunEventBase = RunEventBase> {
   /** Aborts when the caller aborts, when the run halts (budget, timeout, failure) and when it ends. */
   get signal(): AbortSignal {
     return this.runSignal;
+  }
+
+  /**
+   * Whether the run's budget refused a call and no person is being asked for more of that limit
+   * (`onExhausted: 'ask'`): a runner that checks the budget before it starts work stops then.
+   */
+  get budgetExhausted(): { limit: BudgetLimitName } | undefined {
+    const snapshot = this.budget?.snapshot();
+    if (!snapshot?.exhausted) return undefined;
+    const limit = snapshot.exhaustedLimit ?? 'calls';
+    return this.grants.has(limit) ? undefined : { limit };
   }
 
   /** Why the kernel stopped the run, if it did. */
@@ -525,7 +539,56 @@ export class Run<E extends RunEventBase = RunEventBase> {
       if (state === undefined || state.answer !== undefined) continue;
       this.emit({ type: 'run.answered', questionId: id, answer: value, by: 'resume' } as unknown as RunEventInput<E>);
       state.answer = { value, by: 'resume', seq: this.nextSeq - 1 };
+      this.applyGrant(id, value);
     }
+  }
+
+  /**
+   * `onExhausted: 'ask'`: a limit reached its warning ratio, and a person is asked for more. The
+   * question is named by the limit and its value (`budget-calls-10`), so that a resumed run, whose
+   * budget already holds every grant of its log (see begin), asks only what is still open.
+   */
+  private askForMore(budget: Budget, w: BudgetWarning): void {
+    const key = `budget-${w.limit}-${w.max}`;
+    if (this.questions.get(key)?.answer !== undefined || this.grants.has(w.limit)) return;
+    const asked = this.ask({
+      key,
+      question: `The run has used ${w.used} of its ${w.max} ${LIMIT_WORDS[w.limit]}. How many more may it use? (0: none; it stops at ${w.max}.)`,
+      schema: grantSchema,
+      preview: { limit: w.limit, used: w.used, max: w.max },
+    }).then(
+      (answer) => {
+        this.grants.delete(w.limit);
+        if (answer.more > 0) budget.extend({ [OPTION_OF[w.limit as keyof typeof OPTION_OF]]: answer.more });
+      },
+      () => {
+        // No answer (the run stops, or nobody can answer): the limit stands.
+        this.grants.delete(w.limit);
+      },
+    );
+    this.grants.set(w.limit, asked);
+  }
+
+  /**
+   * Asks for more once what calls hold and have used of a limit reaches its warning ratio: the
+   * budget's own warning counts settled calls only, and calls in flight would reach the limit first.
+   */
+  private askIfNearLimit(budget: Budget): void {
+    const { used, reserved, limits } = budget.snapshot();
+    for (const [option, limit] of Object.entries(LIMIT_OF) as [keyof typeof LIMIT_OF, Exclude<BudgetLimitName, 'deadline'>][]) {
+      const max = limits[option];
+      if (max === undefined || max === 0 || this.grants.has(limit)) continue;
+      const committed = used[limit] + reserved[limit];
+      if (committed / max >= budget.warnAt) this.askForMore(budget, { type: 'budget.warning', limit, used: committed, max, ratio: committed / max });
+    }
+  }
+
+  /** A budget question's answer raises its limit: once, when it is given or when a resume begins. */
+  private applyGrant(id: string, answer: unknown): void {
+    const m = /^budget-(calls|inputTokens|outputTokens|totalTokens|cost)-/.exec(id);
+    const more = (answer as { more?: unknown } | null)?.more;
+    if (!m || !this.budget || typeof more !== 'number' || !(more > 0)) return;
+    this.budget.extend({ [OPTION_OF[m[1] as keyof typeof OPTION_OF]]: more });
   }
 
   /**
@@ -936,12 +999,30 @@ export class Run<E extends RunEventBase = RunEventBase> {
         throw abortedError(signal, 'model call');
       }
     } catch (error) {
+      let grant: Promise<void> | undefined;
+      if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details && this.budget?.onExhausted === 'ask') {
+        const { limit, committed, max } = error.details as { limit: BudgetLimitName; committed: number; max: number };
+        // Calls in flight can reach the limit before the settled ones reach its warning: ask now.
+        if (limit !== 'deadline' && !this.grants.has(limit)) this.askForMore(this.budget, { type: 'budget.warning', limit, used: committed, max, ratio: committed / max });
+        grant = this.grants.get(limit);
+      }
+      if (grant !== undefined) {
+        // A person is asked for more of this limit: the call waits for the answer, then tries again
+        // (and is refused, stopping the run, when the answer is no).
+        void grant.then(() => {
+          if (!signal.aborted) return void this.startCall(call);
+          gate?.release();
+          call.refuse(abortedError(signal, 'model call'));
+        });
+        return call.promise;
+      }
       gate?.release();
       // A refused call never happened: no call event, and the run stops on its budget.
       if (TotError.hasCode(error, 'BUDGET_EXCEEDED') && error.details) this.halt('budget_exceeded', { kind: 'budget', limit: error.details.limit }, error);
       call.refuse(error);
       return call.promise;
     }
+    if (admission && this.budget!.onExhausted === 'ask') this.askIfNearLimit(this.budget!);
     const request = admission?.request ?? asked;
     call.request = request;
     call.admission = admission;
@@ -1104,7 +1185,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const budget = this.budget;
     if (budget) {
       budget.start();
-      const onWarning = (w: BudgetWarning) => this.emit({ type: 'budget.warning', limit: w.limit, used: w.used, max: w.max, ratio: w.ratio } as unknown as RunEventInput<E>);
+      const onWarning = (w: BudgetWarning) => {
+        this.emit({ type: 'budget.warning', limit: w.limit, used: w.used, max: w.max, ratio: w.ratio } as unknown as RunEventInput<E>);
+        if (budget.onExhausted === 'ask' && w.limit !== 'deadline') this.askForMore(budget, w);
+      };
       budget.on('budget.warning', onWarning);
       this.cleanups.push(() => budget.off('budget.warning', onWarning));
       if (budget.deadline !== undefined) {
@@ -1124,7 +1208,10 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.calls = log.requestedCalls;
       this.served = new Map([...log.modelResults].map(([k, v]) => [k, [...v]]));
       this.log = log;
-      for (const [id, q] of log.questions) this.questions.set(id, { question: questionOf(q.asked), ...(q.answer ? { answer: q.answer } : {}) });
+      for (const [id, q] of log.questions) {
+        this.questions.set(id, { question: questionOf(q.asked), ...(q.answer ? { answer: q.answer } : {}) });
+        if (q.answer) this.applyGrant(id, q.answer.value);
+      }
       if (log.runnerEvents.length > 0 && this.settings.resumeBy !== 'fold') this.replay = { events: log.runnerEvents, index: 0 };
       // The stream of a resumed run is its whole log, then what the run adds.
       for (const event of log.events) this.publish(event as E, false);
@@ -1269,6 +1356,12 @@ function warnLateListenerError(error: unknown, eventType: string): void {
 function withResult(error: TotError, result: unknown): TotError {
   return new TotError(error.code, error.message, { recoverable: error.recoverable, cause: error.cause ?? error, details: { ...error.details, result: result as never } });
 }
+
+/** What a person answers when a budget asks for more (`onExhausted: 'ask'`). */
+const grantSchema = z.strictObject({ more: z.number().nonnegative() });
+
+const LIMIT_WORDS: Record<BudgetLimitName, string> = { calls: 'model calls', inputTokens: 'input tokens', outputTokens: 'output tokens', totalTokens: 'tokens', cost: 'cost', deadline: 'ms' };
+const OPTION_OF = Object.fromEntries(Object.entries(LIMIT_OF).map(([option, limit]) => [limit, option])) as { [K in (typeof LIMIT_OF)[keyof typeof LIMIT_OF]]: keyof typeof LIMIT_OF };
 
 /** Turns of the event loop without an event or a model call before a run with only questions left ends waiting. */
 const QUIET_TURNS = 3;

@@ -163,9 +163,9 @@ export class SearchRun implements SearchContext {
 
   async expand(parents: readonly ThoughtNode[]): Promise<ThoughtNode[]> {
     if (this.stopped) return [];
-    const budget = this.run.budget?.snapshot();
-    if (budget?.exhausted) {
-      this.run.halt('budget_exceeded', { kind: 'budget', limit: budget.exhaustedLimit ?? 'calls' });
+    const exhausted = this.run.budgetExhausted;
+    if (exhausted) {
+      this.run.halt('budget_exceeded', { kind: 'budget', limit: exhausted.limit });
       return [];
     }
     const eligible = parents.filter((p) => this.tree.node(p.id).status === 'pending' && p.depth < this.limits.maxDepth);
