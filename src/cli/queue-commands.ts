@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../queue/flow.js';
 import { DEFAULT_LIST_LIMIT } from '../queue/list-limit.js';
-import type { RunStatus } from '../queue/queue-types.js';
+import type { QueuedRun, RunStatus } from '../queue/queue-types.js';
 import { CommandError } from './read-store.js';
 
 export const WORKER_HELP = `tot worker: take runs from the PostgreSQL queue and drive them
@@ -29,14 +29,24 @@ Needs pg and pg-boss 10 (npm install pg pg-boss@10).`;
 export const QUEUE_RUNS_HELP = `tot runs --queue: the runs of the PostgreSQL queue
 
 Usage: tot runs <postgres://…> --queue [--status <status>] [--flow <name>] [--limit <n>] [--json]
+       tot runs <postgres://…> --queue answer <run id> --answers '<json>'
 
 Lists runs newest first with their status: queued, running, waiting, finished, failed or cancelled.
+A waiting run asked a person: it is listed with the ids of the questions it waits for (--json
+gives each question's words, answer schema and preview as "pending").
+
+answer <run id> answers a waiting run's questions and queues it again: a worker goes on with it.
+--answers is a JSON object of answers by question id, e.g. '{"operation/approve/plan#ok": true}';
+some of the questions are enough (the run waits again for the others). The answers are checked
+against the run's recorded log first: a wrong one is refused and nothing is written.
 
 Options:
   --status <status>   only runs with this status (repeat for several)
   --flow <name>       only runs of this flow
   --limit <n>         at most n runs (default ${DEFAULT_LIST_LIMIT})
   --schema <name>     pg-boss's schema (default pgboss)
+  --table-prefix <p>  the event store's table prefix, for answer (default tot_)
+  --answers <json>    the answers, for answer
   --json              one JSON object per run instead of the table
   --help              this text`;
 
@@ -135,6 +145,8 @@ export async function queueRunsCommand(argv: string[]): Promise<number> {
       flow: { type: 'string' },
       limit: { type: 'string' },
       schema: { type: 'string', default: 'pgboss' },
+      'table-prefix': { type: 'string', default: 'tot_' },
+      answers: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -147,6 +159,8 @@ export async function queueRunsCommand(argv: string[]): Promise<number> {
   }
   const db = positionals[0];
   if (!isPostgres(db)) throw new CommandError(`give the database: tot runs postgres://… --queue\n\n${QUEUE_RUNS_HELP}`);
+  if (positionals[1] === 'answer') return answerCommand(db, positionals.slice(2), values.answers, values.schema, values['table-prefix']);
+  if (positionals.length > 1) throw new CommandError(`tot runs --queue takes the database, or the database, answer and a run id; not "${positionals.slice(1).join(' ')}"`);
   const statuses = (values.status ?? []) as RunStatus[];
   const wrong = statuses.find((s) => !STATUSES.includes(s));
   if (wrong !== undefined) throw new CommandError(`--status takes one of ${STATUSES.join(', ')}, not "${wrong}"`);
@@ -166,11 +180,46 @@ export async function queueRunsCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const age = (d: Date) => `${Math.max(0, Math.round((Date.now() - d.getTime()) / 1000))} s ago`;
-    const table = [['id', 'flow', 'status', 'attempts', 'submitted', 'error'], ...runs.map((r) => [r.runId, `${r.flow.name}@${r.flow.version}`, r.status, String(r.attempts), age(r.createdAt), r.error ? `${r.error.code}: ${r.error.message}` : ''])];
+    const detail = (r: QueuedRun) => (r.error ? `${r.error.code}: ${r.error.message}` : r.pending ? `waiting for ${r.pending.map((q) => q.id).join(', ')}` : '');
+    const table = [['id', 'flow', 'status', 'attempts', 'submitted', 'detail'], ...runs.map((r) => [r.runId, `${r.flow.name}@${r.flow.version}`, r.status, String(r.attempts), age(r.createdAt), detail(r)])];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
     for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
     return 0;
   } finally {
     await queue.close();
+  }
+}
+
+/** `tot runs <db> --queue answer <run id> --answers '<json>'`: answers a waiting run and queues it again. */
+async function answerCommand(db: string, rest: string[], answersJson: string | undefined, schema: string, tablePrefix: string): Promise<number> {
+  const usage = `tot runs postgres://… --queue answer <run id> --answers '{"<question id>": <answer>}'`;
+  if (rest.length !== 1) throw new CommandError(`give one run id: ${usage}`);
+  if (answersJson === undefined) throw new CommandError(`give the answers: ${usage}`);
+  let answers: unknown;
+  try {
+    answers = JSON.parse(answersJson);
+  } catch (error) {
+    throw new CommandError(`--answers is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof answers !== 'object' || answers === null || Array.isArray(answers)) throw new CommandError(`--answers takes a JSON object of answers by question id: ${usage}`);
+  const runId = rest[0]!;
+  const { PostgresEventStore } = await import('../postgres/postgres-event-store.js');
+  const { pgBossQueue } = await import('../queue/pg-boss-queue.js');
+  const { TotError } = await import('../errors/index.js');
+  // Answering reads the run's log (to check the answers) and writes only the queue's job.
+  const store = new PostgresEventStore({ connectionString: db, tablePrefix });
+  const queue = pgBossQueue({ connectionString: db, store, schema, maxConnections: 2 });
+  try {
+    await queue.answer(runId, answers as Record<string, unknown>);
+    const count = Object.keys(answers).length;
+    process.stdout.write(`Answered ${count === 1 ? 'one question' : `${count} questions`} of run ${runId}: it is queued again, and a worker goes on with it.\n`);
+    return 0;
+  } catch (error) {
+    // A refused answer is the user's to fix: its message alone.
+    if (TotError.hasCode(error, 'INVALID_ARGUMENT') || TotError.hasCode(error, 'ILLEGAL_STATE')) throw new CommandError(error.message);
+    throw error;
+  } finally {
+    await queue.close();
+    await store.close();
   }
 }

@@ -10,7 +10,7 @@ const HELP = `tot: the @tot/core command
 Usage: tot <command> [options]
 
 Commands:
-  runs <db>                 the runs recorded in a store (--queue: the queue's runs and their status)
+  runs <db>                 the runs recorded in a store (--queue: the queue's runs; answer a waiting one)
   worker --flows <module>   take runs from the PostgreSQL queue and drive them
   view <db> --run <id>      one run as a self-contained HTML page (--follow: served live)
   demo                      Tree-of-Thoughts on Game of 24, recorded and shown

@@ -4,7 +4,9 @@ import { queueRunsCommand, workerCommand } from '../../src/cli/queue-commands.js
 import { CommandError } from '../../src/cli/read-store.js';
 import { InMemoryEventStore } from '../../src/index.js';
 import { pgBossQueue } from '../../src/queue/index.js';
+import { PostgresEventStore } from '../../src/postgres/index.js';
 import { countingModel, searchFlow } from './fixtures/search-flow.js';
+import { askingFlow, echoModel, LEFT, RIGHT } from './fixtures/asking-flow.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 const noFlows = fileURLToPath(new URL('./fixtures/no-flows.mjs', import.meta.url));
@@ -63,5 +65,46 @@ describe('tot runs --queue', () => {
     expect(await queueRunsCommand([url!, '--queue', '--schema', schema, '--status', 'queued'])).toBe(0);
     expect(out.join('')).toContain(kept);
     expect(out.join('')).not.toContain(cancelled);
+  });
+
+  it('refuses an answer without a run id or without JSON answers', async () => {
+    expect(await refusal(() => queueRunsCommand(['postgres://localhost/x', '--queue', 'answer', '--answers', '{}']))).toContain('give one run id');
+    expect(await refusal(() => queueRunsCommand(['postgres://localhost/x', '--queue', 'answer', 'r1']))).toContain('give the answers');
+    expect(await refusal(() => queueRunsCommand(['postgres://localhost/x', '--queue', 'answer', 'r1', '--answers', '{yes']))).toContain('--answers is not JSON');
+    expect(await refusal(() => queueRunsCommand(['postgres://localhost/x', '--queue', 'answer', 'r1', '--answers', '[1]']))).toContain('a JSON object of answers by question id');
+  });
+
+  it.skipIf(!url)('lists a waiting run with the questions it waits for, refuses a wrong answer, and queues the run again with a right one', async () => {
+    const schema = `qcliw${process.pid}_${Date.now().toString(36)}`;
+    const prefix = `${schema}_`;
+    const store = new PostgresEventStore({ connectionString: url!, tablePrefix: prefix });
+    await store.setup();
+    const queue = pgBossQueue({ connectionString: url!, store, schema, pollIntervalMs: 100, resultPollMs: 50 });
+    const flow = askingFlow(echoModel().model);
+    const stop = new AbortController();
+    const worker = queue.work({ flows: [flow], signal: stop.signal });
+    const runId = await queue.submit(flow, { v: 'x' });
+    await queue.result(runId, { signal: AbortSignal.timeout(30_000) });
+    stop.abort();
+    await worker;
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await queueRunsCommand([url!, '--queue', '--schema', schema])).toBe(0);
+      expect(out.join('')).toContain(`waiting for ${LEFT}, ${RIGHT}`);
+      out.length = 0;
+      const args = [url!, '--queue', '--schema', schema, '--table-prefix', prefix, 'answer', runId, '--answers'];
+      expect(await refusal(() => queueRunsCommand([...args, JSON.stringify({ [LEFT]: 42 })]))).toContain(`The answer to "${LEFT}" does not fit the question's schema`);
+      expect((await queue.status(runId)).status).toBe('waiting');
+      expect(await queueRunsCommand([...args, JSON.stringify({ [LEFT]: 'yes' })])).toBe(0);
+      expect(out.join('')).toContain(`Answered one question of run ${runId}`);
+      expect((await queue.status(runId)).status).toBe('queued');
+    } finally {
+      await queue.close();
+      await store.close();
+    }
   });
 });
