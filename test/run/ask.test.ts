@@ -254,3 +254,27 @@ describe('a run that asks a person', () => {
     expect(String((caught as Error).message)).toContain('schem');
   });
 });
+
+describe('a question answered by another process', () => {
+  it('ends the first process waiting; a second process answers it and finishes the run as one answered in process, no model call made twice', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { bundleFixture } = await import('../helpers/bundle-fixture.js');
+    const script = await bundleFixture('test/run/fixtures/asking.ts');
+    const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
+    const run = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as { stopReason: string; pending: string[]; nodes: unknown[]; calls: number };
+
+    const first = run('run', file);
+    expect(first.stopReason).toBe('waiting');
+    expect(first.pending).toEqual(['strategy/pick-one#pick']);
+    const second = run('resume', file, JSON.stringify({ 'strategy/pick-one#pick': 1 }));
+
+    const inline = countingModel();
+    const expected = await explorer(pickOne, inline.model).run('p', { onAsk: () => 1 });
+    expect(second.stopReason).toBe(expected.stopReason);
+    expect(second.nodes).toEqual([...expected.tree.all()].map((n) => [n.id, n.content, n.status]));
+    expect(first.calls + second.calls).toBe(inline.counter.calls);
+  }, 60_000);
+});
