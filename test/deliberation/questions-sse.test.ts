@@ -3,7 +3,9 @@
 // `waiting` rather than an error, and a run resumed after a wait has not finished.
 import { describe, expect, it } from 'vitest';
 import { foldDeliberationLog } from '../../src/deliberation/deliberation-log.js';
-import { toSSE, type DeliberationEvent } from '../../src/deliberation/index.js';
+import { InMemoryEventStore, type LanguageModel } from '../../src/index.js';
+import { Deliberation, llmAgent, toSSE, type DeliberationEvent } from '../../src/deliberation/index.js';
+import { fixedRounds } from './fixtures/scripted-debate.js';
 
 const QUESTION = 'agent/critic/1#go-on';
 let seq = 0;
@@ -59,5 +61,14 @@ describe('foldDeliberationLog of a deliberation that waited and was resumed', ()
 
   it('has not finished once resumed: the wait was not the end', () => {
     expect(foldDeliberationLog([started(), asked(), waits(), resumed(), answered()]).finished).toBeUndefined();
+  });
+});
+
+describe('toSSE of a deliberation streamed while it asks between rounds', () => {
+  it('sends the question after round 1, then waiting, then [DONE]', async () => {
+    const model: LanguageModel = { modelId: 'echo', generate: async (r) => ({ outputs: [`${r.messages.at(-1)!.content} -> ${r.tags?.agent}`] }) };
+    const d = new Deliberation({ agents: [llmAgent({ id: 'a', model, system: 'You are a.', turn: (ctx) => `turn ${ctx.round}` }), llmAgent({ id: 'b', model, system: 'You are b.', turn: (ctx) => `turn ${ctx.round}` })], host: fixedRounds(3), askBetweenRounds: true });
+    const out = (await messages(toSSE(d.stream('Q?', { store: new InMemoryEventStore(), runId: 'streamed' })))) as { type?: string }[];
+    expect(out.slice(-3)).toEqual([expect.objectContaining({ type: 'question', question_id: 'agent/host/1#between-rounds', where: { kind: 'agent', agentId: 'host', round: 1 } }), { type: 'waiting', questions: ['agent/host/1#between-rounds'] }, '[DONE]']);
   });
 });

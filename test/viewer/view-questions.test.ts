@@ -2,8 +2,10 @@
 // answer and who gave it, or pending), a run waiting for answers as waiting, and a log with several
 // run.finished events read by its last one only.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryEventStore, type StoredEvent } from '@tot/core';
+import { InMemoryEventStore, type LanguageModel, type StoredEvent } from '@tot/core';
+import { Deliberation, llmAgent } from '@tot/core/deliberation';
 import { viewRun, type ViewPanel } from '@tot/core/viewer';
+import { fixedRounds } from '../deliberation/fixtures/scripted-debate.js';
 import { askingExplorer, readAll, recordAskingSearch, recordChainOfThoughtRun, recordDeliberationRun, type RecordedRun } from './fixtures/runs.js';
 
 type QuestionsPanel = Extract<ViewPanel, { kind: 'questions' }>;
@@ -136,5 +138,25 @@ describe('viewRun of a chain of thought resumed after a wait', () => {
     const view = viewRun(events);
     expect(view.nodes.some((node) => node.status === 'failed')).toBe(false);
     expect(view.stopReason).toBe((last.data as { stopReason: string }).stopReason);
+  });
+});
+
+describe('viewRun of a deliberation that asked a person between rounds', () => {
+  const model: LanguageModel = { modelId: 'echo', generate: async (r) => ({ outputs: [`${r.messages.at(-1)!.content} -> ${r.tags?.agent}`], usage: { inputTokens: 10, outputTokens: 5 } }) };
+  const debate = () => new Deliberation({ agents: [llmAgent({ id: 'a', model, system: 'You are a.', turn: (ctx) => `turn ${ctx.round}` }), llmAgent({ id: 'b', model, system: 'You are b.', turn: (ctx) => `turn ${ctx.round}` })], host: fixedRounds(3), askBetweenRounds: true });
+  const QUESTION = 'agent/host/1#between-rounds';
+
+  it('shows the question of a deliberation waiting after round 1, and the person\'s stop once it is resumed with it', async () => {
+    const store = new InMemoryEventStore();
+    await debate().run('Q?', { store, runId: 'asks' });
+    const waiting = viewRun(await readAll(store, 'asks'));
+    expect(waiting.kind).toBe('deliberation');
+    expect(waiting.waiting).toEqual([QUESTION]);
+    expect(questionsOf(await readAll(store, 'asks'))!.questions[0]).toMatchObject({ id: QUESTION, where: 'agent (agentId: host, round: 1)', preview: expect.stringContaining('"round": 1') });
+    await debate().resume({ store, runId: 'asks', answers: { [QUESTION]: { action: 'stop', message: 'enough' } } });
+    const stopped = await readAll(store, 'asks');
+    expect(viewRun(stopped).stopReason).toBe('stopped_by_person');
+    expect(viewRun(stopped).waiting).toBeUndefined();
+    expect(questionsOf(stopped)!.questions[0]).toMatchObject({ answer: JSON.stringify({ action: 'stop', message: 'enough' }, null, 2), by: 'resume' });
   });
 });
