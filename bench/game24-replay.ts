@@ -26,7 +26,7 @@
  *   --csv        the puzzles' 24.csv; default the checkout's own
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadReplayLog, replayEvaluator, replayGenerator, stateOf, type ReplayPuzzle } from '../examples/game24/replay.js';
@@ -127,12 +127,29 @@ const explorerFor = ({ puzzle, generator, evaluator }: ReturnType<typeof replayR
 const treeFor = (puzzle: ReplayPuzzle) => new ThoughtTree({ problem: puzzle.steps[0]!.x, taskId: `puzzle-${puzzle.idx}`, taskType: 'math_reasoning' });
 
 /** CPU µs per node of one replay: per puzzle, an Explorer and its run (the roles are built before, as the reference's driver builds its answers before). */
-async function replayCpu(log: ReplayPuzzle[], nodes: number, calls: Calls): Promise<number> {
+async function replayCpu(log: ReplayPuzzle[], nodes: number, calls: Calls, mainThread?: { micros: number }): Promise<number> {
   const runs = replayRuns(log, zeroMs, calls);
+  const mainStarted = mainThreadMicros();
   const started = process.cpuUsage();
   for (const run of runs) await explorerFor(run).run(treeFor(run.puzzle), { runId: `puzzle-${run.puzzle.idx}` });
   const used = process.cpuUsage(started);
+  if (mainThread && mainStarted !== undefined) mainThread.micros += mainThreadMicros()! - mainStarted;
   return (used.user + used.system) / nodes;
+}
+
+/**
+ * The CPU time of this process's main thread alone, in µs (Linux: /proc, in clock ticks of 10 ms,
+ * so read over several replays), or undefined. The process's CPU time also counts V8's helper
+ * threads (parallel scavenges, concurrent marking and sweeping, compilation), which Python has none
+ * of; their share is what moves most between replays on a busy machine.
+ */
+function mainThreadMicros(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One untimed replay that counts the model calls and the steps whose selection differs from the log's. */
@@ -195,15 +212,17 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     const withModel: number[] = [];
     const perCandidate: number[] = [];
     const withoutModel: number[] = [];
+    const mainThread = { micros: 0 };
     for (let i = 0; i < repeats; i++) {
-      withModel.push(await replayCpu(log, nodes, 'valueCache'));
+      withModel.push(await replayCpu(log, nodes, 'valueCache', mainThread));
       perCandidate.push(await replayCpu(log, nodes, 'perCandidate'));
       withoutModel.push(await replayCpu(log, nodes, 'none'));
     }
-    return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel) };
+    const processMicros = withModel.reduce((a, b) => a + b, 0) * nodes;
+    return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel), withModelMainThreadShare: mainThreadMicros() === undefined ? undefined : mainThread.micros / processMicros };
   };
   const runReference = reference && 'run' in reference ? reference.run : undefined;
-  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
+  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
   let referenceInfo: Omit<ReferenceRound, 'asWritten' | 'printsSilenced'> | undefined;
   for (let r = 0; r < rounds; r++) {
     // Alternating which side goes first, so that neither always runs in the same state of a shared machine.
@@ -247,6 +266,8 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     model: '0 ms',
     calls: 'one per parent expanded and one per value prompt not asked before in the log (withEvaluationCache, one store for the log, as the reference keeps its value_cache)',
     withModelCpuMicrosPerNode: figure(perRound.map((r) => r.withModel)),
+    // Of that CPU time, the share of the main thread (the rest: V8's helper threads), per round.
+    ...(perRound[0]?.withModelMainThreadShare === undefined ? {} : { withModelMainThreadShare: figure(perRound.map((r) => r.withModelMainThreadShare!)) }),
     perCandidate: {
       calls: 'one per parent expanded and one per candidate evaluated (no value cache)',
       modelCalls: checks.perCandidate.modelCalls,

@@ -155,6 +155,11 @@ asked before, ${n(g.cpu.modelCalls)} calls. The reference keeps a value cache on
 here the evaluator is behind \`withEvaluationCache\` keyed by the same prompt, with one store for the log. The replay
 still selects what the log selected (${g.cpu.stepMismatches} steps differ). Without the cache, one call per parent and one per
 candidate, the replay makes ${n(g.cpu.perCandidate.modelCalls)} calls, 2.2 times as many.
+` : ''}${g.cpu.withModelMainThreadShare ? `
+The process's CPU time counts V8's helper threads too (parallel scavenges, concurrent marking and sweeping,
+compilation), which Python has none of: the main thread did ${fig(g.cpu.withModelMainThreadShare)} of it per round. Their
+share is what moves most from one replay to the next on a busy machine (the garbage collector's parallel tasks wait for
+each other when the cores are taken), and is where this process's figure spreads wider than the reference's.
 ` : ''}${g.cpu.reference.unavailable === undefined ? `
 Beside it, in alternating rounds (each round starts with the other side), the paper's own Python code: \`solve\` of
 \`bfs.py\` in the Tree-of-Thoughts repository, unchanged, over the same log, its model calls answered from the log by
