@@ -66,7 +66,7 @@ describe('foldDeliberationLog of a deliberation that waited and was resumed', ()
 
 describe('toSSE of a deliberation streamed while it asks between rounds', () => {
   it('sends the question after round 1, then waiting, then [DONE]', async () => {
-    const model: LanguageModel = { modelId: 'echo', generate: async (r) => ({ outputs: [`${r.messages.at(-1)!.content} -> ${r.tags?.agent}`] }) };
+    const model: LanguageModel = { modelId: 'echo', generate: async (r) => ({ outputs: [`${r.messages.at(-1)!.content} -> ${r.tags?.agent}`], usage: { inputTokens: 10, outputTokens: 5 } }) };
     const d = new Deliberation({ agents: [llmAgent({ id: 'a', model, system: 'You are a.', turn: (ctx) => `turn ${ctx.round}` }), llmAgent({ id: 'b', model, system: 'You are b.', turn: (ctx) => `turn ${ctx.round}` })], host: fixedRounds(3), askBetweenRounds: true });
     const out = (await messages(toSSE(d.stream('Q?', { store: new InMemoryEventStore(), runId: 'streamed' })))) as { type?: string }[];
     expect(out.slice(-3)).toEqual([expect.objectContaining({ type: 'question', question_id: 'agent/host/1#between-rounds', where: { kind: 'agent', agentId: 'host', round: 1 } }), { type: 'waiting', questions: ['agent/host/1#between-rounds'] }, '[DONE]']);
