@@ -12,7 +12,7 @@ import type { TestProject } from 'vitest/node';
 /** One worker's server: its URL, and its files (for the crash tests) when it is a throwaway one. */
 export interface PostgresCluster {
   url: string;
-  data?: string;
+  data?: string | undefined;
 }
 
 declare module 'vitest' {
@@ -41,7 +41,7 @@ export default async function setup(project: TestProject) {
     clusters = [{ url: process.env.TOT_POSTGRES_URL }];
   } else {
     try {
-      const given = process.env.TOT_POSTGRES_URL ? [{ url: process.env.TOT_POSTGRES_URL, data: process.env.TOT_POSTGRES_DATA }] : [];
+      const given: PostgresCluster[] = process.env.TOT_POSTGRES_URL ? [{ url: process.env.TOT_POSTGRES_URL, data: process.env.TOT_POSTGRES_DATA }] : [];
       // The first is started alone: it installs PostgreSQL if it is missing (apt-get, once).
       if (given.length === 0) {
         given.push(cluster(execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })));
