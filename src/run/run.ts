@@ -55,6 +55,8 @@ export interface RunSettings<E extends RunEventBase> {
    * whatever order their calls return), so that no replay of that order can be demanded.
    */
   resumeBy?: 'rerun' | 'fold';
+  /** `false` for a runner without `resume`: its questions must be answered in process (`onAsk`). */
+  resumable?: boolean;
 }
 
 /** Per-run options, validated by the runner. */
@@ -491,6 +493,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     if (this.onAsk !== undefined) {
       state.handled ??= this.handle(state, r.schema);
       return (await state.handled) as AskAnswer<S>;
+    }
+    if (this.settings.resumable === false) {
+      throw new TotError('ILLEGAL_STATE', `ask "${id}": a ${this.settings.what} cannot wait for an answer and be resumed: give it an onAsk handler.`);
     }
     if (!this.recorder) {
       throw new TotError('ILLEGAL_STATE', `ask "${id}": nobody can answer: give the run an onAsk handler, or a store so that it can wait for answers and be resumed with them.`);

@@ -127,6 +127,8 @@ export function foldSearchEvents(events: Iterable<RunEventBase | StoredEvent>): 
         stopReason = e.stopReason;
         break;
       default:
+        // A run that was waiting and is resumed has not finished until its next run.finished.
+        if ((e as { type: string }).type === 'run.resumed') stopReason = undefined;
         break;
     }
   }

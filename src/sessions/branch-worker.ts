@@ -1,3 +1,5 @@
+import type { AskAnswer, AskRequest } from '../run/question.js';
+import type { StandardSchemaV1 } from '../internal/standard-schema.js';
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { estimateTokens } from '../budget/estimate-tokens.js';
@@ -70,6 +72,11 @@ export interface BranchWorkerContext {
   model: LanguageModel | undefined;
   /** Aborts when the branch loses a race, or the run stops. */
   signal: AbortSignal;
+  /**
+   * Asks a person, answered by the run's `onAsk` (a parallel run cannot wait to be resumed: without
+   * `onAsk` the ask rejects with `ILLEGAL_STATE`). The question's id is `branch/<branchId>#<key>`.
+   */
+  ask?: <A extends StandardSchemaV1 | undefined = undefined>(request: AskRequest<NonNullable<A>> & { schema?: A }) => Promise<AskAnswer<A>>;
 }
 
 /**

@@ -76,6 +76,14 @@ export interface RunParallelOptions extends RunOptions<ParallelEvent> {
   validation?: AssessPlanOptions;
   /** Model calls in flight at once. Default: one per branch. */
   concurrency?: number;
+  /**
+   * Before the run names a validated winner, ask a person to approve its plan (the confirm step
+   * before a host executes it): the question (`branch/<id>#approve`) has the plan, its kind and
+   * its score as preview, and the answer is `{ approved: boolean, reason? }`. Denied, the run ends
+   * `not_approved` without a winner. Answered by the run's `onAsk` (required: a parallel run cannot
+   * wait and be resumed). Default false.
+   */
+  approveWinner?: boolean;
   /** Limits on the run's model calls (the session's own budget applies as well). */
   budget?: RunBudget;
   /** Wall time of the run, in milliseconds. */
@@ -121,7 +129,7 @@ export interface BranchOutcome {
  * const early = (r: ParallelStopReason) => r === 'quality' || r === 'converged' || r === 'session_budget';
  * ```
  */
-export type ParallelStopReason = 'decided' | 'quality' | 'converged' | 'session_budget' | SharedStopReason;
+export type ParallelStopReason = 'decided' | 'quality' | 'converged' | 'session_budget' | 'not_approved' | SharedStopReason;
 
 /**
  * What `runParallel` returns: the winner (if any), every branch's outcome, the votes of a vote.
@@ -156,9 +164,13 @@ const optionsSchema = z.strictObject({
   maxRounds: z.number().int().positive().max(100).default(3),
   validation: z.looseObject({}).optional(),
   concurrency: z.number().int().positive().optional(),
+  approveWinner: z.boolean().default(false),
   ...runnerOptionsShape,
   ...runOptionsShape,
 });
+
+/** A person's word on the winner's plan (`approveWinner`). */
+const approvalSchema = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
 
 const answerKey = (answer: string) => answer.trim().toLowerCase().replace(/\s+/g, ' ');
 
@@ -204,7 +216,8 @@ export function runParallel(session: AgentSession, emitter: RunEmitter<ParallelE
       emitter,
       options: o,
       concurrency: o.concurrency ?? o.branchIds.length,
-      config: { sessionId: snapshot.id, strategy: o.strategy, branchIds: o.branchIds, roundTokens: o.roundTokens, maxRounds: o.maxRounds, modelId: model?.modelId, worker: o.worker ? describeFunction(o.worker) : 'llmBranchWorker' },
+      config: { sessionId: snapshot.id, strategy: o.strategy, branchIds: o.branchIds, roundTokens: o.roundTokens, maxRounds: o.maxRounds, modelId: model?.modelId, worker: o.worker ? describeFunction(o.worker) : 'llmBranchWorker', ...(o.approveWinner ? { approveWinner: true } : {}) },
+      resumable: false,
     },
     o,
     { problem: snapshot.goal, input: { sessionId: snapshot.id, branchIds: o.branchIds } },
@@ -301,6 +314,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
                     })
                   : undefined,
                 signal,
+                ask: (request) => run.ask(request, { kind: 'branch', branchId: t.id }),
               }),
             'branch worker',
           ),
@@ -517,6 +531,22 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
       // The kernel's halt (the run's budget spent, its time limit passed) is the run's stop reason, as
       // result() reports it: the event says the same. A caller's abort is known only once the run
       // ends (and the run then rejects with ABORTED), so it is not said here.
+      if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
+        const b = session.branch(winner)!;
+        const said = await run.ask(
+          {
+            key: 'approve',
+            question: `Branch "${b.name}" won with a validated ${b.planKind ?? 'execution'} plan. Approve it for execution?`,
+            schema: approvalSchema,
+            preview: { branchId: b.id, name: b.name, planKind: b.planKind ?? 'execution', plan: b.plan ?? null, ...(b.score ? { score: b.score } : {}), ...(b.reward === undefined ? {} : { reward: b.reward }) },
+          },
+          { kind: 'branch', branchId: winner },
+        );
+        if (!said.approved) {
+          winner = undefined;
+          stopReason = 'not_approved';
+        }
+      }
       emit({ type: 'parallel.decided', strategy: o.strategy, winner: winner ?? null, reason: run.halted?.reason ?? stopReason });
     },
     result(end: RunEnd): ParallelResult {

@@ -4,8 +4,11 @@ import {
   createEvaluator,
   createGenerator,
   Explorer,
+  foldSearchEvents,
   fromFunction,
   InMemoryEventStore,
+  replayRun,
+  type RunEventBase,
   type AskHandler,
   type ExplorationResult,
   type GenerateRequest,
@@ -173,6 +176,17 @@ describe('a run that asks a person', () => {
     expect(log.filter((e) => e.type === 'run.answered')).toHaveLength(3);
     const finished = log.filter((e) => e.type === 'run.finished').map((e) => (e.data as { stopReason: string }).stopReason);
     expect(finished).toEqual(['waiting', 'waiting', 'waiting', 'max_depth']);
+  });
+
+  it('replays as waiting, then as unfinished once a resume has begun, then as finished', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'fold' });
+    expect((await replayRun(store, 'fold')).stopReason).toBe('waiting');
+    await explorer(pickOne).resume({ store, runId: 'fold', answers: { 'strategy/pick-one#pick': 0 } });
+    const events = (await collect(store.readStream('fold'))).map((e) => e.data as RunEventBase);
+    const resumedAt = events.findIndex((e) => e.type === 'run.resumed');
+    expect(foldSearchEvents(events.slice(0, resumedAt + 2)).stopReason).toBeUndefined();
+    expect(foldSearchEvents(events).stopReason).toBe('max_depth');
   });
 
   it('resumed without answers stays waiting and writes nothing', async () => {
