@@ -10,6 +10,7 @@ import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllOptions,
  */
 export class FencedStore implements EventStore {
   private fenced = false;
+  private readonly last = new Map<string, NewEvent>();
 
   constructor(private readonly inner: EventStore) {}
 
@@ -17,9 +18,18 @@ export class FencedStore implements EventStore {
     this.fenced = true;
   }
 
+  /** The last event this job appended to `streamId`, once the store took it: how the run ended, without reading its log. */
+  lastAppended(streamId: string): NewEvent | undefined {
+    return this.last.get(streamId);
+  }
+
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (this.fenced) return Promise.reject(new TotError('ABORTED', 'The run was handed back to the queue: nothing more is recorded by this worker.'));
-    return this.inner.append(streamId, events, options);
+    const appended = this.inner.append(streamId, events, options);
+    const lastEvent = events.at(-1);
+    // Appends to one stream are in order (each expects the version the previous one left).
+    if (lastEvent !== undefined) void appended.then(() => this.last.set(streamId, lastEvent), () => undefined);
+    return appended;
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<StoredEvent> {

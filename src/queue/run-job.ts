@@ -121,8 +121,11 @@ export class ActiveJob {
       if (signal.aborted) throw signal.reason;
       const result = await flow.run(input, new FlowRun({ store: this.store, runId: spec.runId, signal, resuming: this.resumed, attempt: spec.attempt, ...(answers ? { answers } : {}) }));
       if (this.why === 'handed-back') return { kind: 'handed-back' };
-      // The log says whether the run waits: a flow may return its own summary of the runner's result.
-      const waiting = await waitingAt(this.store, spec.runId, signal);
+      // The log says whether the run waits (a flow may return its own summary of the runner's
+      // result): its last event, as this job appended it, or read back when the job appended none.
+      const last = this.store.lastAppended(spec.runId);
+      const mayWait = last === undefined || (last.type === 'run.finished' && (last.data as { stopReason?: unknown } | null)?.stopReason === 'waiting');
+      const waiting = mayWait ? await waitingAt(this.store, spec.runId, signal) : undefined;
       if (waiting) return { kind: 'waiting', result: asJson(result), pending: waiting.pending, logVersion: waiting.logVersion };
       const r = result as { stopReason?: unknown; pending?: unknown } | null;
       if (r?.stopReason === 'waiting') return { kind: 'waiting', result: asJson(result), pending: Array.isArray(r.pending) ? (asJson(r.pending) as Question[]) : [] };

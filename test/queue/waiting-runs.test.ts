@@ -3,7 +3,8 @@
 // which resumes it with them. Local queue here; PostgreSQL in waiting-runs-pg.test.ts.
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore } from '../../src/index.js';
-import { localQueue } from '../../src/queue/index.js';
+import { defineFlow, localQueue } from '../../src/queue/index.js';
+import { z } from 'zod';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
 import { askingFlow, askingGraph, echoModel, LEFT, outcome, RIGHT } from './fixtures/asking-flow.js';
@@ -120,6 +121,30 @@ describe('localQueue: a run waiting for a person', () => {
     await queue.answer(runId, ANSWERS);
     await queue.result(runId);
     await catchTotError(() => queue.answer(runId, ANSWERS), 'ILLEGAL_STATE');
+    await queue.close();
+  });
+
+  it('answers nothing when its signal has aborted: ABORTED, and the run still waits', async () => {
+    const { queue, runId } = await waitingRun();
+    await catchTotError(() => queue.answer(runId, ANSWERS, { signal: AbortSignal.abort() }), 'ABORTED');
+    expect((await queue.status(runId)).status).toBe('waiting');
+    await queue.close();
+  });
+
+  it('is waiting by its log even when its flow returns no stop reason', async () => {
+    const { model } = echoModel();
+    const quiet = defineFlow({
+      name: 'quiet',
+      version: 1,
+      input: z.strictObject({ v: z.string() }),
+      run: async (input, run) => ({ thoughts: (run.resuming ? await askingGraph().resume({ model, ...run }) : await askingGraph().run({ model, input, ...run })).thoughts.length }),
+    });
+    const queue = localQueue();
+    void queue.work({ flows: [quiet] });
+    const runId = await queue.submit(quiet, { v: 'x' });
+    await queue.result(runId);
+    const info = await queue.status(runId);
+    expect([info.status, info.pending?.map((q) => q.id)]).toEqual(['waiting', [LEFT, RIGHT]]);
     await queue.close();
   });
 
