@@ -628,7 +628,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
 
   // A turn of the event loop (after its microtasks and I/O callbacks): a program still moving emits or calls.
   private nextQuietTurn(seq: number): void {
-    setImmediate(() => {
+    nextTurn(() => {
       if (--this.quietCheck > 0 && this.nextSeq === seq && this.active === 0) this.nextQuietTurn(seq);
       else {
         this.quietCheck = 0;
@@ -1367,6 +1367,9 @@ const grantSchema = z.strictObject({ more: z.number().nonnegative() });
 
 const LIMIT_WORDS: Record<BudgetLimitName, string> = { calls: 'model calls', inputTokens: 'input tokens', outputTokens: 'output tokens', totalTokens: 'tokens', cost: 'cost', deadline: 'ms' };
 const OPTION_OF = Object.fromEntries(Object.entries(LIMIT_OF).map(([option, limit]) => [limit, option])) as { [K in (typeof LIMIT_OF)[keyof typeof LIMIT_OF]]: keyof typeof LIMIT_OF };
+
+/** A turn of the event loop, after its I/O callbacks: `setImmediate` where there is one (Node, Bun, Deno). */
+const nextTurn: (fn: () => void) => void = typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0);
 
 /** Turns of the event loop without an event or a model call before a run with only questions left ends waiting. */
 const QUIET_TURNS = 3;
