@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bfs, callModel, Explorer, fromFunction, InMemoryEventStore, type StoredEvent, type ThoughtEvaluator, type ThoughtGenerator } from '../src/index.js';
 import { renderRunHtml, viewRun } from '../src/viewer/index.js';
-import { median, report } from './harness.js';
+import { figure, median, report } from './harness.js';
 
 // TOT_CHROMIUM points elsewhere (or nowhere, to see the skip).
 const CHROMIUM = process.env.TOT_CHROMIUM ?? '/usr/bin/chromium';
@@ -29,7 +29,6 @@ const NODES = Number(values.nodes);
 const RUNS = Number(values.runs);
 if (!Number.isInteger(NODES) || NODES < 2) throw new Error('--nodes: send a whole number of at least 2');
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs: send a whole number of at least 1');
-const round = (x: number) => Math.round(x * 10) / 10;
 const log = (line: string) => process.stderr.write(`[bench:viewer] ${line}\n`);
 
 if (!existsSync(CHROMIUM)) {
@@ -147,10 +146,10 @@ report('viewer', {
   viewport: '1400x900',
   htmlBytes: Buffer.byteLength(html),
   htmlMiB: Math.round((Buffer.byteLength(html) / 2 ** 20) * 100) / 100,
-  renderRunHtmlMedianMs: round(median(renderMs)),
-  readyMedianMs: median(runs.map((r) => r.readyMs)),
-  readyInPageMedianMs: median(runs.map((r) => r.readyInPageMs)),
-  interactiveMedianMs: interactive,
+  renderRunHtmlMs: figure(renderMs),
+  readyMs: figure(runs.map((r) => r.readyMs)),
+  readyInPageMs: figure(runs.map((r) => r.readyInPageMs)),
+  interactiveMs: figure(runs.map((r) => r.interactiveMs)),
   consoleErrors: runs.reduce((n, r) => n + r.consoleErrors, 0),
   requestsOtherThanThePage: runs.reduce((n, r) => n + r.requests, 0),
   perRun: runs,

@@ -531,9 +531,9 @@ view, and the page is interactive once the details show that node's content. Med
 
 | measure | median | target |
 | --- | --- | --- |
-| navigation start → drawn (\`body[data-ready=true]\`) | ${n(vw.readyMedianMs)} ms | |
-| navigation start → a click on a node shows its details | **${n(vw.interactiveMedianMs)} ms**${met(vw.target.met)} | ≤ ${n(vw.target.interactiveMs)} ms |
-| \`renderRunHtml\` in Node | ${vw.renderRunHtmlMedianMs} ms | |
+| navigation start → drawn (\`body[data-ready=true]\`) | ${vw.readyMs ? fig(vw.readyMs, ' ms') : `${n(vw.readyMedianMs)} ms`} | |
+| navigation start → a click on a node shows its details | ${vw.interactiveMs ? fig(vw.interactiveMs, ' ms', true) : `**${n(vw.interactiveMedianMs)} ms**`}${met(vw.target.met)} | ≤ ${n(vw.target.interactiveMs)} ms |
+| \`renderRunHtml\` in Node | ${figOr(vw.renderRunHtmlMs, vw.renderRunHtmlMedianMs, undefined, ' ms')} | |
 | the page | ${n(vw.htmlBytes)} bytes | |
 
 Console errors over the runs: ${vw.consoleErrors}; requests other than the page's own file: ${vw.requestsOtherThanThePage}.`
