@@ -4,8 +4,7 @@ import type { EventStore } from '../events/store/types.js';
 import { raceAbort } from '../internal/abort.js';
 import { checkedAnswers } from '../run/answers.js';
 import type { Answers, Question } from '../run/question.js';
-import { readRecordedRun, type RecordedRun } from '../run/recorded-run.js';
-import type { RunAskedEvent } from '../run/run-event.js';
+import { pendingQuestions, readRecordedRun } from '../run/recorded-run.js';
 
 /** Where a waiting run's log stands: its pending questions, and the log version it waits at. */
 export interface WaitingAt {
@@ -19,15 +18,7 @@ export const answersArgSchema = z
   .record(z.string().min(1).max(1000), z.unknown())
   .refine((answers) => Object.keys(answers).length > 0, 'expected at least one answer, by question id');
 
-/** A logged question as a waiting run lists it (the kernel's result lists the same fields). */
-function questionOf(asked: RunAskedEvent): Question {
-  const { questionId: id, key, question, where, schema, preview } = asked;
-  return { id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) };
-}
-
-function pendingOf(log: RecordedRun): Question[] {
-  return [...log.questions.values()].filter((q) => q.answer === undefined).map((q) => questionOf(q.asked));
-}
+const pendingOf = pendingQuestions;
 
 /**
  * Whether the run's log ends waiting for answers, read from the store (the only journal: a flow

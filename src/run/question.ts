@@ -66,10 +66,30 @@ export interface Question {
  */
 export type AskHandler = (question: Question, options: { signal: AbortSignal }) => unknown;
 
-/** Answers given to a resume, by question id. */
+/**
+ * Answers given to a resume, by question id (a waiting result's `pending[].id`).
+ *
+ * @example
+ * ```ts
+ * import type { Answers } from '@tot/core';
+ *
+ * const answers: Answers = { 'strategy/pick-one#pick': 2 };
+ * ```
+ */
 export type Answers = Readonly<Record<string, unknown>>;
 
-/** What {@link AskRequest} resolves to: the schema's output, or any JSON value without a schema. */
+/**
+ * What an `ask` resolves to: the schema's output, or any JSON value without a schema.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import type { AskAnswer } from '@tot/core';
+ *
+ * const Pick = z.number().int();
+ * type Pick = AskAnswer<typeof Pick>; // number
+ * ```
+ */
 export type AskAnswer<S extends StandardSchemaV1 | undefined> = S extends StandardSchemaV1 ? SchemaOutput<S> : unknown;
 
 /** A question's words, key and preview are kept whole in the log: bounded so that one ask cannot bloat it. */

@@ -5,6 +5,7 @@ import { parseOptions, signalSchema } from '../internal/validate.js';
 import { requestKey } from '../model/request-key.js';
 import type { GenerateRequest, GenerateResult } from '../model/types.js';
 import { checkRunLog } from './run-log-check.js';
+import type { Question } from './question.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmRequestedEvent, type RunAnsweredEvent, type RunAskedEvent, type RunEventBase, type RunFinishedEvent, type RunStartedEvent } from './run-event.js';
 
 const readOptionsSchema = z.strictObject({ signal: signalSchema });
@@ -41,6 +42,27 @@ export interface RecordedRun {
   runnerEvents: RunEventBase[];
   /** The questions the run asked (`run.asked`), by id, in the order asked, with their answers once answered. */
   questions: Map<string, LoggedQuestion>;
+}
+
+/**
+ * The questions a run's log asked and holds no answer to, in the order asked: what a waiting run
+ * waits for.
+ *
+ * @example
+ * ```ts
+ * import { pendingQuestions, readRecordedRun } from '@tot/core';
+ *
+ * const ids = pendingQuestions(await readRecordedRun(store, 'run-42')).map((q) => q.id);
+ * ```
+ */
+export function pendingQuestions(log: RecordedRun): Question[] {
+  const pending: Question[] = [];
+  for (const q of log.questions.values()) {
+    if (q.answer !== undefined) continue;
+    const { questionId: id, key, question, where, schema, preview } = q.asked;
+    pending.push({ id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) });
+  }
+  return pending;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Retry
 import { admitCall, type Admission } from '../model/with-budget.js';
 import { ADMITTED_BY, admittingBudgets, CHECKED_CALL, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
 import { configDifferences } from './config-diff.js';
-import { readRecordedRun, type RecordedRun } from './recorded-run.js';
+import { pendingQuestions, readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
 import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunAskedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
 import { CALL_PRIORITY, CallGate, type GateEntry } from './call-gate.js';
@@ -1437,7 +1437,7 @@ export async function resumeRun<E extends RunEventBase, R extends RunResult>(
   const waiting = log.finished?.stopReason === 'waiting';
   if (log.finished && (!waiting || (answers === undefined && invocation.onAsk === undefined))) {
     const result = restore.fromLog(log);
-    if (waiting) (result as RunResult).pending = [...log.questions.values()].filter((q) => q.answer === undefined).map((q) => questionOf(q.asked));
+    if (waiting) (result as RunResult).pending = pendingQuestions(log);
     return result;
   }
   const run = new Run(settings, invocation, invocation.runId);
