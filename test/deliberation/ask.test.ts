@@ -4,20 +4,8 @@ import { InMemoryEventStore, type GenerateRequest, type LanguageModel } from '..
 import { Deliberation, llmAgent, type DeliberationAgent } from '../../src/deliberation/index.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
-import { fixedRounds, recordingReporter } from './fixtures/scripted-debate.js';
+import { echoModel, fixedRounds, recordingReporter } from './fixtures/scripted-debate.js';
 
-/** Answers `<last user message> -> <agent>@<round>`, counting its calls. */
-function echoModel(): LanguageModel & { requests: GenerateRequest[] } {
-  const requests: GenerateRequest[] = [];
-  return {
-    modelId: 'echo',
-    requests,
-    async generate(request) {
-      requests.push(request);
-      return { outputs: [`${request.messages.at(-1)!.content} -> ${request.tags?.agent}@${request.tags?.round}`], usage: { inputTokens: 10, outputTokens: 5 } };
-    },
-  };
-}
 
 /** An agent whose turn quotes the person's note after the last round, if there is one. */
 const agent = (id: string, model: LanguageModel) =>

@@ -15,20 +15,8 @@ import {
 import { collect } from '../helpers/collect.js';
 import { dyingStore } from '../helpers/dying-store.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
-import { recordingReporter, scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
+import { echoModel, recordingReporter, scriptedAgent, fixedRounds } from './fixtures/scripted-debate.js';
 
-/** A model that answers `<last user message> -> <agent>@<round>` and counts its calls. */
-function echoModel(): LanguageModel & { requests: GenerateRequest[] } {
-  const requests: GenerateRequest[] = [];
-  return {
-    modelId: 'echo',
-    requests,
-    async generate(request) {
-      requests.push(request);
-      return { outputs: [`${request.messages.at(-1)!.content} -> ${request.tags?.agent}@${request.tags?.round}`], usage: { inputTokens: 10, outputTokens: 5 } };
-    },
-  };
-}
 
 const echoAgent = (id: string, model: LanguageModel) => llmAgent({ id, model, system: `You are ${id}. Question: {{query}}`, turn: (ctx) => `turn ${ctx.round}` });
 
