@@ -360,6 +360,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private parked: { seq: number; resolve: () => void }[] = [];
   // Budget questions under way (onExhausted: 'ask'), by limit: a call the limit refuses waits for the answer.
   private readonly grants = new Map<BudgetLimitName, Promise<void>>();
+  // Budget questions that got no usable answer in this process: not asked again.
+  private readonly unanswerable = new Set<string>();
   // The resume's claim under way: work the run can see besides model calls.
   private claimPending = false;
   // Turns of the event loop left before a run with only questions left is checked (0: no check scheduled).
@@ -491,7 +493,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.emit({ type: 'run.asked', questionId: id, key: r.key, question: r.question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(r.preview === undefined ? {} : { preview: r.preview }) } as unknown as RunEventInput<E>);
     }
     if (this.onAsk !== undefined) {
-      state.handled ??= this.handle(state, r.schema);
+      if (state.handled === undefined) {
+        const handled = this.handle(state, r.schema);
+        state.handled = handled;
+        // An answer that did not fit is not the question's answer: asked again, the handler is asked again.
+        handled.catch(() => {
+          if (state.handled === handled) state.handled = undefined;
+        });
+      }
       return (await state.handled) as AskAnswer<S>;
     }
     if (this.settings.resumable === false) {
@@ -555,20 +564,23 @@ export class Run<E extends RunEventBase = RunEventBase> {
    */
   private askForMore(budget: Budget, w: BudgetWarning): void {
     const key = `budget-${w.limit}-${w.max}`;
-    if (this.questions.get(key)?.answer !== undefined || this.grants.has(w.limit)) return;
+    // Nobody could answer (no onAsk, and no store to wait with): the limit stops the run, as 'stop' does.
+    if (this.onAsk === undefined && (!this.recorder || this.settings.resumable === false)) return;
+    if (this.questions.get(key)?.answer !== undefined || this.grants.has(w.limit) || this.unanswerable.has(key)) return;
     const asked = this.ask({
       key,
       question: `The run has used ${w.used} of its ${w.max} ${LIMIT_WORDS[w.limit]}. How many more may it use? (0: none; it stops at ${w.max}.)`,
-      schema: grantSchema,
+      schema: w.limit === 'cost' ? costGrantSchema : countGrantSchema,
       preview: { limit: w.limit, used: w.used, max: w.max },
     }).then(
       (answer) => {
         this.grants.delete(w.limit);
-        if (answer.more > 0) budget.extend({ [OPTION_OF[w.limit as keyof typeof OPTION_OF]]: answer.more });
+        this.applyGrant(key, answer);
       },
       () => {
-        // No answer (the run stops, or nobody can answer): the limit stands.
+        // No answer (the run stops, or the handler's answer did not fit): the limit stands, and is not asked of again.
         this.grants.delete(w.limit);
+        this.unanswerable.add(key);
       },
     );
     this.grants.set(w.limit, asked);
@@ -593,7 +605,12 @@ export class Run<E extends RunEventBase = RunEventBase> {
     const m = /^budget-(calls|inputTokens|outputTokens|totalTokens|cost)-/.exec(id);
     const more = (answer as { more?: unknown } | null)?.more;
     if (!m || !this.budget || typeof more !== 'number' || !(more > 0)) return;
-    this.budget.extend({ [OPTION_OF[m[1] as keyof typeof OPTION_OF]]: more });
+    try {
+      this.budget.extend({ [OPTION_OF[m[1] as keyof typeof OPTION_OF]]: more });
+    } catch (error) {
+      // A grant the budget cannot take (the schema let it through): the limit stands, and the run says why.
+      this.recordError(error, undefined);
+    }
   }
 
   /**
@@ -1362,8 +1379,9 @@ function withResult(error: TotError, result: unknown): TotError {
   return new TotError(error.code, error.message, { recoverable: error.recoverable, cause: error.cause ?? error, details: { ...error.details, result: result as never } });
 }
 
-/** What a person answers when a budget asks for more (`onExhausted: 'ask'`). */
-const grantSchema = z.strictObject({ more: z.number().nonnegative() });
+/** What a person answers when a budget asks for more (`onExhausted: 'ask'`): whole calls and tokens, any cost. */
+const countGrantSchema = z.strictObject({ more: z.number().int().nonnegative() });
+const costGrantSchema = z.strictObject({ more: z.number().nonnegative() });
 
 const LIMIT_WORDS: Record<BudgetLimitName, string> = { calls: 'model calls', inputTokens: 'input tokens', outputTokens: 'output tokens', totalTokens: 'tokens', cost: 'cost', deadline: 'ms' };
 const OPTION_OF = Object.fromEntries(Object.entries(LIMIT_OF).map(([option, limit]) => [limit, option])) as { [K in (typeof LIMIT_OF)[keyof typeof LIMIT_OF]]: keyof typeof LIMIT_OF };

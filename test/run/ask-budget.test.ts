@@ -70,6 +70,22 @@ describe('a budget that asks for more (onExhausted: ask)', () => {
     expect(r.stopReason).toBe('budget_exceeded');
   });
 
+  it('with nobody to answer (no onAsk, no store), stops at the limit as a budget that stops does', async () => {
+    const r = await explorer({ maxCalls: 10, onExhausted: 'ask' }).run('p');
+    expect(r.stopReason).toBe('budget_exceeded');
+    expect(r.stats.llmCalls).toBe(10);
+  });
+
+  it('refuses a fractional grant of calls before writing anything, and the run still waits', async () => {
+    const store = new InMemoryEventStore();
+    await explorer({ maxCalls: 10, onExhausted: 'ask' }).run('p', { store, runId: 'frac' });
+    const before = await collect(store.readStream('frac'));
+    await catchTotError(() => explorer({ maxCalls: 10, onExhausted: 'ask' }).resume({ store, runId: 'frac', answers: { 'budget-calls-10': { more: 1.5 } } }), 'INVALID_ARGUMENT');
+    expect(await collect(store.readStream('frac'))).toEqual(before);
+    const done = await explorer({ maxCalls: 10, onExhausted: 'ask' }).resume({ store, runId: 'frac', answers: { 'budget-calls-10': { more: 2 } } });
+    expect(done.stopReason).not.toBe('waiting');
+  });
+
   it('refuses a grant that is not a number of more', async () => {
     const store = new InMemoryEventStore();
     await explorer({ maxCalls: 10, onExhausted: 'ask' }).run('p', { store, runId: 'x' });

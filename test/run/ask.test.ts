@@ -241,6 +241,22 @@ describe('a run that asks a person', () => {
     expect(String((caught as Error).message)).toContain('does not fit');
   });
 
+  it('asks the handler again after an answer that did not fit', async () => {
+    const answers: unknown[] = ['seven', 7];
+    let got: unknown;
+    const retrying: SearchStrategy = {
+      name: 'retrying',
+      async run(ctx) {
+        const ask = () => ctx.ask({ key: 'n', question: 'A number?', schema: z.number() });
+        got = await ask().catch(() => ask());
+        ctx.stop('max_depth');
+      },
+    };
+    await explorer(retrying).run('p', { onAsk: () => answers.shift() });
+    expect(got).toBe(7);
+    expect(answers).toEqual([]);
+  });
+
   it('fails with ILLEGAL_STATE when nobody could answer: no handler and no store', async () => {
     const error = await catchTotError(() => explorer(pickOne).run('p'), 'ILLEGAL_STATE');
     expect(error.message).toContain('onAsk');
