@@ -32,8 +32,8 @@ export default defineConfig({
     // the whole suite took 541 s with isolation and 373 s without on the 2-core machine (imports
     // 92 s → 14 s of it). Every file creates its own stores, models and servers; none mocks modules.
     isolate: false,
-    // Two workers, each with a PostgreSQL server of its own (test/setup/postgres.ts): with one,
-    // the second core idled whenever a test waited on a child process, a timer or a socket.
-    maxWorkers: 2,
+    // One worker (vitest's default on 2 cores). `--maxWorkers=2` is safe, each worker having a
+    // PostgreSQL server of its own (test/setup/postgres.ts), but measured no faster on a quiet
+    // 2-core machine (80 s against 77 s for ten process-heavy files), only under others' load.
   },
 });
