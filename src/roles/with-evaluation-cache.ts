@@ -20,7 +20,9 @@ import type { NodeEvaluation, ThoughtEvaluator } from './types.js';
  * ```
  */
 export interface EvaluationStore {
+  /** The evaluation kept for a state's key, if there is one. */
   get(key: string): Evaluation | undefined;
+  /** Keeps a state's evaluation (what it returns is ignored: a `Map`'s `set` fits). */
   set(key: string, evaluation: Evaluation): unknown;
 }
 
