@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
+import { canonicalJson } from '../internal/canonical-json.js';
 import type { RecordedRun } from './recorded-run.js';
 import { MAX_ANSWER_JSON_CHARS, type Answers } from './question.js';
 
@@ -54,15 +55,21 @@ function validatorFor(schema: object): z.ZodType | null {
 /**
  * A resume's answers, checked against the log before anything is written: each names a question
  * the run is waiting for, is plain JSON, and fits the JSON Schema recorded with the question.
- * `INVALID_ARGUMENT` otherwise, naming the question and what is wrong.
+ * `INVALID_ARGUMENT` otherwise, naming the question and what is wrong. The same answer to a
+ * question the log already holds is a retry of the call that gave it: left out, not refused.
+ * Returns the answers the log does not hold yet.
  */
 export function checkedAnswers(log: RecordedRun, answers: Answers): Answers {
+  const fresh: Record<string, unknown> = {};
   const pending = [...log.questions.values()].filter((q) => q.answer === undefined).map((q) => q.asked.questionId);
   const waitingFor = pending.length === 0 ? 'it is waiting for no question' : `it is waiting for ${pending.map((id) => `"${id}"`).join(', ')}`;
   for (const [id, value] of Object.entries(answers)) {
     const question = log.questions.get(id);
     if (question === undefined) throw new TotError('INVALID_ARGUMENT', `Run "${log.runId}" asked no question "${id}": ${waitingFor}. Nothing was written.`, { details: { field: `answers.${id}` } });
-    if (question.answer !== undefined) throw new TotError('INVALID_ARGUMENT', `Question "${id}" of run "${log.runId}" was answered already: ${waitingFor}. Nothing was written.`, { details: { field: `answers.${id}` } });
+    if (question.answer !== undefined) {
+      if (canonicalJson(question.answer.value) === canonicalJson(value)) continue;
+      throw new TotError('INVALID_ARGUMENT', `Question "${id}" of run "${log.runId}" was answered already, with another answer: ${waitingFor}. Nothing was written.`, { details: { field: `answers.${id}` } });
+    }
     jsonText(value, `answers["${id}"]`);
     const schema = question.asked.schema;
     const validator = schema === undefined ? null : validatorFor(schema);
@@ -73,6 +80,7 @@ export function checkedAnswers(log: RecordedRun, answers: Answers): Answers {
         details: { field: `answers.${id}`, issues },
       });
     }
+    fresh[id] = value;
   }
-  return answers;
+  return fresh;
 }

@@ -1451,7 +1451,9 @@ export async function resumeRun<E extends RunEventBase, R extends RunResult>(
   checkResumable(settings, log);
   settings.replayLog?.(log.events);
   // Checked before anything is written: a refused answer leaves the run waiting as it was.
-  const answers = invocation.answers === undefined ? undefined : checkedAnswers(log, invocation.answers);
+  const checked = invocation.answers === undefined ? undefined : checkedAnswers(log, invocation.answers);
+  // Answers the log already holds (a retry of the resume that gave them) leave nothing to do.
+  const answers = checked === undefined || Object.keys(checked).length === 0 ? undefined : checked;
   const waiting = log.finished?.stopReason === 'waiting';
   if (log.finished && (!waiting || (answers === undefined && invocation.onAsk === undefined))) {
     const result = restore.fromLog(log);

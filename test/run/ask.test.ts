@@ -148,6 +148,19 @@ describe('a run that asks a person', () => {
     expect(await collect(store.readStream('unknown'))).toEqual(before);
   });
 
+  it('takes the same answer sent again as a retry: a finished run gives its result, and nothing is written', async () => {
+    const store = new InMemoryEventStore();
+    await explorer(pickOne).run('p', { store, runId: 'retry' });
+    const answers = { 'strategy/pick-one#pick': 1 };
+    const done = await explorer(pickOne).resume({ store, runId: 'retry', answers });
+    const before = await collect(store.readStream('retry'));
+    const again = await explorer(pickOne).resume({ store, runId: 'retry', answers });
+    expect(outcome(again)).toEqual(outcome(done));
+    expect(await collect(store.readStream('retry'))).toEqual(before);
+    const error = await catchTotError(() => explorer(pickOne).resume({ store, runId: 'retry', answers: { 'strategy/pick-one#pick': 2 } }), 'INVALID_ARGUMENT');
+    expect(error.message).toContain('answered already, with another answer');
+  });
+
   it('refuses an answer that is not plain JSON', async () => {
     const store = new InMemoryEventStore();
     await explorer(askEach).run('p', { store, runId: 'json' });
