@@ -18,7 +18,6 @@ export const answersArgSchema = z
   .record(z.string().min(1).max(1000), z.unknown())
   .refine((answers) => Object.keys(answers).length > 0, 'expected at least one answer, by question id');
 
-const pendingOf = pendingQuestions;
 
 /**
  * Whether the run's log ends waiting for answers, read from the store (the only journal: a flow
@@ -33,7 +32,7 @@ export async function waitingAt(store: EventStore, runId: string, signal?: Abort
   if (last?.type !== 'run.finished' || (last.data as { stopReason?: unknown }).stopReason !== 'waiting') return undefined;
   const log = await readRecordedRun(store, runId, signal ? { signal } : {});
   if (log.finished?.stopReason !== 'waiting') return undefined;
-  return { pending: pendingOf(log), logVersion: log.lastVersion };
+  return { pending: pendingQuestions(log), logVersion: log.lastVersion };
 }
 
 /**

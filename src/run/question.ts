@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ErrorLocation } from '../errors/index.js';
 import { isStandardSchema, NOT_A_SCHEMA, type SchemaOutput, type StandardSchemaV1 } from '../internal/standard-schema.js';
-import { fnSchema, signalSchema } from '../internal/validate.js';
+import { fnSchema } from '../internal/validate.js';
 
 /**
  * What a program asks a person: the words, the key that names the question within where it is
@@ -112,7 +112,6 @@ export const onAskSchema = fnSchema<AskHandler>().optional();
 
 export const answersSchema = z.record(z.string().min(1), z.unknown()).optional();
 
-export { signalSchema };
 
 /**
  * The id of a question: its key, after where it was asked. The same place and key give the same

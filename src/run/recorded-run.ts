@@ -57,12 +57,14 @@ export interface RecordedRun {
  */
 export function pendingQuestions(log: RecordedRun): Question[] {
   const pending: Question[] = [];
-  for (const q of log.questions.values()) {
-    if (q.answer !== undefined) continue;
-    const { questionId: id, key, question, where, schema, preview } = q.asked;
-    pending.push({ id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) });
-  }
+  for (const q of log.questions.values()) if (q.answer === undefined) pending.push(questionOf(q.asked));
   return pending;
+}
+
+/** A logged question as a handler receives it and a result lists it. */
+export function questionOf(asked: RunAskedEvent): Question {
+  const { questionId: id, key, question, where, schema, preview } = asked;
+  return { id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) };
 }
 
 /**

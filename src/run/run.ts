@@ -13,9 +13,9 @@ import type { CallOptions, GenerateRequest, GenerateResult, LanguageModel, Retry
 import { admitCall, type Admission } from '../model/with-budget.js';
 import { ADMITTED_BY, admittingBudgets, CHECKED_CALL, SETTLES_ON_ABORT, wrapModel } from '../model/wrap-model.js';
 import { configDifferences } from './config-diff.js';
-import { pendingQuestions, readRecordedRun, type RecordedRun } from './recorded-run.js';
+import { pendingQuestions, questionOf, readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
-import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunAskedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
 import { CALL_PRIORITY, CallGate, type GateEntry } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { fatalReason } from './fatal-error.js';
@@ -1356,11 +1356,6 @@ interface AskState {
   handled?: Promise<unknown>;
 }
 
-/** A logged question as a result lists it. */
-function questionOf(asked: RunAskedEvent): Question {
-  const { questionId: id, key, question, where, schema, preview } = asked;
-  return { id, key, question, ...(where ? { where } : {}), ...(schema ? { schema } : {}), ...(preview === undefined ? {} : { preview }) };
-}
 
 /** A served result, copied so that callers can never change the log. */
 const copyOf = (result: GenerateResult): GenerateResult => ({ ...result, outputs: [...result.outputs], usage: { ...result.usage } });

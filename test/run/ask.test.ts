@@ -5,31 +5,18 @@ import {
   createGenerator,
   Explorer,
   foldSearchEvents,
-  fromFunction,
   InMemoryEventStore,
   replayRun,
   type RunEventBase,
   type AskHandler,
   type ExplorationResult,
-  type GenerateRequest,
   type SearchStrategy,
 } from '../../src/index.js';
-import { worldReply } from '../events/fixtures/world.js';
+import { countedWorldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
-/** The world's model, counting the calls that reach it. */
-function countingModel() {
-  const counter = { calls: 0 };
-  const model = fromFunction(
-    async (request: GenerateRequest) => {
-      counter.calls += 1;
-      return worldReply(request);
-    },
-    { input: 'request', modelId: 'world' },
-  );
-  return { model, counter };
-}
+const countingModel = countedWorldModel;
 
 /** Expands the root, asks which child to follow (by index), and expands that child. */
 const pickOne: SearchStrategy = {

@@ -4,30 +4,21 @@ import {
   createEvaluator,
   createGenerator,
   Explorer,
-  fromFunction,
   InMemoryEventStore,
   replayRun,
   ThoughtTree,
   type AppendOptions,
   type EventStore,
-  type GenerateRequest,
   type NewEvent,
 } from '../../src/index.js';
-import { worldReply } from '../events/fixtures/world.js';
+import { countedWorldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
 import { completedRequests } from '../helpers/completed-requests.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
 /** The deterministic world's search (beam 2, depth 2), counting the calls its model makes. */
 function counted() {
-  const made = { calls: 0 };
-  const model = fromFunction(
-    async (request: GenerateRequest) => {
-      made.calls += 1;
-      return worldReply(request);
-    },
-    { input: 'request', modelId: 'world' },
-  );
+  const { model, counter: made } = countedWorldModel();
   const explorer = new Explorer({ generator: createGenerator({ model }), evaluator: createEvaluator({ model }), strategy: bfs({ beamWidth: 2 }), maxDepth: 2, branchingFactor: 3, now: () => 0 });
   return { explorer, made };
 }
