@@ -27,6 +27,9 @@ Options:
                                (default 64)
   --max-open-sessions <n>      sessions held in memory at once, an LRU over the store (default 64)
   --max-thought-chars <n>      characters a thought may have (default 400)
+  --approve-plans              think_export_plan hands out a plan only once a person approved it:
+                               asked through the client's elicitation when it can, else named in
+                               the tool's result and answered with think_answer
   --model <name>               the server's model for think_parallel_run when the client offers
                                no sampling: an OpenAI-compatible model through the openai package,
                                with OPENAI_BASE_URL and OPENAI_API_KEY from the environment
@@ -73,6 +76,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       'max-open-sessions': { type: 'string', default: '64' },
       'max-thought-chars': { type: 'string', default: '400' },
       model: { type: 'string' },
+      'approve-plans': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -96,7 +100,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const model = await serverModel(values.model);
   // One cache for every connection: an HTTP server's clients share the sessions they hold.
   const sessions = new SessionCache(engine, { maxOpen });
-  const make = () => createMcpServer({ engine, sessions, ...(model ? { model } : {}) });
+  const make = () => createMcpServer({ engine, sessions, approvePlans: values['approve-plans']!, ...(model ? { model } : {}) });
   let stopped!: (code: number) => void;
   const done = new Promise<number>((resolve) => (stopped = resolve));
   const closers: (() => Promise<void>)[] = [];

@@ -176,8 +176,19 @@ export interface TotErrorDetailsMap {
     maxEventBytes?: number;
     maxSnapshotBytes?: number;
     response?: unknown;
+    /** The question an answer was refused for. */
+    questionId?: string;
   };
-  ILLEGAL_STATE: CommonErrorDetails & { nodeId?: string; from?: string; to?: string; status?: string; branchId?: string; trigger?: string };
+  ILLEGAL_STATE: CommonErrorDetails & {
+    nodeId?: string;
+    from?: string;
+    to?: string;
+    status?: string;
+    branchId?: string;
+    trigger?: string;
+    /** The question a person has to answer (or answered no to) first. */
+    questionId?: string;
+  };
   EXPECTED_VERSION_CONFLICT: CommonErrorDetails & {
     streamId?: string;
     expectedVersion?: unknown;

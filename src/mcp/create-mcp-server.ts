@@ -4,6 +4,7 @@ import { SessionEngine } from '../sessions/session-engine.js';
 import { parseOptions } from '../internal/validate.js';
 import { languageModelSchema } from '../model/schemas.js';
 import type { LanguageModel } from '../model/types.js';
+import { clientElicitation } from './elicit.js';
 import { samplingModel } from './sampling-model.js';
 import { SessionCache } from './session-cache.js';
 import { errorResult } from './tool-result.js';
@@ -35,6 +36,13 @@ export interface McpServerOptions {
   version?: string;
   /** Sampling requests' token cap when a branch round gives none. Default 1,000. */
   samplingMaxTokens?: number;
+  /**
+   * The confirm step: `think_export_plan` and `think_export_doc_plan` hand out a plan only once a
+   * person approved it. The server asks through the client's elicitation when the client takes
+   * forms; otherwise the tool's result names the pending question, which `think_answer` answers.
+   * Default false (a recorded approval or denial counts either way).
+   */
+  approvePlans?: boolean;
 }
 
 /**
@@ -91,6 +99,7 @@ const optionsSchema = z.strictObject({
   name: z.string().min(1).default('tot'),
   version: z.string().min(1).default('0.1.0'),
   samplingMaxTokens: z.number().int().min(1).max(1_000_000).default(1000),
+  approvePlans: z.boolean().default(false),
 });
 
 /**
@@ -126,7 +135,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   for (const t of TOOLS) {
     server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async (args: unknown, extra: { signal: AbortSignal; sessionId?: string; requestId: string | number }) => {
       try {
-        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling: sampling(extra.requestId), clientKey: extra.sessionId ?? 'default', sequentialSessions, sequentialQueue, signal: extra.signal });
+        const out = await t.run(args as never, { engine: o.engine, sessions, model: o.model, sampling: sampling(extra.requestId), approvePlans: o.approvePlans, elicit: clientElicitation(server.server, extra.requestId), clientKey: extra.sessionId ?? 'default', sequentialSessions, sequentialQueue, signal: extra.signal });
         return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.structured };
       } catch (error) {
         return errorResult(error);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SessionEngine } from '../sessions/session-engine.js';
 import type { LanguageModel } from '../model/types.js';
+import type { Elicit } from './elicit.js';
 import type { SessionCache } from './session-cache.js';
 
 /**
@@ -34,6 +35,10 @@ export interface ToolContext {
   model: LanguageModel | undefined;
   /** A model answering through the client's sampling (tied to this tool call), when the client offers it. */
   sampling: (() => LanguageModel | undefined) | undefined;
+  /** Exports wait for a person's approval of the plan (`createMcpServer`'s `approvePlans`). */
+  approvePlans: boolean;
+  /** Asks the client's user (MCP elicitation, tied to this tool call), when the client takes forms. */
+  elicit: Elicit | undefined;
   /** The MCP session (one per connection), for tools that keep state per client. */
   clientKey: string;
   /** Per server: the session each client's sequential thinking goes into (when it names none). */

@@ -16,6 +16,10 @@ import { assessPlan, assessPlanOptionsSchema, DocPlan, ExecutionPlan, type Asses
 import { calculateReward, type BranchScore } from './reward.js';
 import { auditBar, branchTokens, digest, evidenceChain, sessionMetrics, sessionMermaid, type DigestOptions, type EvidenceStep, type SessionMetrics } from './session-report.js';
 import { runParallel, type ParallelResult, type RunParallelOptions } from './parallel.js';
+import { approvalQuestionId, planApprovalQuestion, planApprovalSchema, type PlanApproval } from './plan-approval.js';
+import { onAskSchema, type AskHandler, type Question } from '../run/question.js';
+import { raceAbort } from '../internal/abort.js';
+import { issueSentences } from '../internal/standard-schema.js';
 import type { ParallelEvent } from './parallel-events.js';
 import type { LanguageModel } from '../model/types.js';
 import type { RunEmitter } from '../run/run-emitter.js';
@@ -60,6 +64,25 @@ export interface AddThoughtOptions {
    * restart) is stored once; give distinct keys to record one thought twice on purpose.
    */
   idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Options of {@link AgentSession.exportPlan} and {@link AgentSession.exportDocPlan}.
+ *
+ * @example
+ * ```ts
+ * import type { ExportPlanOptions } from '@tot/core/sessions';
+ *
+ * const options: ExportPlanOptions = { requireApproval: true };
+ * ```
+ */
+export interface ExportPlanOptions {
+  /** Export only a plan a person approved ({@link AgentSession.approvePlan}). Default false (true with `onAsk`). */
+  requireApproval?: boolean;
+  /** Asked for the approval when none is recorded; its answer is checked and recorded. */
+  onAsk?: AskHandler;
+  /** Aborts the export, and the handler's wait. */
   signal?: AbortSignal;
 }
 
@@ -117,6 +140,8 @@ const fastSignalOnly = compileFastParse(signalOnlySchema);
 /** Events whose data the session builds of strings, numbers, and arrays and records of them: folded as built (see `write`). */
 const FLAT_EVENTS = new Set(['thought.added', 'session.state_changed', 'branch.forked', 'branch.transitioned']);
 const transitionSchema = z.strictObject({ reason: z.string().optional(), signal: signalSchema });
+const exportSchema = z.strictObject({ requireApproval: z.boolean().optional(), onAsk: onAskSchema, signal: signalSchema });
+const approveSchema = planApprovalSchema.extend({ signal: signalSchema });
 const setPlanSchema = z.strictObject({ kind: z.string().min(1).max(200).optional(), signal: signalSchema });
 const validateSchema = assessPlanOptionsSchema.extend({ signal: signalSchema });
 const digestSchema = z.strictObject({ maxTokens: z.number().int().positive().optional(), audience: z.enum(['public', 'private']).optional() });
@@ -674,28 +699,92 @@ export class AgentSession {
    * The execution plan of a validated branch, for the executor, with `_got_metadata`;
    * the branch moves to `executing`. Exporting it again returns the same plan.
    *
+   * With `requireApproval` (or an `onAsk` handler), export is the confirm step: the plan goes out
+   * only once a person approved it ({@link AgentSession.approvePlan}). `onAsk` is asked
+   * {@link AgentSession.approvalQuestion}'s question when no answer is recorded yet, and its
+   * answer is recorded; without a handler, an unanswered export is `ILLEGAL_STATE` naming the
+   * question, and a denied plan is `ILLEGAL_STATE` with the person's reason. A recorded approval
+   * counts whether or not the export asks for one.
+   *
    * @example
    * ```ts
    * const plan = await session.exportPlan('br0'); // { …, _got_metadata: { session_id, branch_id, confidence, alternatives_explored, token_cost } }
+   * const approved = await session.exportPlan('br1', { onAsk: async (q) => ({ approved: await confirm(q.question) }) });
    * ```
    */
-  async exportPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
-    parseOptions(signalOnlySchema, options, 'AgentSession.exportPlan');
-    return this.exportAs(branchId, 'execution', options.signal);
+  async exportPlan(branchId: string, options: ExportPlanOptions = {}): Promise<Record<string, unknown>> {
+    parseOptions(exportSchema, options, 'AgentSession.exportPlan');
+    return this.exportAs(branchId, 'execution', options);
   }
 
   /**
    * The doc plan of a validated branch, for the documentation service, with `_got_metadata`; the
-   * branch moves to `executing`.
+   * branch moves to `executing`. Approval works as for {@link AgentSession.exportPlan}.
    *
    * @example
    * ```ts
    * const docPlan = await session.exportDocPlan('br1');
    * ```
    */
-  async exportDocPlan(branchId: string, options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
-    parseOptions(signalOnlySchema, options, 'AgentSession.exportDocPlan');
-    return this.exportAs(branchId, 'doc', options.signal);
+  async exportDocPlan(branchId: string, options: ExportPlanOptions = {}): Promise<Record<string, unknown>> {
+    parseOptions(exportSchema, options, 'AgentSession.exportDocPlan');
+    return this.exportAs(branchId, 'doc', options);
+  }
+
+  /**
+   * Records a person's word on a validated branch's plan, before it is exported for execution
+   * (the confirm step). An answer that does not fit `{ approved: boolean, reason?: string }` is
+   * `INVALID_ARGUMENT` and nothing is written; a branch that is not `validated` is
+   * `ILLEGAL_STATE`. The same answer again is a retry and writes nothing; a different one after
+   * an answer is recorded is `ILLEGAL_STATE` (fork a new branch to try another plan).
+   *
+   * @example
+   * ```ts
+   * await session.approvePlan('br0', { approved: true });
+   * await session.approvePlan('br2', { approved: false, reason: 'drops a table' });
+   * ```
+   */
+  async approvePlan(branchId: string, answer: PlanApproval & { signal?: AbortSignal }): Promise<SessionBranch> {
+    const parsed = approveSchema.safeParse(answer);
+    if (!parsed.success) {
+      throw new TotError('INVALID_ARGUMENT', `AgentSession.approvePlan: ${approvalQuestionId(branchId)}: the answer ${issueSentences(parsed.error.issues).join(' ')} Send { approved: true } or { approved: false, reason }.`, { details: { field: 'answer' } });
+    }
+    const { signal, approved, reason } = parsed.data;
+    await this.commit('approvePlan', signal, (m) => {
+      const b = this.branchOf(m, branchId, 'approvePlan');
+      if (b.approval) {
+        if (b.approval.approved === approved && b.approval.reason === reason) return { events: [] };
+        throw new TotError('ILLEGAL_STATE', `AgentSession.approvePlan: branch ${b.id}'s plan was ${b.approval.approved ? 'approved' : 'denied'} already${b.approval.reason ? ` (${b.approval.reason})` : ''}; an answer is given once (fork a new branch to try another plan).`, { details: { branchId: b.id, status: b.state } });
+      }
+      if (b.state !== 'validated') throw new TotError('ILLEGAL_STATE', `AgentSession.approvePlan: branch ${b.id} is ${b.state}: only a validated branch's plan is approved (validatePlan() it first).`, { details: { branchId: b.id, status: b.state } });
+      const data = { branchId, approved, ...(reason === undefined ? {} : { reason }), at: this.ctx.now() };
+      // The key names what is written: two writers approving the same branch store one answer.
+      return { events: [{ type: 'branch.approval', data, idempotencyKey: `${m.snapshot.id}:${branchId}:approval` }] };
+    });
+    // The key is the branch's: when another writer's answer took it first, the write loop reads that
+    // answer back as stored, and it is this one only if it says the same.
+    const b = this.model.branchIndex.get(branchId)!;
+    if (b.approval && (b.approval.approved !== approved || b.approval.reason !== reason)) {
+      throw new TotError('ILLEGAL_STATE', `AgentSession.approvePlan: branch ${b.id}'s plan was ${b.approval.approved ? 'approved' : 'denied'} by another writer first${b.approval.reason ? ` (${b.approval.reason})` : ''}; an answer is given once.`, { details: { branchId: b.id, status: b.state } });
+    }
+    return copy(b);
+  }
+
+  /**
+   * The question that approves a branch's plan, as a person or a client sees it: id
+   * `branch/<branchId>#approve`, the plan, its kind and score as preview, and the JSON Schema of an
+   * answer. Undefined when the branch is not `validated` or its plan was answered already.
+   *
+   * @example
+   * ```ts
+   * const q = session.approvalQuestion('br0');
+   * if (q) console.log(q.id, q.question, JSON.stringify(q.preview));
+   * ```
+   */
+  approvalQuestion(branchId: string): Question | undefined {
+    const b = this.model.branchIndex.get(branchId);
+    if (!b) throw new TotError('INVALID_ARGUMENT', `AgentSession.approvalQuestion: no branch ${branchId} in session ${this.id}.`, { details: { field: 'branchId' } });
+    return b.state === 'validated' && !b.approval ? planApprovalQuestion(copy(b)) : undefined;
   }
 
   /**
@@ -748,12 +837,42 @@ export class AgentSession {
     return b;
   }
 
-  private async exportAs(branchId: string, kind: 'execution' | 'doc', signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  /** Asks `onAsk` for the person's word an export needs, when none is recorded, and records it. */
+  private async askApproval(branchId: string, options: ExportPlanOptions): Promise<void> {
+    const b = this.model.branchIndex.get(branchId);
+    if (!options.onAsk || !b || b.state !== 'validated' || b.approval) return;
+    const question = planApprovalQuestion(copy(b));
+    const signal = options.signal ?? new AbortController().signal;
+    let said: unknown;
+    try {
+      said = await raceAbort(Promise.resolve().then(() => options.onAsk!(question, { signal })), options.signal, `the approval of ${b.id}`);
+    } catch (error) {
+      if (TotError.hasCode(error, 'ABORTED')) throw error;
+      throw new TotError('INTERNAL', `The onAsk handler threw on ${question.id}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    const parsed = planApprovalSchema.safeParse(said);
+    if (!parsed.success) {
+      throw new TotError('INVALID_ARGUMENT', `The onAsk handler's answer to ${question.id} ${issueSentences(parsed.error.issues).join(' ')} It must be { approved: boolean, reason?: string }; nothing was recorded.`, { details: { field: 'answer', questionId: question.id } });
+    }
+    await this.approvePlan(branchId, { ...parsed.data, ...(options.signal ? { signal: options.signal } : {}) });
+  }
+
+  private async exportAs(branchId: string, kind: 'execution' | 'doc', options: ExportPlanOptions): Promise<Record<string, unknown>> {
+    const signal = options.signal;
+    const required = options.requireApproval === true || options.onAsk !== undefined;
+    await this.askApproval(branchId, options);
     await this.commit(kind === 'doc' ? 'exportDocPlan' : 'exportPlan', signal, (m) => {
       const b = this.branchOf(m, branchId, kind === 'doc' ? 'exportDocPlan' : 'exportPlan');
       if ((b.planKind ?? 'execution') !== kind) throw new TotError('ILLEGAL_STATE', `Branch ${b.id} holds ${b.planKind === 'doc' ? 'a doc' : 'an execution'} plan, not ${kind === 'doc' ? 'a doc' : 'an execution'} plan.`, { details: { branchId: b.id, status: b.state } });
       if (b.state === 'executing') return { events: [] };
       if (b.state !== 'validated') throw new TotError('ILLEGAL_STATE', `Branch ${b.id} is ${b.state}: only a validated branch's plan is exported (validatePlan() it first).`, { details: { branchId: b.id, status: b.state } });
+      // Checked here, in the write, so that a denial another writer recorded meanwhile still holds.
+      if (b.approval && !b.approval.approved) {
+        throw new TotError('ILLEGAL_STATE', `Branch ${b.id}'s plan was not approved${b.approval.reason ? ` (${b.approval.reason})` : ''}: it is not exported (fork a new branch to try another plan).`, { details: { branchId: b.id, status: b.state, questionId: approvalQuestionId(b.id) } });
+      }
+      if (!b.approval && required) {
+        throw new TotError('ILLEGAL_STATE', `Branch ${b.id}'s plan needs a person's approval before it is exported: answer question ${approvalQuestionId(b.id)} with approvePlan('${b.id}', { approved }), or export with onAsk.`, { details: { branchId: b.id, status: b.state, questionId: approvalQuestionId(b.id) } });
+      }
       const data = { branchId, trigger: 'user_input', from: 'validated', to: transitionBranch('validated', 'user_input', b.id), reason: `${kind} plan exported`, at: this.ctx.now() };
       return { events: [{ type: 'branch.transitioned', data, idempotencyKey: `${m.snapshot.id}:${branchId}:export` }] };
     });

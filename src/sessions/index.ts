@@ -27,7 +27,8 @@ export {
 export { FINAL_SESSION_STATES, type SessionState } from './session-state.js';
 export type { SessionEventData, SessionBudget, ThoughtEdge, ThoughtRole } from './session-events.js';
 export type { SessionBranch, SessionEvidence, SessionThought, SessionSnapshot } from './session-model.js';
-export { AgentSession, type AddThoughtOptions } from './agent-session.js';
+export { AgentSession, type AddThoughtOptions, type ExportPlanOptions } from './agent-session.js';
+export type { PlanApproval } from './plan-approval.js';
 export { SessionEngine, type SessionEngineOptions, type StartSessionOptions } from './session-engine.js';
 export type { ParallelEvent } from './parallel-events.js';
 export { branchPlannerReplySchema, DEFAULT_BRANCH_PROMPT, DEFAULT_CRITIC_PROMPT, llmBranchWorker, type BranchRoundOutcome, type BranchWorker, type BranchWorkerContext } from './branch-worker.js';

@@ -19,6 +19,7 @@ import { llmBranchWorker, thoughtsBeforeFailure, type BranchRoundOutcome, type B
 import type { AgentSession } from './agent-session.js';
 import type { ParallelEvent } from './parallel-events.js';
 import type { AssessPlanOptions } from './plans.js';
+import { APPROVAL_KEY, approvalPreview, approvalWords, planApprovalSchema } from './plan-approval.js';
 import { budgetStop, calculateReward, convergenceStop } from './reward.js';
 import type { SessionBranch } from './session-model.js';
 
@@ -169,8 +170,6 @@ const optionsSchema = z.strictObject({
   ...runOptionsShape,
 });
 
-/** A person's word on the winner's plan (`approveWinner`). */
-const approvalSchema = z.strictObject({ approved: z.boolean(), reason: z.string().max(10_000).optional() });
 
 const answerKey = (answer: string) => answer.trim().toLowerCase().replace(/\s+/g, ' ');
 
@@ -533,15 +532,9 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
       // ends (and the run then rejects with ABORTED), so it is not said here.
       if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
         const b = session.branch(winner)!;
-        const said = await run.ask(
-          {
-            key: 'approve',
-            question: `Branch "${b.name}" won with a validated ${b.planKind ?? 'execution'} plan. Approve it for execution?`,
-            schema: approvalSchema,
-            preview: { branchId: b.id, name: b.name, planKind: b.planKind ?? 'execution', plan: b.plan ?? null, ...(b.score ? { score: b.score } : {}), ...(b.reward === undefined ? {} : { reward: b.reward }) },
-          },
-          { kind: 'branch', branchId: winner },
-        );
+        const said = await run.ask({ key: APPROVAL_KEY, question: approvalWords(b), schema: planApprovalSchema, preview: approvalPreview(b) }, { kind: 'branch', branchId: winner });
+        // Recorded in the session as well: exporting the plan later does not ask again.
+        await session.approvePlan(winner, { ...said, signal: run.signal });
         if (!said.approved) {
           winner = undefined;
           stopReason = 'not_approved';

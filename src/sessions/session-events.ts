@@ -63,7 +63,9 @@ export type SessionEventData =
   | { type: 'session.state_changed'; from: SessionState; to: SessionState; reason?: string; at: number }
   | { type: 'branch.planned'; branchId: string; kind: string; plan: unknown; at: number }
   | { type: 'branch.scored'; branchId: string; score: BranchScore; reward: number; issues?: string[]; at: number }
-  | { type: 'evidence.received'; branchId: string; evidenceId: string; kind: 'execution' | 'doc_validation'; success: boolean; summary: string; data: Record<string, unknown>; failure?: { category: string; signature: string }; at: number };
+  | { type: 'evidence.received'; branchId: string; evidenceId: string; kind: 'execution' | 'doc_validation'; success: boolean; summary: string; data: Record<string, unknown>; failure?: { category: string; signature: string }; at: number }
+  // A person's word on a validated branch's plan, before it is exported for execution.
+  | { type: 'branch.approval'; branchId: string; approved: boolean; reason?: string; at: number };
 
 const id = z.string().min(1);
 const at = z.number();
@@ -101,4 +103,5 @@ export const sessionEventSchemas: Record<SessionEventData['type'], z.ZodType> = 
     failure: z.looseObject({ category: z.string(), signature: z.string() }).optional(),
     at,
   }),
+  'branch.approval': z.looseObject({ branchId: id, approved: z.boolean(), reason: z.string().optional(), at }),
 };

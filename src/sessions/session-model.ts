@@ -65,6 +65,8 @@ export interface SessionBranch {
   issues?: string[];
   /** Execution and doc-validation feedback, in order. */
   evidence: SessionEvidence[];
+  /** A person's word on its validated plan (`AgentSession.approvePlan`), once given. */
+  approval?: { approved: boolean; reason?: string; at: number };
 }
 
 /**
@@ -263,6 +265,14 @@ export class SessionModel {
           const d = data as Of<'evidence.received'>;
           b.evidence.push({ evidenceId: d.evidenceId, kind: d.kind, success: d.success, summary: d.summary, data: structuredClone(d.data), ...(d.failure ? { failure: { ...d.failure } } : {}), at: d.at });
         }
+        break;
+      }
+      case 'branch.approval': {
+        const d = data as Of<'branch.approval'>;
+        const b = this.branchIndex.get(d.branchId);
+        if (!b) throw corrupt(s.id, event.version, `an approval of a branch ${d.branchId} the session does not hold`);
+        if (b.approval) throw corrupt(s.id, event.version, `branch ${b.id} was approved or denied already`);
+        b.approval = { approved: d.approved, ...(d.reason === undefined ? {} : { reason: d.reason }), at: d.at };
         break;
       }
       case 'session.state_changed': {

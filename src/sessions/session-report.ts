@@ -103,7 +103,8 @@ export function auditBar(s: SessionSnapshot, branchId?: string): string {
  * ```
  */
 export interface EvidenceStep {
-  step: 'plan' | 'validate' | 'execution' | 'evidence' | 'complete' | 'early_stop';
+  /** `confirm`: a person's word on the validated plan (`approved` or `denied`), when one was asked. */
+  step: 'plan' | 'validate' | 'confirm' | 'execution' | 'evidence' | 'complete' | 'early_stop';
   status: string;
   branchId: string;
   at?: number;
@@ -119,7 +120,11 @@ export function evidenceChain(s: SessionSnapshot, branchId?: string): EvidenceSt
     if (b.plan !== undefined) out.push({ step: 'plan', status: b.planKind ?? 'execution', branchId: b.id });
     let evidence = 0;
     for (const h of b.history) {
-      if (h.trigger === 'validate_pass' || h.trigger === 'validate_fail') out.push({ step: 'validate', status: h.trigger === 'validate_pass' ? 'pass' : 'fail', branchId: b.id, at: h.at });
+      if (h.trigger === 'validate_pass' || h.trigger === 'validate_fail') {
+        out.push({ step: 'validate', status: h.trigger === 'validate_pass' ? 'pass' : 'fail', branchId: b.id, at: h.at });
+        // A branch validates once (validated only moves on to executing): its approval follows that pass.
+        if (h.trigger === 'validate_pass' && b.approval) out.push({ step: 'confirm', status: b.approval.approved ? 'approved' : 'denied', branchId: b.id, at: b.approval.at });
+      }
       else if (h.from === 'validated' && h.to === 'executing') out.push({ step: 'execution', status: 'exported', branchId: b.id, at: h.at });
       else if (h.to === 'evidence_received') {
         const e = b.evidence[evidence++];

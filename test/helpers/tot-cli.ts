@@ -134,19 +134,19 @@ export interface StdioServer {
 }
 
 /** A client that answers sampling requests when `sampling` is given. */
-export function newClient(name: string, sampling = false): Client {
-  return new Client({ name, version: '1.0.0' }, { capabilities: sampling ? { sampling: {} } : {} });
+export function newClient(name: string, sampling = false, elicitation = false): Client {
+  return new Client({ name, version: '1.0.0' }, { capabilities: { ...(sampling ? { sampling: {} } : {}), ...(elicitation ? { elicitation: { form: {} } } : {}) } });
 }
 
 /**
  * `tot mcp …args` over stdio, connected with the SDK's client. `setup` runs on the client before
  * it connects (a sampling handler).
  */
-export async function startStdio(args: string[], options: { sampling?: boolean; setup?: (client: Client) => void; env?: Record<string, string> } = {}): Promise<StdioServer> {
+export async function startStdio(args: string[], options: { sampling?: boolean; elicitation?: boolean; setup?: (client: Client) => void; env?: Record<string, string> } = {}): Promise<StdioServer> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...args], stderr: 'pipe', cwd: root, ...(options.env ? { env: options.env } : {}) });
   let err = '';
   transport.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const client = newClient('stdio-test', options.sampling ?? false);
+  const client = newClient('stdio-test', options.sampling ?? false, options.elicitation ?? false);
   options.setup?.(client);
   const closed = new Promise<void>((resolve) => (client.onclose = resolve));
   const entry = {

@@ -40,13 +40,14 @@ export function checkOutput(tools: Tool[], name: string, value: unknown): void {
 
 /**
  * A server on `engine` (default: its own, over `store` or a new in-memory store) and a client
- * connected to it; `sampling` declares the sampling capability, `setup` runs on the client before
+ * connected to it; `sampling` declares the sampling capability, `elicitation` the elicitation
+ * capability as given (`{ form: {} }`, or `{}` as clients before URL mode declared it), `setup` runs on the client before
  * it connects (a sampling handler).
  */
 export async function connectInProcess(
-  options: Partial<Omit<McpServerOptions, 'engine'>> & { engine?: SessionEngine; store?: EventStore; sampling?: boolean; setup?: (client: Client) => void } = {},
+  options: Partial<Omit<McpServerOptions, 'engine'>> & { engine?: SessionEngine; store?: EventStore; sampling?: boolean; elicitation?: Record<string, unknown>; setup?: (client: Client) => void } = {},
 ): Promise<InProcess> {
-  const { store: givenStore, sampling, setup, engine: givenEngine, ...serverOptions } = options;
+  const { store: givenStore, sampling, elicitation, setup, engine: givenEngine, ...serverOptions } = options;
   const store = givenStore ?? new InMemoryEventStore();
   const engine = givenEngine ?? new SessionEngine({ store });
   const server = createMcpServer({ engine, ...serverOptions });
@@ -58,7 +59,7 @@ export async function connectInProcess(
     return send(message, sendOptions);
   };
   await server.connect(serverSide);
-  const client = new Client({ name: 'in-process-test', version: '1.0.0' }, { capabilities: sampling ? { sampling: {} } : {} });
+  const client = new Client({ name: 'in-process-test', version: '1.0.0' }, { capabilities: { ...(sampling ? { sampling: {} } : {}), ...(elicitation ? { elicitation } : {}) } });
   setup?.(client);
   await client.connect(clientSide);
   open.push({ client, server });

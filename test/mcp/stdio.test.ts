@@ -1,9 +1,10 @@
 // `tot mcp` over stdio, driven by the SDK's own client: the built command (dist/cli/tot.js), a
 // SQLite file in a temporary directory, a client whose model answers the server's sampling requests.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { startStdio, useCliTempDb } from '../helpers/tot-cli.js';
-import { raceWithRejection, structured } from '../helpers/mcp-sampling.js';
+import { raceWithRejection, structured, validPlan } from '../helpers/mcp-sampling.js';
 import { TOOL_HINTS } from './tool-hints.js';
 
 const DESIGN_TOOLS = [
@@ -156,5 +157,42 @@ describe('tot mcp over stdio: a restart', () => {
     expect(plan._got_metadata.branch_id).toBe('br0');
     const status = await call<{ thoughts: number }>(second.client, 'think_session_status', { session_id: s.id });
     expect(status.thoughts).toBe(before.thoughts + 1);
+  });
+});
+
+describe('tot mcp --approve-plans over stdio: the confirm step before export', () => {
+  it('asks the client\'s user through elicitation; a client without it is told what is pending and answers with think_answer', async () => {
+    const asked: string[] = [];
+    const first = await startStdio(['--db', temp.db, '--approve-plans'], {
+      sampling: true,
+      elicitation: true,
+      setup: (c) => {
+        void raceWithRejection(c, { good: 'good', bad: 'bad' });
+        c.setRequestHandler(ElicitRequestSchema, async (req) => {
+          asked.push(req.params.message);
+          return { action: 'accept', content: { approved: false, reason: 'wait for the freeze to end' } };
+        });
+      },
+    });
+    const s = await sessionWithBranches(first.client);
+    await call(first.client, 'think_parallel_run', { session_id: s.id, branch_ids: ['br0', 'br1'], strategy: 'race' });
+    // br0 validated: the user is asked, and says no.
+    expect(await call(first.client, 'think_export_plan', { session_id: s.id, branch_id: 'br0' })).toMatchObject({ status: 'not_approved', reason: 'wait for the freeze to end' });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Approve it for execution?');
+    await first.kill();
+
+    // Another branch, validated in another server process whose client takes no elicitation.
+    const second = await startStdio(['--db', temp.db, '--approve-plans']);
+    const fork = await call<{ branches: Branch[] }>(second.client, 'think_branch_fork', { session_id: s.id, from: 't2', names: ['later'] });
+    const later = fork.branches[0]!.branch_id;
+    await call(second.client, 'think_plan_step', { session_id: s.id, branch_id: later, content: 'The same, after the freeze.', plan: validPlan('later') });
+    await call(second.client, 'think_validate_plan', { session_id: s.id, branch_id: later });
+    const pending = await call<{ status: string; question: { id: string }; next: string }>(second.client, 'think_export_plan', { session_id: s.id, branch_id: later });
+    expect(pending).toMatchObject({ status: 'approval_pending', question: { id: `branch/${later}#approve` } });
+    expect(pending.next).toContain('think_answer');
+    await call(second.client, 'think_answer', { session_id: s.id, question_id: pending.question.id, answer: { approved: true } });
+    const plan = await call<{ _got_metadata: { branch_id: string } }>(second.client, 'think_export_plan', { session_id: s.id, branch_id: later });
+    expect(plan._got_metadata.branch_id).toBe(later);
   });
 });

@@ -57,6 +57,7 @@ const CALLS: Record<string, { prep?: (s: InProcess, id: string) => Promise<unkno
   think_validate_plan: { args: (id) => ({ session_id: id, branch_id: 'br3' }) },
   think_export_plan: { args: (id) => ({ session_id: id, branch_id: 'br0' }) },
   think_export_doc_plan: { args: (id) => ({ session_id: id, branch_id: 'br1' }) },
+  think_answer: { args: (id) => ({ session_id: id, question_id: 'branch/br0#approve', answer: { approved: true } }) },
   think_receive_evidence: {
     prep: (s, id) => s.ok('think_export_plan', { session_id: id, branch_id: 'br0' }),
     args: (id) => ({ session_id: id, branch_id: 'br0', execution_result: { execution_id: 'run-1', success: false, summary: 'tests failed', stderr: 'AssertionError: expected 1 to be 2', exit_code: 1 } }),

@@ -29,6 +29,7 @@ export const TOOL_HINTS: Record<string, { hints: ToolHints; why: string }> = {
   think_export_doc_plan: { hints: hints(false, true), why: 'as think_export_plan, for a doc plan' },
   think_receive_evidence: { hints: hints(false, true), why: 'records an execution_id once; again, the same evidence' },
   think_receive_doc_validation: { hints: hints(false, true), why: 'records a validation_id once; again, the same evidence' },
+  think_answer: { hints: hints(false, true), why: 'records a person\'s answer once; the same answer again writes nothing and answers the same' },
   think_digest: { hints: hints(true, true), why: 'reads the session' },
   think_graph_export: { hints: hints(true, true), why: 'reads the session' },
   sequentialthinking: { hints: hints(false, true), why: 'the same call again (a retry) finds the thought the first stored: nothing written, the same answer' },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assessPlan, DocPlan, ExecutionPlan } from '../../sessions/plans.js';
 import { bool, branchId, int, num, object, sessionId } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
+import { approvalGate, questionShape } from './approval-tools.js';
 import { branchOut, branchShape, readOnly, sessionLine, sessionLineShape, writes, writesOnce } from './shapes.js';
 
 /** A plan kind's JSON Schema, written by zod from the schema think_validate_plan checks plans with. */
@@ -33,7 +34,17 @@ export function planIssues(plan: unknown, kind: string | undefined): string[] {
   return assessPlan(plan, { kind: kind ?? 'execution' }).issues;
 }
 
-const exported = z.looseObject({ _got_metadata: z.looseObject({ session_id: z.string(), branch_id: z.string() }) });
+/**
+ * An exported plan (the plan's own fields and `_got_metadata`), or, when the export waits on a
+ * person, `status` approval_pending with the question, or not_approved with the reason.
+ */
+const exported = z.looseObject({
+  _got_metadata: z.looseObject({ session_id: z.string(), branch_id: z.string() }).optional(),
+  status: z.enum(['approval_pending', 'not_approved']).optional(),
+  question: questionShape.optional(),
+  reason: z.string().optional(),
+  next: z.string().optional(),
+});
 
 /** think_export_plan and think_export_doc_plan: the same tool for the two kinds of plan. */
 function exportTool(kind: 'execution' | 'doc'): ToolSpec {
@@ -41,15 +52,20 @@ function exportTool(kind: 'execution' | 'doc'): ToolSpec {
     name: kind === 'doc' ? 'think_export_doc_plan' : 'think_export_plan',
     title: kind === 'doc' ? 'Export a documentation plan' : 'Export an execution plan',
     description:
-      kind === 'doc'
+      (kind === 'doc'
         ? "The validated branch's DocPlan, with _got_metadata, for a documentation writer. Only a validated branch with a doc plan exports."
-        : "The validated branch's ExecutionPlan, with _got_metadata (session, branch, confidence, alternatives explored, token cost), for an executor. Only a validated branch exports; the branch then moves on to executing.",
+        : "The validated branch's ExecutionPlan, with _got_metadata (session, branch, confidence, alternatives explored, token cost), for an executor. Only a validated branch exports; the branch then moves on to executing.") +
+      ' When the server asks for approval before export, the person is asked through your client (elicitation) when it can; otherwise the result is status approval_pending with the question: ask the person, send their answer with think_answer, and call this tool again. Status not_approved: the person said no.',
     input: z.object({ session_id: sessionId, branch_id: branchId }),
     output: exported,
     annotations: writesOnce,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
-      const plan = kind === 'doc' ? await s.exportDocPlan(a.branch_id, { signal: ctx.signal }) : await s.exportPlan(a.branch_id, { signal: ctx.signal });
+      await s.refresh({ signal: ctx.signal });
+      const held = await approvalGate(s, a.branch_id, ctx, kind === 'doc' ? 'think_export_doc_plan' : 'think_export_plan');
+      if (held) return held;
+      const options = { requireApproval: ctx.approvePlans, signal: ctx.signal };
+      const plan = kind === 'doc' ? await s.exportDocPlan(a.branch_id, options) : await s.exportPlan(a.branch_id, options);
       return { structured: plan, text: JSON.stringify(plan) };
     },
   });
