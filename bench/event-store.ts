@@ -450,8 +450,8 @@ if (!ONLY || ONLY === 'postgres') {
 }
 
 const targets = { totOverRaw: 0.6, totOverEmmettPostgres: 1, inMemoryBatchedEventsPerSecond: 500_000, inMemoryReplay100kMs: 1_000 };
-// Its package.json is not among the package's exports: read from node_modules.
-const emmettVersion = (JSON.parse(readFileSync(`${benchDir}/../node_modules/@event-driven-io/emmett/package.json`, 'utf8')) as { version: string }).version;
+// Its package.json is not among the package's exports: read from bench/peers/node_modules, where the comparison libraries live.
+const emmettVersion = (JSON.parse(readFileSync(`${benchDir}/peers/node_modules/@event-driven-io/emmett/package.json`, 'utf8')) as { version: string }).version;
 const figures = { emmettVersion, rounds: ROUNDS, sizes: SIZES, readEvents: READ_EVENTS, batch: BATCH, rawPage: RAW_PAGE, ...results, targets };
 // A partial run is printed, not saved: the saved figures (and docs/benchmarks.md) cover every store from one run.
 if (ONLY) console.log(JSON.stringify(figures, (_, v: unknown) => v, 2));
