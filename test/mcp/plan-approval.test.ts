@@ -50,7 +50,7 @@ describe('approving a plan over MCP before it is exported', () => {
     const [request] = user.requests;
     expect(request!.message).toContain('Approve it for execution?');
     expect(request!.message).toContain('apply lazy-load');
-    expect(request!.requestedSchema).toEqual({
+    expect((request as { requestedSchema: unknown }).requestedSchema).toEqual({
       type: 'object',
       properties: { approved: expect.objectContaining({ type: 'boolean' }), reason: expect.objectContaining({ type: 'string', maxLength: 10_000 }) },
       required: ['approved'],
@@ -86,6 +86,21 @@ describe('approving a plan over MCP before it is exported', () => {
     const session_id = await validatedBranch(s);
     const pending = await s.ok<Pending>('think_export_plan', { session_id, branch_id: 'br0' });
     expect(pending).toMatchObject({ status: 'approval_pending', question: { id: 'branch/br0#approve' } });
+  });
+
+  it('leaves the question pending, for think_answer, when the client fails the elicitation request', async () => {
+    const s = await connectInProcess({
+      approvePlans: true,
+      elicitation: { form: {} },
+      setup: (c) =>
+        c.setRequestHandler(ElicitRequestSchema, async () => {
+          throw new Error('no user at the keyboard');
+        }),
+    });
+    const session_id = await validatedBranch(s);
+    const pending = await s.ok<Pending>('think_export_plan', { session_id, branch_id: 'br0' });
+    expect(pending).toMatchObject({ status: 'approval_pending', question: { id: 'branch/br0#approve' } });
+    expect(pending.next).toContain('think_answer');
   });
 
   it('without elicitation, names the pending question and the tool that answers it; think_answer then lets the export through', async () => {

@@ -3,6 +3,7 @@ import { TotError } from '../../errors/index.js';
 import type { AgentSession } from '../../sessions/agent-session.js';
 import { approvalBranchOf } from '../../sessions/plan-approval.js';
 import type { Question } from '../../run/question.js';
+import type { ElicitOutcome } from '../elicit.js';
 import { object, sessionId } from '../input.js';
 import { tool, type ToolContext, type ToolOutput, type ToolSpec } from '../tool-spec.js';
 import { writesOnce } from './shapes.js';
@@ -29,13 +30,22 @@ export async function approvalGate(s: AgentSession, branchId: string, ctx: ToolC
   let declined = false;
   const question = s.approvalQuestion(branchId);
   if (!approval && question && ctx.approvePlans) {
+    let failed: string | undefined;
     if (ctx.elicit) {
-      const said = await ctx.elicit(question, { signal: ctx.signal });
-      if (said.action === 'accept') approval = (await s.approvePlan(branchId, { ...(said.content as { approved: boolean }), signal: ctx.signal })).approval;
-      else declined = true;
+      let said: ElicitOutcome | undefined;
+      try {
+        said = await ctx.elicit(question, { signal: ctx.signal });
+      } catch (error) {
+        if (ctx.signal.aborted) throw error;
+        // The client said it takes forms but the request failed: the question stays pending, and
+        // think_answer still answers it.
+        failed = error instanceof Error ? error.message : String(error);
+      }
+      if (said?.action === 'accept') approval = (await s.approvePlan(branchId, { ...(said.content as { approved: boolean }), signal: ctx.signal })).approval;
+      else if (said) declined = true;
     }
     if (!approval) {
-      const why = declined ? 'The person did not answer the approval request.' : 'This plan needs a person\'s approval before it is exported.';
+      const why = failed ? `Asking through the client failed (${failed}).` : declined ? 'The person did not answer the approval request.' : 'This plan needs a person\'s approval before it is exported.';
       return {
         structured: { session_id: s.id, branch_id: branchId, status: 'approval_pending', question: questionOut(question), next: howToAnswer(s, question, tool) },
         text: `${why} Pending question ${question.id}: ${question.question}\n${howToAnswer(s, question, tool)}`,
