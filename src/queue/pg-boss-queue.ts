@@ -1,4 +1,3 @@
-import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { TotError, type ProtocolErrorObject } from '../errors/index.js';
 import type { EventStore } from '../events/store/types.js';
@@ -13,6 +12,7 @@ import { queuedRunId } from './run-id.js';
 import { QueueListener } from './queue-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
+import { PgBossAdapter, sweepMs, type FetchedJob } from './pg-boss-adapter.js';
 import { answersArgSchema, checkAnswersAgainstLog, movedOn, notWaiting } from './waiting-run.js';
 import type { Answers, Question } from '../run/question.js';
 
@@ -35,6 +35,8 @@ export interface PgBossQueueOptions {
    * How long a worker's hold on a run lasts without being renewed, in seconds; default 30. A
    * worker renews its runs every fifth of it (so a live worker keeps its runs through four missed
    * renewals); a crashed worker's runs are offered again once it passes (see `takeoverBoundMs`).
+   * On pg-boss 12, a lease of 10 s or more is a pg-boss job heartbeat, and a run one worker holds
+   * for more than 24 hours in one go is offered again (pg-boss's longest expiry).
    */
   leaseSeconds?: number;
   /** How often an idle worker asks for runs, in ms; default 1000 (a worker with a free slot asks again at once after each run). */
@@ -98,6 +100,12 @@ interface JobRow {
   completed_on: Date | null;
 }
 
+/** PostgreSQL's code of a transaction it failed to break a deadlock. */
+const DEADLOCK = '40P01';
+
+/** The columns of a job the queue reads. */
+const COLUMNS = 'id, name, state, data, output, retry_count, created_on, completed_on';
+
 const QUEUE_PREFIX = 'tot.';
 const queueOf = (flow: string) => `${QUEUE_PREFIX}${flow}`;
 
@@ -154,13 +162,16 @@ function toQueuedRun(row: JobRow, maxAttempts: number): QueuedRun {
 }
 
 /**
- * A queue of runs on PostgreSQL, through pg-boss 10 (an optional peer, `npm install pg-boss@10`):
- * any process submits, every worker takes runs with `SKIP LOCKED`, and the event store stays the
- * runs' only journal (the queue hands out run ids). A worker holds each run on a lease it renews;
- * a worker that stops gracefully hands its runs back at once, and a crashed worker's runs are
- * offered again once its lease passes: within `leaseSeconds` + a third of it + `pollIntervalMs`
- * (about 41 s with the defaults). A run driven twice is harmless: the run kernel's resume claim
- * lets exactly one driver write, and no model call it recorded is made again.
+ * A queue of runs on PostgreSQL, through pg-boss (an optional peer: `npm install pg-boss@12` on
+ * Node 22 and later, `pg-boss@10` on Node 20; 11 works too, and the queue tells the major from the
+ * instance): any process submits, every worker takes runs with `SKIP LOCKED`, and the event store
+ * stays the runs' only journal (the queue hands out run ids). A worker holds each run on a lease it
+ * renews (pg-boss 12's job heartbeat for leases of 10 s or more, the job's expiry otherwise); a
+ * worker that stops gracefully hands its runs back at once, and a crashed worker's runs are offered
+ * again once its lease passes: within `leaseSeconds` + a third of it (at least 1.5 s) +
+ * `pollIntervalMs` (about 41 s with the defaults, on every major). A run driven twice is harmless:
+ * the run kernel's resume claim lets exactly one driver write, and no model call it recorded is
+ * made again.
  *
  * @example
  * ```ts
@@ -179,8 +190,10 @@ export function pgBossQueue(options: PgBossQueueOptions): RunQueue & { readonly 
 }
 
 class PgBossQueue implements RunQueue {
-  private boss: Promise<PgBoss> | undefined;
+  private boss: Promise<PgBossAdapter> | undefined;
   private readonly queues = new Map<string, Promise<void>>();
+  /** The queue creation under way, which the next one waits for. */
+  private creating: Promise<void> = Promise.resolve();
   private readonly lifecycle = new QueueLifecycle();
 
   private readonly listener: QueueListener;
@@ -199,46 +212,48 @@ class PgBossQueue implements RunQueue {
     );
   }
 
-  /** The longest a crashed worker's runs wait before another worker can take them, in ms. */
+  /** The longest a crashed worker's runs wait before another worker can take them, in ms (the same on every pg-boss major). */
   get takeoverBoundMs(): number {
-    return this.o.leaseSeconds * 1000 + this.sweepMs() + this.o.pollIntervalMs;
+    return this.o.leaseSeconds * 1000 + sweepMs(this.o.leaseSeconds) + this.o.pollIntervalMs;
   }
 
-  private sweepMs(): number {
-    return Math.ceil((this.o.leaseSeconds * 1000) / 3);
-  }
-
-  private start(): Promise<PgBoss> {
+  private start(): Promise<PgBossAdapter> {
     // A closed queue opens no new connection (a late poll would otherwise leak a pool).
     if (this.lifecycle.closing.aborted && this.boss === undefined) return Promise.reject(new TotError('ILLEGAL_STATE', 'The queue is closed.'));
-    this.boss ??= (async () => {
-      const { default: PgBossClass } = (await import('pg-boss')) as unknown as { default: typeof PgBoss };
-      const boss = new PgBossClass({
-        connectionString: this.o.connectionString,
-        schema: this.o.schema,
-        max: this.o.maxConnections,
-        // The queue's own sweep expires leases (every third of a lease); pg-boss's maintenance archives and deletes.
-        schedule: false,
-        application_name: 'tot-queue',
-      });
-      boss.on('error', (error) => this.o.onError?.(error));
-      await boss.start();
-      return boss;
-    })();
+    this.boss ??= PgBossAdapter.open({ ...this.o, onError: (error) => this.o.onError?.(error) });
     this.boss.catch(() => undefined);
     return this.boss;
   }
 
   private async sql<T>(text: string, values: unknown[]): Promise<T[]> {
-    const boss = await this.start();
+    const { boss } = await this.start();
     const { rows } = await boss.getDb().executeSql(text, values);
     return rows as T[];
   }
 
-  private ensureQueue(boss: PgBoss, flow: string): Promise<void> {
+  /** `SELECT columns` of the jobs matching `where`, live or settled, from each table pg-boss keeps them in. */
+  private async jobs<T>(columns: string, where: string, values: unknown[]): Promise<T[]> {
+    const { tables } = await this.start();
+    return this.sql<T>(tables.map((table) => `SELECT ${columns} FROM ${this.o.schema}.${table} WHERE ${where}`).join(' UNION ALL '), values);
+  }
+
+  private ensureQueue(pgBoss: PgBossAdapter, flow: string): Promise<void> {
     let ready = this.queues.get(flow);
     if (!ready) {
-      ready = boss.createQueue(queueOf(flow), { name: queueOf(flow), retryLimit: this.o.maxAttempts - 1, retryDelay: 0, expireInSeconds: this.o.leaseSeconds });
+      // One at a time: pg-boss 10 gives each queue a partition of its own, and two partitions
+      // created at once deadlock. Another process creating one at the same time may still
+      // deadlock with this one: PostgreSQL then fails one of the two, which tries again.
+      const create = async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await pgBoss.boss.createQueue(queueOf(flow), { name: queueOf(flow), ...pgBoss.jobOptions() });
+          } catch (error) {
+            if ((error as { code?: unknown }).code !== DEADLOCK || attempt === 5) throw error;
+          }
+        }
+      };
+      ready = this.creating.then(create, create);
+      this.creating = ready.catch(() => undefined);
       this.queues.set(flow, ready);
       ready.catch(() => this.queues.delete(flow));
     }
@@ -255,21 +270,15 @@ class PgBossQueue implements RunQueue {
     const data: RunData = { flow: flow.name, version: flow.version, input: checked, ...(o.key === undefined ? {} : { key: o.key }) };
     return raceAbort(
       (async () => {
-        const boss = await this.start();
-        await this.ensureQueue(boss, flow.name);
-        const sent = await boss.send(queueOf(flow.name), data as unknown as object, {
-          id: runId,
-          priority: o.priority ?? 0,
-          retryLimit: this.o.maxAttempts - 1,
-          retryDelay: 0,
-          expireInSeconds: this.o.leaseSeconds,
-        });
+        const pgBoss = await this.start();
+        await this.ensureQueue(pgBoss, flow.name);
+        const sent = await pgBoss.boss.send(queueOf(flow.name), data as unknown as object, { id: runId, priority: o.priority ?? 0, ...pgBoss.jobOptions() });
         if (sent !== null) {
           await this.notify(this.channels.submitted, flow.name);
           return runId;
         }
         // The key was used before: the same run, unless its flow version or input differ.
-        const existing = await boss.getJobById<RunData>(queueOf(flow.name), runId, { includeArchive: true });
+        const existing = await this.find(runId);
         if (existing && (existing.data.version !== flow.version || canonicalJson(existing.data.input) !== canonicalJson(checked))) {
           throw new TotError('IDEMPOTENCY_CONFLICT', `submit: key "${o.key}" was used for run "${runId}" with another input or flow version.`, { details: { runId } as never });
         }
@@ -280,15 +289,9 @@ class PgBossQueue implements RunQueue {
     );
   }
 
-  /** The job of a run, in the live table or the archive; `undefined` when unknown. */
+  /** The job of a run, live or settled (in pg-boss 10's archive too); `undefined` when unknown. */
   private async find(runId: string): Promise<JobRow | undefined> {
-    const s = this.o.schema;
-    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
-    const names = `(SELECT name FROM ${s}.queue WHERE name LIKE 'tot.%')`;
-    const rows = await this.sql<JobRow>(
-      `SELECT ${columns} FROM ${s}.job WHERE name IN ${names} AND id = $1::uuid UNION ALL SELECT ${columns} FROM ${s}.archive WHERE name IN ${names} AND id = $1::uuid LIMIT 1`,
-      [runId],
-    );
+    const rows = await this.jobs<JobRow>(COLUMNS, `name IN (SELECT name FROM ${this.o.schema}.queue WHERE name LIKE 'tot.%') AND id = $1::uuid`, [runId]);
     return rows[0];
   }
 
@@ -334,9 +337,6 @@ class PgBossQueue implements RunQueue {
   private pollResults(): void {
     if (this.polling) return;
     this.polling = true;
-    const s = this.o.schema;
-    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
-    const settledStates = `state IN ('completed', 'cancelled', 'failed')`;
     let wake: (() => void) | undefined;
     // `undefined` after the listener reconnected: a run may have settled unnoticed meanwhile.
     const unlisten = this.listener.listen(this.channels.settled, (runId) => {
@@ -357,10 +357,7 @@ class PgBossQueue implements RunQueue {
           const ids = [...this.waiting.keys()];
           let rows: JobRow[] = [];
           try {
-            rows = await this.sql<JobRow>(
-              `SELECT ${columns} FROM ${s}.job WHERE name LIKE 'tot.%' AND id = ANY($1::uuid[]) AND ${settledStates} UNION ALL SELECT ${columns} FROM ${s}.archive WHERE name LIKE 'tot.%' AND id = ANY($1::uuid[]) AND ${settledStates}`,
-              [ids],
-            );
+            rows = await this.jobs<JobRow>(COLUMNS, `name LIKE 'tot.%' AND id = ANY($1::uuid[]) AND state IN ('completed', 'cancelled', 'failed')`, [ids]);
           } catch (error) {
             this.o.onError?.(error);
           }
@@ -376,9 +373,9 @@ class PgBossQueue implements RunQueue {
   async cancel(runId: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
     const o = parseOptions(signalOnlySchema, options, 'cancel');
     const row = await this.get(runId, 'cancel', o.signal);
-    const boss = await this.start();
+    const { boss } = await this.start();
     // The worker driving it sees the state within cancelCheckMs and aborts the run.
-    const done = (await raceAbort(boss.cancel(row.name, row.id), o.signal, 'cancel')) as unknown as { affected?: number } | undefined;
+    const done = await raceAbort(boss.cancel(row.name, row.id), o.signal, 'cancel');
     await this.notify(this.channels.settled, row.id);
     return (done?.affected ?? 0) > 0;
   }
@@ -393,30 +390,9 @@ class PgBossQueue implements RunQueue {
     if (info.status !== 'waiting') throw notWaiting(row.id, info.status);
     const at = await checkAnswersAgainstLog(this.o.store, row.id, given, o.signal);
     if (row.output?.logVersion !== at) throw movedOn(row.id);
-    const s = this.o.schema;
-    // Queued again only while it still waits where its answers were checked: of two answers, one
-    // wins. A completed job pg-boss archived meanwhile goes back to the live table. `started_on`
-    // is cleared so that fetching it counts no retry: a wait is no failed attempt.
-    const waitingHere = `name = $1 AND id = $2::uuid AND state = 'completed' AND output->>'status' = 'waiting' AND (output->>'logVersion')::bigint = $3`;
-    const columns = 'id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output';
-    const queued = await raceAbort(
-      this.sql<{ id: string }>(
-        `WITH archived AS (DELETE FROM ${s}.archive WHERE ${waitingHere} RETURNING ${columns}),
-        moved AS (
-          INSERT INTO ${s}.job (${columns})
-          SELECT id, name, priority, data || jsonb_build_object('answers', $4::jsonb), 'created', retry_limit, retry_count, retry_delay, retry_backoff, now(), NULL, singleton_key, singleton_on, expire_in, created_on, NULL, now() + interval '14 days', dead_letter, policy, NULL
-          FROM archived RETURNING id
-        ),
-        live AS (
-          UPDATE ${s}.job SET state = 'created', data = data || jsonb_build_object('answers', $4::jsonb), output = NULL, completed_on = NULL, started_on = NULL, start_after = now(), keep_until = greatest(keep_until, now() + interval '14 days')
-          WHERE ${waitingHere} RETURNING id
-        )
-        SELECT id FROM moved UNION ALL SELECT id FROM live`,
-        [row.name, row.id, at, JSON.stringify(given)],
-      ),
-      o.signal,
-      'answer',
-    );
+    // Queued again only while it still waits where its answers were checked: of two answers, one wins.
+    const pgBoss = await this.start();
+    const queued = await raceAbort(this.sql<{ id: string }>(pgBoss.requeueSql(), [row.name, row.id, at, JSON.stringify(given)]), o.signal, 'answer');
     if (queued.length === 0) throw movedOn(row.id);
     await this.notify(this.channels.submitted, row.data.flow);
   }
@@ -424,15 +400,11 @@ class PgBossQueue implements RunQueue {
   async list(options: { status?: RunStatus | RunStatus[]; flow?: string; limit?: number; signal?: AbortSignal } = {}): Promise<QueuedRun[]> {
     const o = parseOptions(listOptionsSchema, options, 'list');
     const wanted = statusFilter(o.status);
-    const s = this.o.schema;
-    const columns = 'id, name, state, data, output, retry_count, created_on, completed_on';
     const where = [o.flow === undefined ? `name LIKE 'tot.%'` : 'name = $2', ...(wanted ? [`(${[...wanted].map((w) => STATUS_SQL[w]).join(' OR ')})`] : [])].join(' AND ');
     const values: unknown[] = [o.limit, ...(o.flow === undefined ? [] : [queueOf(o.flow)])];
-    const rows = await raceAbort(
-      this.sql<JobRow>(`SELECT * FROM (SELECT ${columns} FROM ${s}.job WHERE ${where} UNION ALL SELECT ${columns} FROM ${s}.archive WHERE ${where}) runs ORDER BY created_on DESC, id LIMIT $1`, values),
-      o.signal,
-      'list',
-    );
+    const { tables } = await raceAbort(this.start(), o.signal, 'list');
+    const runs = tables.map((table) => `SELECT ${COLUMNS} FROM ${this.o.schema}.${table} WHERE ${where}`).join(' UNION ALL ');
+    const rows = await raceAbort(this.sql<JobRow>(`SELECT * FROM (${runs}) runs ORDER BY created_on DESC, id LIMIT $1`, values), o.signal, 'list');
     return rows.map((row) => toQueuedRun(row, this.o.maxAttempts));
   }
 
@@ -446,13 +418,14 @@ class PgBossQueue implements RunQueue {
     await this.listener.close();
     const boss = this.boss;
     this.boss = undefined;
-    if (boss) await (await boss.catch(() => undefined))?.stop({ graceful: false, close: true, wait: true });
+    if (boss) await (await boss.catch(() => undefined))?.boss.stop({ graceful: false, close: true, wait: true });
   }
 
   private async workLoop(o: ParsedWorkOptions): Promise<void> {
-    const boss = await this.start();
+    const pgBoss = await this.start();
+    const { boss } = pgBoss;
     const flows = new Map<string, Flow>(o.flows.map((f) => [f.name, f as Flow]));
-    await Promise.all([...flows.keys()].map((name) => this.ensureQueue(boss, name)));
+    await Promise.all([...flows.keys()].map((name) => this.ensureQueue(pgBoss, name)));
     const stop = new AbortController();
     const stopNow = () => stop.abort();
     const unlisten = o.signal ? whenAborted(o.signal, stopNow) : undefined;
@@ -478,18 +451,17 @@ class PgBossQueue implements RunQueue {
 
     const report = (error: unknown) => this.o.onError?.(error);
     const timers: ReturnType<typeof setInterval>[] = [];
-    // Renews the lease of every run this worker drives: pg-boss 10 expires a job whose start is
-    // older than its expiry, so moving the start forward is the lease's heartbeat.
+    // Renews the lease of every run this worker drives (a job heartbeat or its expiry, by major).
     timers.push(
       setInterval(() => {
-        const ids = [...jobs.keys()];
-        if (ids.length === 0) return;
-        const names = [...new Set([...jobs.values()].map((j) => j.queue))];
-        this.sql(`UPDATE ${this.o.schema}.job SET started_on = now(), expire_in = make_interval(secs => $3) WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'active'`, [names, ids, this.o.leaseSeconds]).catch(report);
+        if (jobs.size === 0) return;
+        const held = new Map<string, string[]>();
+        for (const [id, { queue }] of jobs) held.set(queue, [...(held.get(queue) ?? []), id]);
+        pgBoss.renew(held).catch(report);
       }, Math.ceil((this.o.leaseSeconds * 1000) / 5)),
     );
-    // Offers again the runs of workers whose lease passed (any worker may sweep; pg-boss serialises it).
-    timers.push(setInterval(() => void boss.expire().catch(report), this.sweepMs()));
+    // Offers again the runs of workers whose lease passed.
+    timers.push(setInterval(() => void pgBoss.sweep().catch(report), sweepMs(this.o.leaseSeconds)));
     // Aborts the runs cancelled elsewhere.
     timers.push(
       setInterval(() => {
@@ -531,7 +503,7 @@ class PgBossQueue implements RunQueue {
       }
     };
 
-    const drive = (queue: string, row: PgBoss.JobWithMetadata<RunData>) => {
+    const drive = (queue: string, row: FetchedJob<RunData>) => {
       const data = row.data;
       const spec = { runId: row.id, flow: data.flow, version: data.version, input: data.input, attempt: row.retryCount, ...(data.answers ? { answers: data.answers } : {}) };
       const job = new ActiveJob(spec, flows.get(data.flow), this.o.store);
@@ -558,9 +530,9 @@ class PgBossQueue implements RunQueue {
         let fetched = 0;
         for (let i = 0; i < names.length && jobs.size < o.concurrency && !stop.signal.aborted; i++) {
           const queue = queueOf(names[(turn + i) % names.length]!);
-          let rows: PgBoss.JobWithMetadata<RunData>[] = [];
+          let rows: FetchedJob<RunData>[] = [];
           try {
-            rows = await boss.fetch<RunData>(queue, { batchSize: o.concurrency - jobs.size, includeMetadata: true });
+            rows = ((await boss.fetch(queue, { batchSize: o.concurrency - jobs.size, includeMetadata: true })) ?? []) as FetchedJob<RunData>[];
           } catch (error) {
             report(error);
           }

@@ -1,0 +1,45 @@
+// On a real PostgreSQL, in one process: what pgBossQueue does with pg-boss's queues and tables,
+// whatever pg-boss major is installed (the suite runs pg-boss 10; the installed-package test runs
+// the newest on Node 22 and 24).
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PostgresEventStore } from '../../src/postgres/index.js';
+import { defineFlow, pgBossQueue } from '../../src/queue/index.js';
+
+const url = process.env.TOT_POSTGRES_URL;
+let n = 0;
+const unique = () => `b${process.pid}_${Date.now().toString(36)}_${n++}`;
+
+const closing: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closing.reverse()) await close();
+});
+
+async function open() {
+  const schema = unique();
+  const store = new PostgresEventStore({ connectionString: url!, tablePrefix: `${schema}_` });
+  await store.setup();
+  const queue = pgBossQueue({ connectionString: url!, store, schema, pollIntervalMs: 100, resultPollMs: 50 });
+  closing.push(async () => {
+    await queue.close();
+    await store.close();
+  });
+  return queue;
+}
+
+const adder = (name: string) => defineFlow({ name, version: 1, input: z.object({ a: z.number() }), run: async ({ a }) => a + 1 });
+
+describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
+  it('starts a worker of six flows on a fresh schema and finishes a run of each (pg-boss creates their queues one at a time)', async () => {
+    const queue = await open();
+    const flows = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'].map(adder);
+    let failed: unknown;
+    const worker = queue.work({ flows, concurrency: 6 }).catch((error: unknown) => (failed = error));
+    const runs = await Promise.all(flows.map((flow, i) => queue.submit(flow, { a: i })));
+    const results = await Promise.all(runs.map((runId) => queue.result(runId, { signal: AbortSignal.timeout(15_000) })));
+    expect(failed).toBeUndefined();
+    expect(results).toEqual([1, 2, 3, 4, 5, 6]);
+    await queue.close();
+    await worker;
+  });
+});
