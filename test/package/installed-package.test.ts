@@ -1,9 +1,10 @@
 // The packed package installed in a project of its own and run by a given Node: ESM and CommonJS,
-// its types, the `tot` command, SQLite, and the provider clients through a stubbed fetch.
+// its types, the `tot` command, SQLite, the provider clients through a stubbed fetch, and the
+// queue on PostgreSQL through pg-boss (when the suite has a PostgreSQL server: TOT_POSTGRES_URL).
 // In the suite: the machine's Node with the repository's packages (better-sqlite3 12, openai 6, an
-// AI SDK 6 provider). CI also runs this file on Node 22 and 24 (.ci/consumer-node), in a project
-// `npm install`ed with the newest majors (better-sqlite3 13, openai 7, an AI SDK 7 provider):
-// TOT_CONSUMER_NODE is that Node, TOT_CONSUMER_DIR that project.
+// AI SDK 6 provider, pg-boss 10). CI also runs this file on Node 22 and 24 (.ci/consumer-node), in
+// a project `npm install`ed with the newest majors (better-sqlite3 13, openai 7, an AI SDK 7
+// provider, pg-boss 12): TOT_CONSUMER_NODE is that Node, TOT_CONSUMER_DIR that project.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +42,75 @@ const body = `
   core.generateStructured(model, { prompt: 'rate', schema: z.object({ score: z.number() }) }).then((r) =>
     console.log(JSON.stringify({ node: process.versions.node.split('.')[0], size: tree.size, score: r.value.score })));
 `;
+/**
+ * Three flows on one worker of a pgBossQueue: one adds, one runs until it is cancelled, one asks a
+ * person (an operation graph over an echoing model: a model call, then a question).
+ */
+const QUEUE_PROGRAM = `import { z } from 'zod';
+import { fromFunction } from '@tot/core';
+import { generate, OperationGraph } from '@tot/core/graph';
+import { PostgresEventStore } from '@tot/core/postgres';
+import { defineFlow, pgBossQueue } from '@tot/core/queue';
+
+const url = process.env.TOT_POSTGRES_URL;
+const schema = process.argv[2];
+const signal = AbortSignal.timeout(60_000);
+const store = new PostgresEventStore({ connectionString: url, tablePrefix: schema + '_' });
+await store.setup();
+const queue = pgBossQueue({ connectionString: url, store, schema, pollIntervalMs: 100, resultPollMs: 50, cancelCheckMs: 50 });
+
+const sum = defineFlow({ name: 'sum', version: 1, input: z.object({ a: z.number(), b: z.number() }), run: async ({ a, b }) => a + b });
+const hang = defineFlow({
+  name: 'hang', version: 1, input: z.object({}),
+  run: (_input, run) => new Promise((_resolve, reject) => run.signal.addEventListener('abort', () => reject(run.signal.reason), { once: true })),
+});
+const model = fromFunction(async (request) => request.messages.at(-1).content + '!', { input: 'request', modelId: 'echo' });
+const graph = () => {
+  const g = new OperationGraph();
+  g.add(generate({ prompt: (s) => s.v, parse: (text) => ({ v: text }) }), { id: 'a' });
+  g.add({
+    kind: 'approve',
+    describe: () => ({ key: 'ok' }),
+    execute: async (input, ctx) => {
+      const word = await ctx.ask({ key: 'ok', question: 'A word to add?', schema: z.string().min(1) });
+      return [ctx.thought({ v: input[0].state.v + '+' + word }, input)];
+    },
+  }, { id: 'ok', after: ['a'] });
+  return g;
+};
+const ask = defineFlow({
+  name: 'ask', version: 1, input: z.object({ v: z.string() }),
+  run: async (input, run) => {
+    const r = run.resuming ? await graph().resume({ model, ...run }) : await graph().run({ model, input, ...run });
+    return { stopReason: r.stopReason, thoughts: r.thoughts.map((t) => t.state.v) };
+  },
+});
+
+const worker = queue.work({ flows: [sum, hang, ask], concurrency: 4 });
+const out = {};
+out.sum = await queue.result(await queue.submit(sum, { a: 2, b: 3 }), { signal });
+
+const hanging = await queue.submit(hang, {});
+while ((await queue.status(hanging)).status !== 'running') {
+  signal.throwIfAborted();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+const cancelled = await queue.cancel(hanging);
+out.cancelled = [cancelled, await queue.result(hanging, { signal }).then(() => 'settled', (e) => e.code), (await queue.status(hanging)).status];
+
+const asking = await queue.submit(ask, { v: 'x' });
+await queue.result(asking, { signal });
+const info = await queue.status(asking);
+out.waiting = [info.status, info.pending.map((q) => q.id)];
+await queue.answer(asking, { [info.pending[0].id]: 'yes' });
+out.answered = await queue.result(asking, { signal });
+
+await queue.close();
+await worker;
+await store.close();
+console.log(JSON.stringify(out));
+`;
+
 const expected = () => ({ node: spawnSync(nodeBin, ['-p', "process.versions.node.split('.')[0]"], { encoding: 'utf8' }).stdout.trim(), size: 2, score: 7 });
 
 describe(`the installed package on Node ${spawnSync(nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim()}`, () => {
@@ -124,9 +194,25 @@ console.log((await openai.generate({ messages })).outputs[0], (await ai.generate
     expect(r.stdout).toBe('42 42');
   });
 
+  it.skipIf(!process.env.TOT_POSTGRES_URL)(
+    'queues runs on PostgreSQL through the installed pg-boss: a worker finishes one, a running one is cancelled, a waiting one is answered and finishes',
+    () => {
+      writeFileSync(join(dir, 'queue.mjs'), QUEUE_PROGRAM);
+      const r = run(['queue.mjs', `iq${process.pid}_${Date.now().toString(36)}`]);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({
+        sum: 5,
+        cancelled: [true, 'ABORTED', 'cancelled'],
+        waiting: ['waiting', ['operation/approve/ok#ok']],
+        answered: { stopReason: 'completed', thoughts: ['x!+yes'] },
+      });
+    },
+    120_000,
+  );
+
   it('names the peer versions it ran with', () => {
     // Shown in CI's log: which majors of the peers this Node exercised.
-    const peers = ['better-sqlite3', 'openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider'].map((p) => `${p}@${version(p)}`);
+    const peers = ['better-sqlite3', 'openai', '@ai-sdk/openai-compatible', '@ai-sdk/provider', 'pg', 'pg-boss'].map((p) => `${p}@${version(p)}`);
     console.log(`installed package on Node ${expected().node}: ${peers.join(', ')}`);
     expect(peers.every((p) => /@\d+\./.test(p))).toBe(true);
   });
