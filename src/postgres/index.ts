@@ -4,4 +4,4 @@
  *
  * @packageDocumentation
  */
-export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres-event-store.js';
+export { PostgresEventStore, type FollowOptions, type PostgresEventStoreOptions } from './postgres-event-store.js';

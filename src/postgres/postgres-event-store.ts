@@ -22,7 +22,8 @@ import {
 import { TimeOrderedIds } from '../events/store/event-ids.js';
 import { eventFromRow } from '../events/store/event-row.js';
 import { abortedError, raceAbort, whenAborted } from '../internal/abort.js';
-import { parseOptions } from '../internal/validate.js';
+import { parseOptions, signalSchema } from '../internal/validate.js';
+import { NotificationListener } from './notification-listener.js';
 import { sqlLiteral } from './sql-literal.js';
 
 /**
@@ -46,6 +47,25 @@ export interface PostgresEventStoreOptions {
   /** Largest snapshot (JSON of state and metadata), in bytes. Default 64 MiB. */
   maxSnapshotBytes?: number;
 }
+
+/**
+ * Options of {@link PostgresEventStore.follow}.
+ *
+ * @example
+ * ```ts
+ * import type { FollowOptions } from '@tot/core/postgres';
+ *
+ * const options: FollowOptions = { fromVersion: 12, signal: AbortSignal.timeout(60_000) };
+ * ```
+ */
+export interface FollowOptions {
+  /** The first version to yield. Default 0: the whole stream, then what is appended. */
+  fromVersion?: number;
+  /** Ends the following: the iteration rejects with `ABORTED`. Without it, it ends when the store closes. */
+  signal?: AbortSignal;
+}
+
+const followSchema = z.strictObject({ fromVersion: z.number().int().min(0).optional(), signal: signalSchema }).optional();
 
 const optionsSchema = z
   .strictObject({
@@ -136,6 +156,13 @@ function lockKey(table: string): string {
   return h.toString();
 }
 
+/** A signed 32-bit hash of `text` (FNV-1a): one half of a two-key advisory lock. */
+function lockKey32(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h | 0;
+}
+
 /**
  * The `TotError` for anything the driver or the server throws; every method maps its errors
  * through this, so none reaches the caller untyped. By SQLSTATE class: a value the server refuses
@@ -174,10 +201,12 @@ interface WriteState {
  *
  * Versions come from the events (unique `(stream_id, version)`): a conflicting write fails on the
  * constraint and becomes `EXPECTED_VERSION_CONFLICT`; a concurrent duplicate idempotency key fails
- * on its unique constraint and becomes "return the stored events". Appends take a
- * transaction-scoped advisory lock, so global positions are assigned in commit order and
- * `readAll` can never skip an event of a transaction that commits late. Call `setup()` once
- * (it is idempotent) before use.
+ * on its unique constraint and becomes "return the stored events". Appends to one stream take
+ * turns (a transaction-scoped advisory lock of the stream); appends to different streams commit
+ * side by side, each waiting for its own WAL flush only. Each page of `readAll` first waits for
+ * the appends under way (they hold the table's append lock shared, the page takes it exclusive),
+ * so it can never skip an event of a transaction that commits late. Call `setup()` once (it is
+ * idempotent) before use.
  *
  * @example
  * ```ts
@@ -194,9 +223,17 @@ export class PostgresEventStore implements EventStore {
   private readonly events: string;
   private readonly snapshots: string;
   private readonly lock: string;
+  /** The first key of each stream's lock, derived from the table name (the second is the stream's). */
+  private readonly streamLock: number;
   private readonly maxEventBytes: number;
   private readonly maxSnapshotBytes: number;
   private closed = false;
+  /** The LISTEN connection of the followers, opened by the first. */
+  private listener: NotificationListener | undefined;
+  /** The channel appends are announced on, once the first follower looked it up. */
+  private channel: Promise<string> | undefined;
+  /** Ends the followers waiting for a notification when the store closes. */
+  private readonly closing = new AbortController();
 
   constructor(options: PostgresEventStoreOptions) {
     const o = parseOptions(optionsSchema, options, 'PostgresEventStore');
@@ -207,6 +244,7 @@ export class PostgresEventStore implements EventStore {
     this.events = `${o.tablePrefix}events`;
     this.snapshots = `${o.tablePrefix}snapshots`;
     this.lock = lockKey(this.events);
+    this.streamLock = lockKey32(this.events);
     this.maxEventBytes = o.maxEventBytes;
     this.maxSnapshotBytes = o.maxSnapshotBytes;
   }
@@ -254,6 +292,7 @@ export class PostgresEventStore implements EventStore {
           PRIMARY KEY (stream_id, version)
         )`);
       await this.migrateJsonbLayout(client);
+      await this.announceAppends(client);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -279,6 +318,32 @@ export class PostgresEventStore implements EventStore {
       const changes = old.rows.filter((c) => c.table_name === table).map((c) => (c.data_type === 'jsonb' ? `ALTER COLUMN ${c.column_name} TYPE text USING ${c.column_name}::text` : `ALTER COLUMN ${c.column_name} TYPE bigint`));
       if (changes.length > 0) await client.query(`ALTER TABLE ${table} ${changes.join(', ')}`);
     }
+  }
+
+  /**
+   * A trigger that announces each append on the table's channel ({@link channelOf}), with the
+   * stream id as the payload: a statement trigger, so one notification per append however many
+   * events it holds, sent when the append commits and never for one rolled back. A trigger, not
+   * a NOTIFY in the append's statement, so that appends of every writer are heard, old releases
+   * included, once the tables are set up by this one.
+   */
+  private async announceAppends(client: pg.PoolClient): Promise<void> {
+    const name = `${this.events}_notify`;
+    const found = await client.query(`SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2`, [this.events, name]);
+    if (found.rows.length > 0) return;
+    await client.query(`
+      CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        channel text := TG_TABLE_NAME || '.' || TG_TABLE_SCHEMA;
+        stream text;
+      BEGIN
+        IF octet_length(channel) > 63 THEN channel := 'tot_' || md5(channel); END IF;
+        FOR stream IN SELECT DISTINCT stream_id FROM appended LOOP
+          PERFORM pg_notify(channel, stream);
+        END LOOP;
+        RETURN NULL;
+      END $$`);
+    await client.query(`CREATE TRIGGER ${name} AFTER INSERT ON ${this.events} REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`);
   }
 
   /**
@@ -334,8 +399,8 @@ export class PostgresEventStore implements EventStore {
         return written;
       }
       // Nothing written: a retry of stored keys, or a stream elsewhere than expected, checked
-      // under the lock (taken again if the insert's transaction is over).
-      if (commitNow) await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock})`);
+      // under the locks (taken again if the insert's transaction is over).
+      if (commitNow) await client.query(`BEGIN; ${this.appendLocks(a.streamId)}`);
       const check = await client.query<{ v: number | null; known: boolean }>(
         `SELECT (SELECT MAX(version) FROM ${this.events} WHERE stream_id = $1) AS v, EXISTS (SELECT 1 FROM ${this.events} WHERE idempotency_key = ANY($2::text[])) AS known`,
         [a.streamId, a.events.map((p) => p.event.idempotencyKey)],
@@ -424,8 +489,20 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Begins the append's transaction, takes the append lock and inserts the batch, in one round
-   * trip: an INSERT that reads the stream's last version under the lock and writes nothing when
+   * The locks an append holds until it commits: the table's append lock shared, which a page of
+   * `readAll` takes exclusive to wait for the appends under way, then the stream's own, so that
+   * appends to one stream take turns. One lock for the whole table held this way serialised
+   * every append of every process on one WAL flush at a time (about 4 ms on a plain disk: some
+   * 230 appends a second, whatever the number of workers). Shared first, always: a page waiting
+   * for the table lock lets no new append in, and none may then hold a stream lock it waits for.
+   */
+  private appendLocks(streamId: string): string {
+    return `SELECT pg_advisory_xact_lock_shared(${this.lock}); SELECT pg_advisory_xact_lock(${this.streamLock}, ${lockKey32(streamId)});`;
+  }
+
+  /**
+   * Begins the append's transaction, takes the append locks and inserts the batch, in one round
+   * trip: an INSERT that reads the stream's last version under the locks and writes nothing when
    * it is not the one expected. Returns undefined when it wrote nothing. Commits in the same round
    * trip when `commitNow`, else leaves that to the caller.
    *
@@ -447,17 +524,17 @@ export class PostgresEventStore implements EventStore {
     // Only positions and versions come back: the rest is known here, and every row's recorded_at
     // is the transaction's now() (returned per row, it took a sixth of a batched append).
     const results = (await client.query(
-      `BEGIN; SELECT pg_advisory_xact_lock(${this.lock}), ${isoTime('now()')} AS at;
+      `BEGIN; ${this.appendLocks(streamId)} SELECT ${isoTime('now()')} AS at;
        INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        SELECT r.event_id, ${stream}, COALESCE(last.v, -1) + 1 + r.i, r.type, r.data, r.idempotency_key, r.payload, r.parent_ids, r.clock, r.metadata
        FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = ${stream}) AS last,
          (VALUES ${rows.join(', ')}) AS r(event_id, i, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        WHERE ${expectedCondition(a.expectedVersion)}
        RETURNING global_position, version${commitNow ? '; COMMIT' : ''}`,
-    )) as unknown as [unknown, pg.QueryResult<{ at: string }>, pg.QueryResult<{ global_position: string; version: number }>];
-    const inserted = results[2].rows;
+    )) as unknown as [unknown, unknown, unknown, pg.QueryResult<{ at: string }>, pg.QueryResult<{ global_position: string; version: number }>];
+    const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
-    const recordedAt = results[1].rows[0]!.at;
+    const recordedAt = results[3].rows[0]!.at;
     const first = Math.min(...inserted.map((r) => r.version));
     const byVersion = new Map(inserted.map((r) => [r.version, r]));
     // Built when asked for, from the texts sent: most callers only want the next version.
@@ -526,7 +603,9 @@ export class PostgresEventStore implements EventStore {
     while (left > 0) {
       this.open('readAll');
       const page = Math.min(PAGE, left);
-      const rows = await this.page(`SELECT ${READ_COLUMNS} FROM ${this.events} WHERE global_position > ${after} ORDER BY global_position LIMIT ${page}`, 'readAll');
+      // Under the append lock, exclusive: the appends under way commit first, and the page sees
+      // every position they took (one that commits late holds a position below later ones).
+      const rows = await this.page(`SELECT ${READ_COLUMNS} FROM ${this.events} WHERE global_position > ${after} ORDER BY global_position LIMIT ${page}`, 'readAll', `SELECT pg_advisory_xact_lock(${this.lock}); `);
       for (const row of rows) yield toEvent(row);
       if (rows.length < page) return;
       left -= rows.length;
@@ -594,6 +673,120 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
+   * The events of `streamId` from `fromVersion` on, then each event appended to it, as it is
+   * recorded: heard through PostgreSQL's `LISTEN/NOTIFY` (every append announces its stream on
+   * commit), not by asking the table again and again. Appends by any process that writes to these
+   * tables are heard. One connection of the store listens for all its followers; when it is lost
+   * (a restarted server, a terminated backend) it is opened again and each follower reads the
+   * stream, since notifications sent meanwhile are lost. The iteration goes on until `signal`
+   * aborts (it rejects with `ABORTED`), the caller stops it (`break`), or the store closes (it
+   * ends). A stream that does not exist yet is followed too: its events come once it is written.
+   *
+   * Fails with `ILLEGAL_STATE` when the tables were set up by a release that did not announce
+   * appends: call `setup()` again (it adds the trigger that does).
+   *
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * for await (const e of store.follow('run-1', { signal: controller.signal })) {
+   *   console.log(e.version, e.type);
+   *   if (e.type === 'run.finished') break;
+   * }
+   * ```
+   */
+  async *follow(streamId: string, options?: FollowOptions): AsyncIterable<StoredEvent> {
+    this.open('follow');
+    const id = parseStreamId(streamId, 'PostgresEventStore.follow');
+    const o = parseOptions(followSchema, options, 'PostgresEventStore.follow') ?? {};
+    const signal = o.signal;
+    if (signal?.aborted) throw abortedError(signal, 'follow of the stream');
+    let channel: string;
+    try {
+      // A query pending when the pool ends never settles: closing the store must not leave the follower waiting on one.
+      channel = await raceAbort(raceAbort(this.announcedChannel(), signal, 'follow of the stream'), this.closing.signal);
+    } catch (error) {
+      // The store closing under a follower ends it, as it does one waiting below.
+      if (this.closed && !signal?.aborted) return;
+      throw error;
+    }
+    let next = o.fromVersion ?? 0;
+    // Whether to read the stream again: set by a notification of this stream, by a reconnection
+    // (which may have lost some) and by the LISTEN taking effect (what came before it is read then).
+    let stale = true;
+    let wake: (() => void) | undefined;
+    const rouse = () => {
+      stale = true;
+      wake?.();
+    };
+    const unlisten = this.listenerOf().listen(channel, (payload) => (payload === undefined || payload === id ? rouse() : undefined), rouse);
+    const stopClosing = whenAborted(this.closing.signal, rouse);
+    try {
+      for (;;) {
+        if (!stale) {
+          await raceAbort(
+            new Promise<void>((resolve) => {
+              wake = resolve;
+              if (stale) resolve();
+            }),
+            signal,
+            'follow of the stream',
+          );
+          wake = undefined;
+        }
+        if (this.closed) return;
+        stale = false;
+        const events = this.readStream(id, { fromVersion: next })[Symbol.asyncIterator]();
+        for (;;) {
+          let read: IteratorResult<StoredEvent>;
+          try {
+            read = await raceAbort(events.next(), this.closing.signal);
+          } catch (error) {
+            if (this.closed) return;
+            throw error;
+          }
+          if (read.done) break;
+          next = read.value.version + 1;
+          yield read.value;
+          if (signal?.aborted) throw abortedError(signal, 'follow of the stream');
+        }
+      }
+    } finally {
+      unlisten();
+      stopClosing();
+    }
+  }
+
+  /** The store's LISTEN connection, opened with the pool's settings; its losses are not errors: it connects again. */
+  private listenerOf(): NotificationListener {
+    this.listener ??= new NotificationListener(this.pool.options as pg.ClientConfig, ignore, this.closing.signal, 'tot-event-store-listener');
+    return this.listener;
+  }
+
+  /**
+   * The channel appends to the table are announced on, as the trigger names it: the table's name
+   * and schema (so stores of two schemas or prefixes in one database do not hear each other),
+   * hashed when longer than a channel name may be. Fails when the trigger is missing.
+   */
+  private announcedChannel(): Promise<string> {
+    this.channel ??= (async () => {
+      const found = await this.query<{ table: string | null; schema: string | null; announced: boolean }>(
+        `SELECT c.relname AS table, n.nspname AS schema, EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2) AS announced
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`,
+        [this.events, `${this.events}_notify`],
+        'follow',
+      );
+      const row = found.rows[0];
+      if (!row) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the store's tables do not exist; call setup() first.`);
+      if (!row.announced) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the table ${row.schema}.${row.table} does not announce its appends (it was set up by an earlier release); call setup() again to add the trigger that does.`);
+      const channel = `${row.table}.${row.schema}`;
+      return Buffer.byteLength(channel) > 63 ? `tot_${nodeCrypto.createHash('md5').update(channel).digest('hex')}` : channel;
+    })();
+    // A failed look-up is not kept: setup() may be called in between.
+    this.channel.catch(() => (this.channel = undefined));
+    return this.channel;
+  }
+
+  /**
    * Ends the pool (when the store created it). Later calls fail with `ILLEGAL_STATE`.
    *
    * @example
@@ -604,6 +797,8 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
+    await this.listener?.close();
     if (this.owned) await this.pool.end().catch((error: unknown) => {
       throw databaseError(error, 'PostgresEventStore.close');
     });
@@ -611,12 +806,12 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * One page of a read: `select` (every value in it a literal the store checked or escaped) after
-   * {@link INDEX_RANGE_SCAN}, in one simple-protocol query: one round trip, one implicit
-   * transaction, so the settings end with it.
+   * `lock` and {@link INDEX_RANGE_SCAN}, in one simple-protocol query: one round trip, one implicit
+   * transaction, so the settings and the lock end with it.
    */
-  private async page(select: string, where: string): Promise<Row[]> {
+  private async page(select: string, where: string, lock = ''): Promise<Row[]> {
     try {
-      const results = (await this.pool.query<Row>(`${INDEX_RANGE_SCAN}${select}`)) as unknown as pg.QueryResult<Row>[];
+      const results = (await this.pool.query<Row>(`${lock}${INDEX_RANGE_SCAN}${select}`)) as unknown as pg.QueryResult<Row>[];
       return results.at(-1)!.rows;
     } catch (error) {
       throw databaseError(error, `PostgresEventStore.${where}`);
