@@ -112,9 +112,12 @@ describe('approving a plan over MCP before it is exported', () => {
     expect(pending.question.schema).toMatchObject({ type: 'object', required: ['approved'] });
     expect(pending.next).toContain('think_answer');
     expect(pending.next).toContain('branch/br0#approve');
+    const status = await s.ok<{ pending_questions: string[] }>('think_session_status', { session_id });
+    expect(status.pending_questions).toEqual(['branch/br0#approve']);
     const answered = await s.ok<{ approved: boolean; next: string }>('think_answer', { session_id, question_id: 'branch/br0#approve', answer: { approved: true } });
     expect(answered).toMatchObject({ approved: true });
     expect(answered.next).toContain('think_export_plan');
+    expect((await s.ok<{ pending_questions: string[] }>('think_session_status', { session_id })).pending_questions).toEqual([]);
     const exported = await s.ok<{ _got_metadata: unknown }>('think_export_plan', { session_id, branch_id: 'br0' });
     expect(exported._got_metadata).toMatchObject({ branch_id: 'br0' });
   });

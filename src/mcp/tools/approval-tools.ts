@@ -61,6 +61,17 @@ export async function approvalGate(s: AgentSession, branchId: string, ctx: ToolC
   return undefined;
 }
 
+/** The ids of the approval questions a session's validated, unanswered branches wait on. */
+export function pendingApprovals(s: AgentSession): string[] {
+  const ids: string[] = [];
+  // Branch ids are br0, br1, … in fork order: read in place, without a copy of the whole session.
+  for (let i = 0; i < s.branchCount; i++) {
+    const id = s.approvalQuestion(`br${i}`)?.id;
+    if (id !== undefined) ids.push(id);
+  }
+  return ids;
+}
+
 /** think_answer: a person's answer to a pending question, recorded in the session. */
 export const answerTool: ToolSpec = tool({
   name: 'think_answer',
@@ -79,10 +90,7 @@ export const answerTool: ToolSpec = tool({
     await s.refresh({ signal: ctx.signal });
     const branchId = approvalBranchOf(a.question_id);
     if (branchId === undefined || !s.branch(branchId)) {
-      const pending = s
-        .snapshot()
-        .branches.map((b) => s.approvalQuestion(b.id)?.id)
-        .filter((id): id is string => id !== undefined);
+      const pending = pendingApprovals(s);
       throw new TotError('INVALID_ARGUMENT', `question_id: session ${s.id} has no question ${a.question_id}; ${pending.length > 0 ? `its pending questions are ${pending.join(', ')}` : 'nothing is pending in it'}.`, { details: { field: 'question_id' } });
     }
     const b = await s.approvePlan(branchId, { ...(a.answer as { approved: boolean }), signal: ctx.signal });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { int, sessionId, strings } from '../input.js';
 import { tool, type ToolSpec } from '../tool-spec.js';
+import { pendingApprovals } from './approval-tools.js';
 import { branchOut, branchShape, readOnly, sessionLine, sessionLineShape, writes, writesOnce } from './shapes.js';
 
 const budget = z
@@ -37,9 +38,18 @@ export const sessionTools: ToolSpec[] = [
   tool({
     name: 'think_session_status',
     title: 'Session status',
-    description: "A session's state, its branches (state, reward), its metrics (tokens per solved task, waste ratio, early stops) and the audit bar.",
+    description: "A session's state, its branches (state, reward), its metrics (tokens per solved task, waste ratio, early stops) and the audit bar; when the server asks for approval before export, the questions waiting for a person (answer them with think_answer).",
     input: z.object({ session_id: sessionId }),
-    output: z.object({ ...sessionLineShape, goal: z.string(), thoughts: z.number(), tokens_used: z.number(), branches: z.array(branchShape), metrics: z.record(z.string(), z.unknown()) }),
+    output: z.object({
+      ...sessionLineShape,
+      goal: z.string(),
+      thoughts: z.number(),
+      tokens_used: z.number(),
+      branches: z.array(branchShape),
+      metrics: z.record(z.string(), z.unknown()),
+      /** With approvals on (approvePlans): the validated plans waiting for a person's answer, by question id. */
+      pending_questions: z.array(z.string()).optional(),
+    }),
     annotations: readOnly,
     async run(a, ctx) {
       const s = await ctx.sessions.get(a.session_id, { signal: ctx.signal });
@@ -47,7 +57,7 @@ export const sessionTools: ToolSpec[] = [
       const snap = s.snapshot();
       const metrics = s.metrics();
       return {
-        structured: { ...sessionLine(s), goal: snap.goal, thoughts: snap.thoughts.length, tokens_used: snap.tokensUsed, branches: snap.branches.map(branchOut), metrics: { ...metrics } },
+        structured: { ...sessionLine(s), goal: snap.goal, thoughts: snap.thoughts.length, tokens_used: snap.tokensUsed, branches: snap.branches.map(branchOut), metrics: { ...metrics }, ...(ctx.approvePlans ? { pending_questions: pendingApprovals(s) } : {}) },
         text: `${s.id}: ${s.state}, ${snap.thoughts.length} thoughts, ${snap.branches.length} branches.\n${s.auditBar()}`,
       };
     },
