@@ -408,8 +408,8 @@ ${growthRows('SQLite', ge.addThought.sqlite)}
 
 The mean at ${n(ge.addThought.memory.sessions.at(-1).thoughts)} thoughts over the mean at ${n(ge.addThought.memory.sessions[0].thoughts)}: **${ge.addThought.memory.meanGrowth}×** in memory${met(ge.addThought.memory.meanGrowth <= ge.addThought.meanGrowthTarget)},
 **${ge.addThought.sqlite.meanGrowth}×** on SQLite${met(ge.addThought.sqlite.meanGrowth <= ge.addThought.meanGrowthTarget)}; in CPU time per thought, ${ge.addThought.memory.cpuMeanGrowth}× and ${ge.addThought.sqlite.cpuMeanGrowth}× (target ≤ ${ge.addThought.meanGrowthTarget}×; medians: targets ≤ ${ge.addThought.memory.medianTarget} µs in memory, ≤ ${ge.addThought.sqlite.medianTarget} µs on SQLite).
-Sessions checkpoint every 100 events while small, then every quarter of the events the last
-checkpoint holds, so the checkpoints cost a constant amount per event.${ge.loadAverage1m ? ` The machine's load average was ${ge.loadAverage1m.atStart} at the start of the run and ${ge.loadAverage1m.atEnd} at its end (${ge.cores} cores): above the core count, the wall-clock figures (the p99 above all) carry other processes' turns, which the CPU time does not.` : ''}
+Sessions checkpoint every 100 events while small, then whenever the session has doubled since
+the last checkpoint, so the checkpoints cost a constant amount per event.${ge.loadAverage1m ? ` The machine's load average was ${ge.loadAverage1m.atStart} at the start of the run and ${ge.loadAverage1m.atEnd} at its end (${ge.cores} cores): above the core count, the wall-clock figures (the p99 above all) carry other processes' turns, which the CPU time does not.` : ''}
 
 | measure | median | target |
 | --- | --- | --- |

@@ -43,8 +43,8 @@ export interface SessionEngineOptions {
     maxPlanBytes?: number;
   };
   /**
-   * Automatic checkpoints: after this many milliseconds, or after this many events or a quarter of
-   * the events the last checkpoint holds, whichever is more, since the last. Default 100 events, 5 minutes.
+   * Automatic checkpoints: after this many milliseconds, or after this many events or as many events
+   * as the last checkpoint holds, whichever is more, since the last. Default 100 events, 5 minutes.
    */
   checkpointEvery?: { events?: number; ms?: number };
   /** This writer's name in vector clocks. Default `w_` and 8 random hex characters. */

@@ -2,6 +2,8 @@
 // session, so checkpoints taken at a fixed interval cost a session of n events n²/interval in all
 // (a thought's cost growing with the session). Checkpoints whose interval grows with the session
 // cost O(1) per event amortised, and a restore still folds only the events after the latest one.
+// They double: all of them together hold at most twice the session's events, and a restore folds at
+// most as many events as the latest holds.
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore, type EventStore } from '../../src/index.js';
 import { SessionEngine, type AgentSession } from '../../src/sessions/index.js';
@@ -30,32 +32,38 @@ async function grown(store: EventStore, events: number): Promise<AgentSession> {
 const serialisedPerEvent = (versions: number[], events: number) => versions.reduce((sum, v) => sum + v, 0) / events;
 
 describe('automatic checkpoints of a growing session', () => {
-  it('come every 100 events while the session is small, then every quarter of its events', async () => {
+  it('come 100 events after the start, then whenever the session has doubled', async () => {
     const { store, versions } = recording();
     await grown(store, 1_000);
-    // 0 is the start's checkpoint. From version 400 on, the interval is a quarter of the version
-    // of the checkpoint before (rounded up): 500 + 125, 625 + 157, 782 + 196.
-    expect(versions).toEqual([0, 100, 200, 300, 400, 500, 625, 782, 978]);
+    // 0 is the start's checkpoint. From version 100 on, the interval is the version of the
+    // checkpoint before: 100 + 100, 200 + 200, 400 + 400; the next is due at 1,600.
+    expect(versions).toEqual([0, 100, 200, 400, 800]);
   });
 
-  it('serialise at most 5 events\' worth of state per event added, however long the session', async () => {
-    // Each checkpoint holds 1.25 times the events of the one before, so all of them together hold
-    // at most 1 + 0.8 + 0.8² + … = 5 times the latest. Every 100 events, a session of 8,000 serialised
-    // 40 events' worth per event.
-    for (const events of [1_000, 8_000]) {
+  it('serialise at most 2 events\' worth of state per event added, however long the session', async () => {
+    // Each checkpoint holds twice the events of the one before, so all of them together hold at
+    // most 1 + 1/2 + 1/4 + … = 2 times the latest. Every 100 events, a session of 8,000 serialised
+    // 40 events' worth per event; growing by a quarter, 4.6.
+    const cases = [
+      { events: 1_000, versions: [0, 100, 200, 400, 800] },
+      { events: 8_000, versions: [0, 100, 200, 400, 800, 1_600, 3_200, 6_400] },
+    ];
+    for (const c of cases) {
       const { store, versions } = recording();
-      await grown(store, events);
-      expect(serialisedPerEvent(versions, events), `${events} events`).toBeLessThanOrEqual(5);
+      await grown(store, c.events);
+      expect(versions, `${c.events} events`).toEqual(c.versions);
+      expect(serialisedPerEvent(versions, c.events), `${c.events} events`).toBeLessThanOrEqual(2);
     }
   }, 60_000);
 
-  it('leave a restore at most a quarter of the checkpoint\'s events to fold, and the restored session equal to the live one', async () => {
+  it('leave a restore at most as many events to fold as the checkpoint holds, and the restored session equal to the live one', async () => {
     const { store, versions } = recording();
-    const s = await grown(store, 2_950);
-    // …, 1912, 2390: the next is due at 2390 + 598.
+    const s = await grown(store, 3_150);
+    // …, 800, 1,600: the next is due at 1,600 + 1,600, so 1,550 events come after the latest.
     const latest = versions.at(-1)!;
-    expect(latest).toBe(2_390);
-    expect(s.version - latest).toBeLessThanOrEqual(Math.ceil(latest / 4));
+    expect(latest).toBe(1_600);
+    expect(s.version - latest).toBe(1_550);
+    expect(s.version - latest).toBeLessThanOrEqual(latest);
     const again = await new SessionEngine({ store, writerId: 'w1' }).restore(s.id);
     expect(again.snapshot()).toEqual(s.snapshot());
   }, 60_000);
