@@ -223,6 +223,62 @@ describe.skipIf(!url)('PostgresEventStore: abort, driver errors and the table la
     await pool.end();
   });
 
+  /** A connection with an uncommitted event at version 0 of `stream`: an append there waits for it, as for an append that commits late. */
+  async function holdVersionZero(stream: string): Promise<{ release(): Promise<void> }> {
+    const blocker = new pg.Client({ connectionString: url! });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(
+      `INSERT INTO ${own}events (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata) VALUES ($1, $2, 0, 't', '0', $1, '', '[]', '{}', '{}')`,
+      [`${stream}:held`, stream],
+    );
+    return { release: () => blocker.query('ROLLBACK').then(() => blocker.end()) };
+  }
+  const event = (stream: string, n: number) => [{ type: 't', data: n, idempotencyKey: `${stream}:${n}` }];
+
+  it('lets an append to one stream commit while an append to another stream is still under way', async () => {
+    const store = new PostgresEventStore({ connectionString: url!, tablePrefix: own });
+    const slow = `slow-${Date.now()}`;
+    const other = `other-${Date.now()}`;
+    const held = await holdVersionZero(slow);
+    const late = store.append(slow, event(slow, 1), { expectedVersion: 'no_stream' });
+    await waitFor(() => inserting('waiting'), 'the first append to wait at its INSERT');
+    try {
+      expect((await settlesWithin(store.append(other, event(other, 1), { expectedVersion: 'no_stream' }), 5_000)).nextExpectedVersion).toBe(0);
+    } finally {
+      await held.release();
+    }
+    expect((await late).nextExpectedVersion).toBe(0);
+    await store.close();
+  });
+
+  it('never lets readAll skip an append that commits after one that took a later position', async () => {
+    const store = new PostgresEventStore({ connectionString: url!, tablePrefix: own });
+    const start = (await collect(store.readAll())).at(-1)?.globalPosition ?? 0n;
+    const slow = `slow-${Date.now()}`;
+    const other = `other-${Date.now()}`;
+    const held = await holdVersionZero(slow);
+    const late = store.append(slow, event(slow, 1), { expectedVersion: 'no_stream' });
+    let read: Promise<string[]>;
+    try {
+      await waitFor(() => inserting('waiting'), 'the first append to wait at its INSERT');
+      await settlesWithin(store.append(other, event(other, 1), { expectedVersion: 'no_stream' }), 5_000);
+      read = collect(store.readAll({ after: start })).then((events) => events.map((e) => e.streamId));
+      read.catch(() => undefined);
+      await waitFor(
+        async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE query LIKE '%pg_advisory_xact_lock(%global_position >%' AND wait_event_type = 'Lock'`)).rows.length > 0,
+        'readAll to wait for the append under way',
+      );
+    } finally {
+      await held.release();
+    }
+    await late;
+    // The late append holds the earlier position: a page read before it committed would have
+    // moved past it.
+    expect(await read).toEqual([slow, other]);
+    await store.close();
+  });
+
   it('cancels the write when the signal aborts mid-transaction: settles at once, writes nothing, frees the append lock', async () => {
     const store = new PostgresEventStore({ connectionString: url!, tablePrefix: own });
     const stream = `locked-${Date.now()}`;
