@@ -12,6 +12,7 @@ import type { RunEventInput } from '../run/run-event.js';
 import { runnerOptionsShape, runOptionsShape, type RunBudget, type RunOptions } from '../run/run-options.js';
 import type { RunResult, RunStats } from '../run/run-result.js';
 import { startRun, type Run, type RunEnd, type RunProgram } from '../run/run.js';
+import type { Question } from '../run/question.js';
 import type { SharedStopReason } from '../run/stop-detail.js';
 import { UCBScheduler } from '../scheduler/index.js';
 import type { BranchState, BranchTrigger } from './branch-state.js';
@@ -81,8 +82,11 @@ export interface RunParallelOptions extends RunOptions<ParallelEvent> {
    * Before the run names a validated winner, ask a person to approve its plan (the confirm step
    * before a host executes it): the question (`branch/<id>#approve`) has the plan, its kind and
    * its score as preview, and the answer is `{ approved: boolean, reason? }`. Denied, the run ends
-   * `not_approved` without a winner. Answered by the run's `onAsk` (required: a parallel run cannot
-   * wait and be resumed). Default false.
+   * `not_approved` without a winner. With the run's `onAsk`, the handler answers in process.
+   * Without one the run does not wait (a parallel run has no resume): it ends `waiting`, without a
+   * winner, the question in `pending`; the session keeps it, a person answers it from any process
+   * with `approvePlan`, and `exportPlan(branchId, { requireApproval: true })` then hands the plan
+   * out. Either way the answer is recorded in the session. Default false.
    */
   approveWinner?: boolean;
   /** Limits on the run's model calls (the session's own budget applies as well). */
@@ -247,6 +251,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
   }
   let winner: string | undefined;
   let stopReason: ParallelStopReason = 'decided';
+  let waitingFor: Question | undefined;
   let votes: Record<string, number> | undefined;
   const validation = (o.validation ?? {}) as AssessPlanOptions;
 
@@ -530,7 +535,19 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
       // The kernel's halt (the run's budget spent, its time limit passed) is the run's stop reason, as
       // result() reports it: the event says the same. A caller's abort is known only once the run
       // ends (and the run then rejects with ABORTED), so it is not said here.
-      if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
+      if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated' && !o.onAsk) {
+        // Nobody in the process to ask, and a parallel run cannot be resumed: the question waits in
+        // the session, where approvePlan answers it from any process and exportPlan checks it.
+        const question = session.approvalQuestion(winner);
+        if (question) {
+          waitingFor = question;
+          winner = undefined;
+          stopReason = 'waiting';
+        } else if (!session.branch(winner)!.approval!.approved) {
+          winner = undefined;
+          stopReason = 'not_approved';
+        }
+      } else if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
         const b = session.branch(winner)!;
         const said = await run.ask({ key: APPROVAL_KEY, question: approvalWords(b), schema: planApprovalSchema, preview: approvalPreview(b) }, { kind: 'branch', branchId: winner });
         // Recorded in the session as well: exporting the plan later does not ask again.
@@ -552,6 +569,7 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
         runId: end.runId,
         stopReason: reason,
         ...(end.halted?.detail ? { detail: end.halted.detail } : {}),
+        ...(waitingFor && !end.halted ? { detail: { kind: 'waiting' as const, questions: [waitingFor.id] }, pending: [waitingFor] } : {}),
         strategy: o.strategy,
         winner: winner === undefined ? undefined : session.branch(winner),
         branches,

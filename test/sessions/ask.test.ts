@@ -53,9 +53,23 @@ describe('runParallel asking a person', () => {
     expect(out.winner?.id).toBe(ids[0]);
   });
 
-  it('without onAsk refuses to wait: a parallel run cannot be resumed', async () => {
+  it('without onAsk refuses to let a branch worker wait: a parallel run cannot be resumed', async () => {
     const { s, ids } = await session(['only']);
-    const error = await catchTotError(() => s.runParallel({ branchIds: ids, worker: planner, approveWinner: true, store: new InMemoryEventStore() }), 'ILLEGAL_STATE');
+    const asking: BranchWorker = async (_branch, ctx) => ({ plan: { ...plan, note: await ctx.ask!({ key: 'note', question: 'A note?' }) } });
+    const error = await catchTotError(() => s.runParallel({ branchIds: ids, worker: asking, store: new InMemoryEventStore(), strict: true }), 'ILLEGAL_STATE');
     expect(error.message).toContain('onAsk');
+  });
+
+  it('without onAsk leaves the winner\'s approval waiting in the session, answered later by approvePlan', async () => {
+    const { s, ids } = await session(['only']);
+    const out = await s.runParallel({ branchIds: ids, worker: planner, approveWinner: true, store: new InMemoryEventStore() });
+    expect(out.stopReason).toBe('waiting');
+    expect(out.winner).toBeUndefined();
+    expect(out.pending?.map((q) => q.id)).toEqual([`branch/${ids[0]}#approve`]);
+    expect(out.detail).toEqual({ kind: 'waiting', questions: [`branch/${ids[0]}#approve`] });
+    expect(s.approvalQuestion(ids[0]!)?.id).toBe(`branch/${ids[0]}#approve`);
+    await catchTotError(() => s.exportPlan(ids[0]!, { requireApproval: true }), 'ILLEGAL_STATE');
+    await s.approvePlan(ids[0]!, { approved: true });
+    expect(await s.exportPlan(ids[0]!, { requireApproval: true })).toMatchObject(plan);
   });
 });
