@@ -24,7 +24,7 @@ Options:
   --quiet              no line per run
   --help               this text
 
-Needs pg and pg-boss 10 (npm install pg pg-boss@10).`;
+Needs pg and pg-boss 10, 11 or 12 (npm install pg pg-boss; pg-boss@10 on Node 20).`;
 
 export const QUEUE_RUNS_HELP = `tot runs --queue: the runs of the PostgreSQL queue
 

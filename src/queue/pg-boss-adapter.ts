@@ -8,8 +8,6 @@
 //   `heartbeatSeconds` is offered again. Where a major has none, a worker's lease is the job's
 //   expiry, renewed by moving its start forward.
 // - 10 and 11 are CommonJS with a default export; 12 is ESM with a named `PgBoss`.
-import { TotError } from '../errors/index.js';
-
 /** A fetched job, as `fetch({ includeMetadata: true })` gives it in every major. */
 export interface FetchedJob<T> {
   id: string;
@@ -73,12 +71,8 @@ export class PgBossAdapter {
 
   /** Imports pg-boss, starts an instance (installing or migrating its schema) and tells its major from it. */
   static async open(config: PgBossConfig): Promise<PgBossAdapter> {
-    let module: { PgBoss?: unknown; default?: unknown };
-    try {
-      module = (await import('pg-boss')) as unknown as typeof module;
-    } catch (error) {
-      throw new TotError('ILLEGAL_STATE', 'pgBossQueue needs pg-boss beside @tot/core: npm install pg pg-boss (12 on Node 22 and later, 10 on Node 20).', { cause: error });
-    }
+    // A missing pg-boss fails with Node's own "Cannot find package", which `tot` turns into an install hint.
+    const module = (await import('pg-boss')) as unknown as { PgBoss?: unknown; default?: unknown };
     const PgBossClass = (typeof module.PgBoss === 'function' ? module.PgBoss : module.default) as new (options: object) => Boss;
     const boss = new PgBossClass({
       connectionString: config.connectionString,
