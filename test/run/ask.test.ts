@@ -12,6 +12,7 @@ import {
   type ExplorationResult,
   type SearchStrategy,
 } from '../../src/index.js';
+import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { countedWorldModel } from '../events/fixtures/world.js';
 import { collect } from '../helpers/collect.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
@@ -296,15 +297,46 @@ describe('a question answered by another process', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
     const run = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as { stopReason: string; pending: string[]; nodes: unknown[]; calls: number };
 
-    const first = run('run', file);
+    const first = run('run', file, 'pick-one');
     expect(first.stopReason).toBe('waiting');
     expect(first.pending).toEqual(['strategy/pick-one#pick']);
-    const second = run('resume', file, JSON.stringify({ 'strategy/pick-one#pick': 1 }));
+    const second = run('resume', file, 'pick-one', JSON.stringify({ 'strategy/pick-one#pick': 1 }));
 
     const inline = countingModel();
     const expected = await explorer(pickOne, inline.model).run('p', { onAsk: () => 1 });
     expect(second.stopReason).toBe(expected.stopReason);
     expect(second.nodes).toEqual([...expected.tree.all()].map((n) => [n.id, n.content, n.status]));
     expect(first.calls + second.calls).toBe(inline.counter.calls);
+  }, 60_000);
+
+  it('answers three parallel questions one at a time from three processes: each asked once, the run finished once, as one answered in process', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { bundleFixture } = await import('../helpers/bundle-fixture.js');
+    const script = await bundleFixture('test/run/fixtures/asking.ts');
+    const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
+    type Out = { stopReason: string; pending: string[]; tree: string[]; calls: number };
+    const run = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as Out;
+
+    const started = run('run', file, 'ask-each');
+    const ids = ['strategy/ask-each#expand-0', 'strategy/ask-each#expand-1', 'strategy/ask-each#expand-2'];
+    expect(started.pending).toEqual(ids);
+    const answers: [string, boolean][] = [[ids[1]!, false], [ids[2]!, true], [ids[0]!, true]];
+    const outs = answers.map(([id, answer]) => run('resume', file, 'ask-each', JSON.stringify({ [id]: answer })));
+    expect(outs.map((o) => o.stopReason)).toEqual(['waiting', 'waiting', 'max_depth']);
+    expect(outs.map((o) => o.pending)).toEqual([[ids[0], ids[2]], [ids[0]], []]);
+
+    const inline = countingModel();
+    const expected = await explorer(askEach, inline.model).run('p', { onAsk: (q) => q.key !== 'expand-1' });
+    expect(outs.at(-1)!.tree).toEqual(sameTree(expected));
+    expect(started.calls + outs.reduce((n, o) => n + o.calls, 0)).toBe(inline.counter.calls);
+    const store = new SqliteEventStore({ path: file });
+    const log = await collect(store.readStream('asked'));
+    store.close();
+    expect(log.filter((e) => e.type === 'run.asked').map((e) => (e.data as { questionId: string }).questionId)).toEqual(ids);
+    expect(log.filter((e) => e.type === 'run.answered')).toHaveLength(3);
+    expect(log.filter((e) => e.type === 'run.finished').map((e) => (e.data as { stopReason: string }).stopReason)).toEqual(['waiting', 'waiting', 'waiting', 'max_depth']);
   }, 60_000);
 });
