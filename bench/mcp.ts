@@ -22,9 +22,9 @@
  *                       --exports 300 --clients 1000 --settle 20 --only stdio,http --cli <tot.js>]
  * (`--only http` runs the HTTP parts alone and writes bench/results/mcp-http.json.)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +33,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { JsonDepthScanner } from '../src/mcp/http/json-depth.js';
+import { builtCli } from './built-cli.js';
 import { benchDir, median, report, timeRuns } from './harness.js';
 
 const { values } = parseArgs({
@@ -77,50 +78,7 @@ const round = (x: number) => Math.round(x * 100) / 100;
 const MB = (kB: number) => round((kB * 1024) / 1e6);
 const progress = (line: string) => process.stderr.write(`[bench:mcp] ${line}\n`);
 
-/** The newest modification time of the files under a folder. */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
 
-/**
- * The built command, built first (`npx tsup`) when it is missing or older than the sources. The
- * build takes the lock directory the tests take (test/helpers/ensure-dist.ts): tsup clears dist
- * first, so two builds must never run at once.
- */
-async function builtCli(): Promise<string> {
-  const cli = join(root, 'dist', 'cli', 'tot.js');
-  const lock = join(root, '.tmp', 'dist-build.lock');
-  const stale = () => (!existsSync(cli) ? 'is missing' : statSync(cli).mtimeMs < newest(join(root, 'src')) ? 'is older than src/' : undefined);
-  mkdirSync(join(root, '.tmp'), { recursive: true });
-  for (let why = stale(); why; why = stale()) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Another process is building; a lock older than five minutes was left by a killed run.
-      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 300_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((done) => setTimeout(done, 500));
-      continue;
-    }
-    try {
-      if (!stale()) break;
-      progress(`dist/cli/tot.js ${why}: building with npx tsup`);
-      execFileSync('npx', ['tsup'], { cwd: root, stdio: 'pipe' });
-    } catch (error) {
-      const output = (error as { stderr?: Buffer }).stderr?.toString() || (error as { stdout?: Buffer }).stdout?.toString() || String(error);
-      throw new Error(`bench:mcp spawns the built command (dist/cli/tot.js), and npx tsup failed: run npm run build, then the benchmark again.\n${output.slice(-2000)}`);
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-    if (!existsSync(cli)) throw new Error('bench:mcp spawns the built command, dist/cli/tot.js, which npx tsup did not make: run npm run build, then the benchmark again.');
-    break;
-  }
-  return cli;
-}
 
 interface Server {
   client: Client;
@@ -541,7 +499,7 @@ async function deepBody(cli: string, db: string) {
   }
 }
 
-const cli = values.cli ? resolve(values.cli) : await builtCli();
+const cli = values.cli ? resolve(values.cli) : await builtCli(root, progress);
 const dir = mkdtempSync(join(tmpdir(), 'tot-mcp-bench-'));
 try {
   const figures: Record<string, unknown> = { server: 'node dist/cli/tot.js mcp, spawned by the SDK Client + StdioClientTransport (latency, residentMemory) or StreamableHTTPClientTransport (http)' };
