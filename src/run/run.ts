@@ -169,7 +169,9 @@ class LiveCall implements GateEntry {
   callId = '';
   request: GenerateRequest;
   admission: Admission | undefined;
-  started = 0;
+  // Set when the call starts; no number until then, so that the field holds the clock's reading as
+  // it is rather than a box of its own (a double field gets one per call).
+  started!: number;
   /** Attempts `withRetry` made after the first. */
   retries = 0;
   /** Stops following a signal of the caller's own (not the run's) when the call ends. */
@@ -1053,8 +1055,9 @@ export class Run<E extends RunEventBase = RunEventBase> {
     // key, and a resume, which serves recorded calls before any admission, looks it up as asked.
     // The event refers to the caller's request object, no copy: requests are not changed after a call.
     call.started = this.now();
-    // The envelope's fields in the literal, so that stamping them grows no property store.
-    this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: model.modelId, request: asked, runId: '', seq: 0, at: 0 } as unknown as RunEventInput<E>, call.started);
+    // The envelope's fields in the literal, so that stamping them grows no property store; `at: null`
+    // rather than 0, so that the field takes the clock's reading as it is instead of a box per event.
+    this.emitAt({ type: 'llm.requested', callId: call.callId, modelId: model.modelId, request: asked, runId: '', seq: 0, at: null } as unknown as RunEventInput<E>, call.started);
     this.stats.llmCalls += 1;
     this.active += 1;
     // Started: from here on, however it ends (an abort before the provider answers included), it ends through endCall.
@@ -1111,7 +1114,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     let completed: Omit<LlmCompletedEvent, 'runId' | 'seq' | 'at'>;
     if (result.finishReason === undefined && result.cacheHit === undefined) {
       // The envelope's fields in the literal, so that stamping them grows no property store.
-      completed = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: at - call.started, runId: '', seq: 0, at: 0 } as LlmCompletedEvent;
+      completed = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: at - call.started, runId: '', seq: 0, at: null } as unknown as LlmCompletedEvent;
     } else {
       completed = { type: 'llm.completed', callId: call.callId, outputs: result.outputs.slice(), usage: { ...result.usage }, charged, durationMs: at - call.started };
       if (result.finishReason !== undefined) completed.finishReason = result.finishReason;
