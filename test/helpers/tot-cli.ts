@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ensureDist } from './ensure-dist.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -143,6 +143,11 @@ export function newClient(name: string, sampling = false, elicitation = false): 
  * it connects (a sampling handler).
  */
 export async function startStdio(args: string[], options: { sampling?: boolean; elicitation?: boolean; setup?: (client: Client) => void; env?: Record<string, string> } = {}): Promise<StdioServer> {
+  return launchStdio(args, options, started);
+}
+
+/** {@link startStdio}, its stopping registered in `registry` (the test's, or a file's shared server). */
+async function launchStdio(args: string[], options: { sampling?: boolean; elicitation?: boolean; setup?: (client: Client) => void; env?: Record<string, string> }, registry: Set<{ stop(): Promise<void> }>): Promise<StdioServer> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...args], stderr: 'pipe', cwd: root, ...(options.env ? { env: options.env } : {}) });
   let err = '';
   transport.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
@@ -159,7 +164,7 @@ export async function startStdio(args: string[], options: { sampling?: boolean; 
       }
     },
   };
-  started.add(entry);
+  registry.add(entry);
   await client.connect(transport);
   const pid = transport.pid!;
   return {
@@ -171,9 +176,53 @@ export async function startStdio(args: string[], options: { sampling?: boolean; 
       process.kill(pid, 'SIGKILL');
       await closed;
       await gone(pid, 3000);
-      started.delete(entry);
+      registry.delete(entry);
     },
   };
+}
+
+/** One stdio server for the tests of a file: see {@link useSharedStdio}. */
+export interface SharedStdio {
+  /** The server's SQLite file (in a folder of the file's own). */
+  readonly db: string;
+  /** The server and its client, started at the first call and again when a test ended it. */
+  server(): Promise<StdioServer>;
+}
+
+/**
+ * One `tot mcp --db <file> …args` over stdio for the tests of a file that need nothing of a server
+ * but that it answers, each test with GoT sessions of its own: a start costs about a second of
+ * CPU. Stopped after the file's last test; started afresh when a test ended it.
+ */
+export function useSharedStdio(prefix: string, args: string[] = []): SharedStdio {
+  let dir = '';
+  const mine = new Set<{ stop(): Promise<void> }>();
+  let current: Promise<StdioServer> | undefined;
+  beforeAll(async () => {
+    await ensureCli();
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all([...mine].map((s) => s.stop().catch(() => undefined)));
+    mine.clear();
+    current = undefined;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const shared: SharedStdio = {
+    get db() {
+      return join(dir, 'shared.db');
+    },
+    async server() {
+      const running = await current?.catch(() => undefined);
+      if (running && alive(running.pid)) return running;
+      // What is left of a server a test ended.
+      await Promise.all([...mine].map((s) => s.stop().catch(() => undefined)));
+      mine.clear();
+      current = launchStdio(['--db', shared.db, ...args], {}, mine);
+      return current;
+    },
+  };
+  return shared;
 }
 
 export interface RawStdioServer {
@@ -276,27 +325,33 @@ export interface HttpServer {
   connect(options?: { sampling?: boolean; setup?: (client: Client) => void; transport?: StreamableHTTPClientTransportOptions }): Promise<Client>;
 }
 
-/**
- * `tot mcp --http 127.0.0.1:0 …args` as a child process; resolves once it logs its address on
- * stderr (the port it was given by the system).
- */
-export async function startHttp(args: string[]): Promise<HttpServer> {
+/** A server started by {@link launchHttp}, and how to stop it (its clients closed first). */
+interface LaunchedHttp {
+  server: HttpServer;
+  /** Closes the clients `connect` made so far (their MCP sessions stay on the server). */
+  closeClients(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** `tot mcp --http 127.0.0.1:0 …args`, resolved once it serves; nothing stops it but `stop`. */
+async function launchHttp(args: string[]): Promise<LaunchedHttp> {
   const child = spawn(process.execPath, [cli, 'mcp', '--http', '127.0.0.1:0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const clients: Client[] = [];
-  started.add({
-    async stop() {
-      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 1000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
-  });
+  const closeClients = async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  };
+  const stop = async () => {
+    await closeClients();
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 1000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   const url = await new Promise<URL>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -305,8 +360,11 @@ export async function startHttp(args: string[]): Promise<HttpServer> {
       if (m) resolve(new URL(m[1]!));
     });
     void exited.then(() => reject(new Error(`tot mcp --http exited before serving: ${err}${out}`)));
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
   });
-  return {
+  const server: HttpServer = {
     child,
     url,
     stderr: () => err,
@@ -319,4 +377,62 @@ export async function startHttp(args: string[]): Promise<HttpServer> {
       return client;
     },
   };
+  return { server, closeClients, stop };
+}
+
+/**
+ * `tot mcp --http 127.0.0.1:0 …args` as a child process; resolves once it logs its address on
+ * stderr (the port it was given by the system). Stopped after the test (stopAll).
+ */
+export async function startHttp(args: string[]): Promise<HttpServer> {
+  let stop: () => Promise<void> = async () => undefined;
+  const entry = { stop: () => stop() };
+  // Registered before it serves: a test that fails while it starts still has it stopped.
+  started.add(entry);
+  const launched = await launchHttp(args);
+  stop = launched.stop;
+  return launched.server;
+}
+
+/** One server for the tests of a file: see {@link useSharedHttp}. */
+export interface SharedHttp {
+  /** The server's SQLite file (in a folder of the file's own). */
+  readonly db: string;
+  /** The server, started at the first call and again when a test ended it. */
+  server(): Promise<HttpServer>;
+}
+
+/**
+ * One `tot mcp --http --db <file> …args` for the tests of a file that need nothing of a server but
+ * that it serves, each test with GoT sessions of its own: a start costs about a second of CPU,
+ * which a server per test paid a dozen times over. Each test's clients are closed after it; the
+ * server is stopped after the file's last test, and started afresh if a test ended it.
+ */
+export function useSharedHttp(prefix: string, args: string[] = []): SharedHttp {
+  let dir = '';
+  let current: Promise<LaunchedHttp> | undefined;
+  beforeAll(async () => {
+    await ensureCli();
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  }, 180_000);
+  afterEach(async () => {
+    await (await current?.catch(() => undefined))?.closeClients();
+  });
+  afterAll(async () => {
+    await (await current?.catch(() => undefined))?.stop();
+    current = undefined;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const shared: SharedHttp = {
+    get db() {
+      return join(dir, 'shared.db');
+    },
+    async server() {
+      const running = await current?.catch(() => undefined);
+      if (running && running.server.child.exitCode === null && running.server.child.signalCode === null) return running.server;
+      current = launchHttp(['--db', shared.db, ...args]);
+      return (await current).server;
+    },
+  };
+  return shared;
 }

@@ -8,16 +8,19 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { structured } from '../helpers/mcp-sampling.js';
-import { startHttp, totCli, useCliTempDb } from '../helpers/tot-cli.js';
+import { startHttp, totCli, useCliTempDb, useSharedHttp } from '../helpers/tot-cli.js';
 import { initialize, mcpHeaders, raw } from './raw-http.js';
 
 const temp = useCliTempDb('tot-mcp-limits-', 'l.db');
+// One server with the default limits for the tests that hold none of its sessions' share for long
+// (a start costs about a second of CPU); a test that fills a share, or sets a limit, has its own.
+const shared = useSharedHttp('tot-mcp-limits-shared-');
 
 const call = async <T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>) => structured<T>(await client.callTool({ name, arguments: args }));
 
 describe('tot mcp --http: the Origin of a request', () => {
   it('refuses, with 403, an initialize and a request of a session whose Origin is not the server\'s own', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const evil = await raw(server.url, { headers: { ...mcpHeaders, origin: 'http://evil.example' }, body: initialize() });
     expect(evil.status).toBe(403);
     expect(JSON.parse(evil.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Invalid Origin header: http://evil.example') } });
@@ -34,7 +37,7 @@ describe('tot mcp --http: the Origin of a request', () => {
   });
 
   it('answers a request from its own loopback origins, and one without an Origin (a client that is no browser)', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const port = server.url.port;
     for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, undefined]) {
       const r = await raw(server.url, { headers: { ...mcpHeaders, ...(origin ? { origin } : {}) }, body: initialize() });
@@ -70,7 +73,7 @@ const depthOf = (value: unknown): number => (typeof value === 'object' && value 
 
 describe('tot mcp --http: the nesting of a body', () => {
   it('reads a body nested 64 levels, and refuses one nested 65 with 400 and a JSON-RPC parse error', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const [at, over] = [nestedInitialize(64), nestedInitialize(65)];
     expect([depthOf(JSON.parse(at)), depthOf(JSON.parse(over))]).toEqual([64, 65]);
     const ok = await raw(server.url, { headers: mcpHeaders, body: at });
@@ -81,7 +84,7 @@ describe('tot mcp --http: the nesting of a body', () => {
   });
 
   it('refuses a 4 MB body of nested arrays as nested too deep, and goes on serving', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const half = 2 * 2 ** 20 - 16;
     const r = await raw(server.url, { headers: mcpHeaders, body: `${'['.repeat(half)}${']'.repeat(half)}` });
     expect(r.status).toBe(400);

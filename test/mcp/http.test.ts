@@ -4,7 +4,7 @@ import { connect as tcpConnect } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { startHttp, useCliTempDb } from '../helpers/tot-cli.js';
+import { startHttp, useCliTempDb, useSharedHttp } from '../helpers/tot-cli.js';
 import { answerSampling, planReply, raceWithRejection, structured, validPlan } from '../helpers/mcp-sampling.js';
 import { settlesWithin } from '../helpers/settles-within.js';
 import { initialize as initializeRequest, mcpHeaders, raw } from './raw-http.js';
@@ -12,23 +12,26 @@ import { initialize as initializeRequest, mcpHeaders, raw } from './raw-http.js'
 type Branch = { branch_id: string; name: string; state: string; early_stop_reason?: string };
 
 const temp = useCliTempDb('tot-mcp-http-', 'h.db');
+// One server for the tests that only need one serving (each test starts GoT sessions of its own):
+// a server's start costs about a second of CPU. A test that stops its server starts its own.
+const shared = useSharedHttp('tot-mcp-http-shared-');
 
 const call = async <T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>) => structured<T>(await client.callTool({ name, arguments: args }));
 
 describe('tot mcp over Streamable HTTP', () => {
   it('logs the address it serves on stderr, with the port the system gave it, and nothing on stdout', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     expect(server.url.hostname).toBe('127.0.0.1');
     expect(Number(server.url.port)).toBeGreaterThan(0);
     expect(server.url.pathname).toBe('/mcp');
     const client = await server.connect();
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('think_parallel_run');
-    expect(server.stderr()).toContain(`serving Streamable HTTP at ${server.url.href}, sessions in ${temp.db}`);
+    expect(server.stderr()).toContain(`serving Streamable HTTP at ${server.url.href}, sessions in ${shared.db}`);
     expect(server.stdout()).toBe('');
   });
 
   it('runs a session: start, plan step, fork, a race planned through sampling, digest', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     let seen!: ReturnType<typeof raceWithRejection>['seen'];
     const client = await server.connect({ sampling: true, setup: (c) => ({ seen } = raceWithRejection(c, { good: 'lru', bad: 'rewrite' })) });
 
@@ -58,7 +61,7 @@ describe('tot mcp over Streamable HTTP', () => {
   });
 
   it('lets two clients (two MCP sessions) on one server drive the same GoT session', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const a = await server.connect();
     const b = await server.connect();
     const { session_id: id } = await call<{ session_id: string }>(a, 'think_session_start', { goal: 'Shared between two clients' });
@@ -77,7 +80,7 @@ describe('tot mcp over Streamable HTTP', () => {
   });
 
   it('keeps serving the other client when one client closes its MCP session', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const a = await server.connect();
     const b = await server.connect();
     const { session_id: id } = await call<{ session_id: string }>(a, 'think_session_start', { goal: 'Outlives a client' });
@@ -106,7 +109,7 @@ describe('tot mcp over Streamable HTTP', () => {
 
 describe('tot mcp over Streamable HTTP: the whole session of the stdio test', () => {
   it('starts, plans, forks, races two branches through sampling, validates, exports, takes evidence and digests', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const client = await server.connect({ sampling: true, setup: (c) => void raceWithRejection(c, { good: 'good', bad: 'bad' }) });
     const { session_id: id, session_state } = await call<{ session_id: string; session_state: string }>(client, 'think_session_start', { goal: 'Speed up config loading', success_criteria: ['p95 under 5 ms'], budget: { max_tokens: 50_000, max_branches: 4 } });
     expect(session_state).toBe('active');
@@ -202,7 +205,7 @@ function droppingFetch() {
 
 describe('tot mcp over Streamable HTTP: resumability', () => {
   it('delivers what a client missed while its connection was down: the SDK client reconnects with Last-Event-ID and gets the rest of the call', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const net = droppingFetch();
     let dropped = false;
     let seen!: ReturnType<typeof answerSampling>;
@@ -292,7 +295,7 @@ const initialize = initializeRequest();
 
 describe('tot mcp over Streamable HTTP: what it refuses', () => {
   it('refuses a request whose Host is not its own loopback address (DNS rebinding), and answers its own', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const port = server.url.port;
     const evil = await raw(server.url, { host: `attacker.example:${port}`, headers: mcpHeaders, body: initialize });
     expect(evil.status).toBe(403);
@@ -314,7 +317,7 @@ describe('tot mcp over Streamable HTTP: what it refuses', () => {
   });
 
   it('checks the Host before it reads the body: a foreign Host gets its 403 with the body unsent, and the connection is closed (the body neither parsed nor drained)', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const port = server.url.port;
     const head = { host: `attacker.example:${port}`, ...mcpHeaders, 'content-length': String(4 * 2 ** 20) };
     const evil = await headOnly(server.url, head, '{"jsonrpc": "2.0", ', { untilClosed: true });
@@ -330,7 +333,7 @@ describe('tot mcp over Streamable HTTP: what it refuses', () => {
   });
 
   it('refuses a declared Content-Length over 4 MiB with 413 before it reads the body, and goes on serving', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const port = server.url.port;
     const head = { host: `127.0.0.1:${port}`, ...mcpHeaders };
     const over = await headOnly(server.url, { ...head, 'content-length': String(4 * 2 ** 20 + 1) }, '{"jsonrpc": "2.0", ');
@@ -347,7 +350,7 @@ describe('tot mcp over Streamable HTTP: what it refuses', () => {
   });
 
   it('refuses a body over 4 MiB with 413, and goes on serving', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x'.repeat(5 * 2 ** 20), version: '1' } } });
     const r = await raw(server.url, { headers: mcpHeaders, body: big });
     expect(r.status).toBe(413);
@@ -362,7 +365,7 @@ describe('tot mcp over Streamable HTTP: what it refuses', () => {
   });
 
   it('answers a path other than /mcp with 404, a request with an unknown MCP session with 404, and one without a session that is no initialize with 400', async () => {
-    const server = await startHttp(['--db', temp.db]);
+    const server = await shared.server();
     const other = await raw(new URL('/other', server.url), { method: 'GET' });
     expect(other.status).toBe(404);
     expect(other.body).toContain('the MCP endpoint is /mcp');

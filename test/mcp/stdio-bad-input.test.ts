@@ -6,9 +6,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { structured, text } from '../helpers/mcp-sampling.js';
-import { startRawStdio, startStdio, type StdioServer, useCliTempDb } from '../helpers/tot-cli.js';
+import { startRawStdio, type StdioServer, useCliTempDb, useSharedStdio } from '../helpers/tot-cli.js';
 
 const temp = useCliTempDb('tot-mcp-bad-', 'b.db');
+// One server takes every test's bad input, each test in a GoT session of its own: it must outlive
+// them all, and a server's start costs about a second of CPU.
+const shared = useSharedStdio('tot-mcp-bad-shared-');
 
 const alive = (pid: number) => {
   try {
@@ -39,7 +42,7 @@ describe('tot mcp over stdio: bad input', () => {
   };
 
   beforeEach(async () => {
-    server = await startStdio(['--db', temp.db]);
+    server = await shared.server();
     client = server.client;
     session = structured<{ session_id: string }>(await call('think_session_start', { goal: 'Make the importer resumable', budget: { max_branches: '3' } })).session_id;
   });

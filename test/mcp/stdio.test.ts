@@ -1,8 +1,11 @@
 // `tot mcp` over stdio, driven by the SDK's own client: the built command (dist/cli/tot.js), a
 // SQLite file in a temporary directory, a client whose model answers the server's sampling requests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { ElicitRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStdio, useCliTempDb } from '../helpers/tot-cli.js';
 import { raceWithRejection, structured, validPlan } from '../helpers/mcp-sampling.js';
 import { TOOL_HINTS } from './tool-hints.js';
@@ -40,15 +43,25 @@ async function sessionWithBranches(client: Client) {
 }
 
 describe('tot mcp over stdio: the tool list', () => {
+  // The list one server gives, asked once: each test reads it (a server's start costs about a
+  // second of CPU). The server goes with the rest after the first test.
+  let tools: Tool[];
+  let dir = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tot-mcp-tools-'));
+    const { client } = await startStdio(['--db', join(dir, 't.db')]);
+    tools = (await client.listTools()).tools;
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('lists the eleven think_* tools of DESIGN §3.15, and session status, graph export, checkpoint, restore and sequentialthinking', async () => {
-    const { client } = await startStdio(['--db', temp.db]);
-    const names = (await client.listTools()).tools.map((t) => t.name);
+    const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining([...DESIGN_TOOLS, ...MORE_TOOLS]));
   });
 
   it('gives every tool an object input schema, an object output schema and annotations', async () => {
-    const { client } = await startStdio(['--db', temp.db]);
-    const { tools } = await client.listTools();
     for (const t of tools) {
       expect(t.inputSchema.type, `${t.name} inputSchema`).toBe('object');
       expect(t.outputSchema?.type, `${t.name} outputSchema`).toBe('object');
@@ -59,8 +72,6 @@ describe('tot mcp over stdio: the tool list', () => {
   });
 
   it('annotates every tool as the table of tool-hints.ts says (its reasons are checked in tool-contract.test.ts)', async () => {
-    const { client } = await startStdio(['--db', temp.db]);
-    const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(TOOL_HINTS).sort());
     for (const t of tools) {
       const { title: _title, ...hints } = t.annotations!;
