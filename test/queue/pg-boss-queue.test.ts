@@ -3,6 +3,7 @@
 // the newest on Node 22 and 24).
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { InMemoryEventStore } from '../../src/index.js';
 import { PostgresEventStore } from '../../src/postgres/index.js';
 import { defineFlow, pgBossQueue } from '../../src/queue/index.js';
 
@@ -41,5 +42,17 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     expect(results).toEqual([1, 2, 3, 4, 5, 6]);
     await queue.close();
     await worker;
+  });
+});
+
+describe('pgBossQueue takeoverBoundMs', () => {
+  it('is the lease, a third of it and the poll interval', () => {
+    const queue = pgBossQueue({ connectionString: 'postgres://unused', store: new InMemoryEventStore(), leaseSeconds: 30, pollIntervalMs: 1000 });
+    expect(queue.takeoverBoundMs).toBe(30_000 + 10_000 + 1000);
+  });
+
+  it('counts at least 1.5 s for the sweep of a short lease (pg-boss 11 and 12 expire at most once a second)', () => {
+    const queue = pgBossQueue({ connectionString: 'postgres://unused', store: new InMemoryEventStore(), leaseSeconds: 2, pollIntervalMs: 100 });
+    expect(queue.takeoverBoundMs).toBe(2000 + 1500 + 100);
   });
 });
