@@ -156,6 +156,16 @@ function lockKey(table: string): string {
   return h.toString();
 }
 
+/**
+ * The setting by which this store's appends tell the table's trigger that they announce
+ * themselves once committed. A NOTIFY in a transaction holds PostgreSQL's one notification lock
+ * of the whole database from its commit until its WAL flush ends: every append that notified
+ * took its turn on that lock, one flush at a time, across every process. Sent after the commit,
+ * in a transaction of its own that writes nothing, a NOTIFY waits for no flush. The trigger still
+ * announces the appends of writers that do not say so (earlier releases, other programs).
+ */
+const ANNOUNCED_AFTER_COMMIT = 'tot.announced_after_commit';
+
 /** A signed 32-bit hash of `text` (FNV-1a): one half of a two-key advisory lock. */
 function lockKey32(text: string): number {
   let h = 2166136261;
@@ -329,20 +339,22 @@ export class PostgresEventStore implements EventStore {
    */
   private async announceAppends(client: pg.PoolClient): Promise<void> {
     const name = `${this.events}_notify`;
-    const found = await client.query(`SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2`, [this.events, name]);
-    if (found.rows.length > 0) return;
+    // Replaced on every setup, so that tables set up before an append announced itself after commit skip it.
     await client.query(`
       CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
         channel text := TG_TABLE_NAME || '.' || TG_TABLE_SCHEMA;
         stream text;
       BEGIN
+        IF current_setting('${ANNOUNCED_AFTER_COMMIT}', true) = 'on' THEN RETURN NULL; END IF;
         IF octet_length(channel) > 63 THEN channel := 'tot_' || md5(channel); END IF;
         FOR stream IN SELECT DISTINCT stream_id FROM appended LOOP
           PERFORM pg_notify(channel, stream);
         END LOOP;
         RETURN NULL;
       END $$`);
+    const found = await client.query(`SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2`, [this.events, name]);
+    if (found.rows.length > 0) return;
     await client.query(`CREATE TRIGGER ${name} AFTER INSERT ON ${this.events} REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`);
   }
 
@@ -396,6 +408,7 @@ export class PostgresEventStore implements EventStore {
       const written = await this.insert(client, a, commitNow);
       if (written) {
         if (!commitNow) await commit();
+        broken = !(await this.announce(client, a.streamId));
         return written;
       }
       // Nothing written: a retry of stored keys, or a stream elsewhere than expected, checked
@@ -442,6 +455,27 @@ export class PostgresEventStore implements EventStore {
       await state.cancelled;
       client.off('error', ignore);
       client.release(broken || state.aborted);
+    }
+  }
+
+  /**
+   * Announces a committed append on the table's channel, as its trigger would have (the same
+   * channel name, the stream id as payload). The append is recorded already: a notification that
+   * cannot be sent fails nothing. Resolves whether the connection is still sound.
+   */
+  private async announce(client: pg.ClientBase, streamId: string): Promise<boolean> {
+    try {
+      await client.query({
+        // Prepared once per connection.
+        name: `tot_announce_${this.events}`,
+        text: `SELECT pg_notify(CASE WHEN octet_length(t.channel) > 63 THEN 'tot_' || md5(t.channel) ELSE t.channel END, $1)
+         FROM (SELECT c.relname || '.' || n.nspname AS channel FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($2)) AS t`,
+        values: [streamId, this.events],
+      });
+      return true;
+    } catch (error) {
+      // A full notification queue leaves the connection sound; anything else may not.
+      return String((error as { code?: unknown })?.code ?? '').length === 5 && !String((error as { code?: unknown }).code).startsWith('08');
     }
   }
 
@@ -524,7 +558,7 @@ export class PostgresEventStore implements EventStore {
     // Only positions and versions come back: the rest is known here, and every row's recorded_at
     // is the transaction's now() (returned per row, it took a sixth of a batched append).
     const results = (await client.query(
-      `BEGIN; ${this.appendLocks(streamId)} SELECT ${isoTime('now()')} AS at;
+      `BEGIN; ${this.appendLocks(streamId)} SELECT set_config('${ANNOUNCED_AFTER_COMMIT}', 'on', true), ${isoTime('now()')} AS at;
        INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        SELECT r.event_id, ${stream}, COALESCE(last.v, -1) + 1 + r.i, r.type, r.data, r.idempotency_key, r.payload, r.parent_ids, r.clock, r.metadata
        FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = ${stream}) AS last,
