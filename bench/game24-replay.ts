@@ -27,6 +27,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadReplayLog, replayEvaluator, replayGenerator, stateOf, type ReplayPuzzle } from '../examples/game24/replay.js';
@@ -222,14 +223,16 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel), withModelMainThreadShare: mainThreadMicros() === undefined ? undefined : mainThread.micros / processMicros };
   };
   const runReference = reference && 'run' in reference ? reference.run : undefined;
-  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
+  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; loadAverage1m: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
   let referenceInfo: Omit<ReferenceRound, 'asWritten' | 'printsSilenced'> | undefined;
   for (let r = 0; r < rounds; r++) {
     // Alternating which side goes first, so that neither always runs in the same state of a shared machine.
     let theirs: ReferenceRound | undefined;
     if (runReference && r % 2 === 1) theirs = runReference(repeats);
-    const mine = await ours();
+    const mine = { ...(await ours()), loadAverage1m: 0 };
     if (runReference && r % 2 === 0) theirs = runReference(repeats);
+    // How busy the machine was by the round's end: on a shared machine the figures move with it, this process's more than Python's.
+    mine.loadAverage1m = loadavg()[0]!;
     if (theirs) {
       const { asWritten, printsSilenced, ...info } = theirs;
       referenceInfo = info;
