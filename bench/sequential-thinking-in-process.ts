@@ -119,7 +119,7 @@ export async function serverCpuPerCall(
  * `synchronous=NORMAL` and the store's autocheckpoint, each in its own `BEGIN IMMEDIATE`
  * transaction: into a table of one text column and no index (the floor of any durable write), and
  * into the table the SQLite store makes (its unique indexes on event id, idempotency key and stream
- * version, and its AUTOINCREMENT position), with a row of a thought's size.
+ * version, and its rowid position), with a row of a thought's size.
  */
 export async function sqliteCommitFloor(rows = 20_000): Promise<{ bareInsertCommitUs: number; storeTableInsertCommitUs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'tot-seq-floor-'));
