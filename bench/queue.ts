@@ -9,6 +9,13 @@
  *     ≤ the documented bound + 1 s).
  *
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
+ *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
+ *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
+ *
+ * Each throughput figure is a median of rounds, the worker counts in a new order each round; the
+ * load average and the CPU per run (the workers' own, and PostgreSQL's when the benchmark knows its
+ * cluster: TOT_POSTGRES_DATA, or the throwaway one) stand beside each round: on 2 cores shared
+ * with other work, CPU and not the queue may be the ceiling.
  *
  * The same file is the worker process (`--worker`), so that the benchmark needs no other build.
  */
@@ -16,7 +23,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -75,18 +82,53 @@ if (process.argv.includes('--worker')) {
   process.once('SIGTERM', () => stop.abort());
   log({ ready: true });
   await queue.work({ flows: [searchFlow(httpModel(env.MODEL!)).flow], concurrency: Number(env.CONCURRENCY), signal: stop.signal, onRun: (e) => log({ runId: e.runId, outcome: e.outcome }) });
+  const cpu = process.cpuUsage();
+  log({ cpuMs: (cpu.user + cpu.system) / 1000 });
   await queue.close();
   await store.close();
   process.exit(0);
 }
 
 // ── the benchmark ──────────────────────────────────────────────────────────────────────────────
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? undefined : process.argv[i + 1];
+};
+const ROUNDS = Number(arg('--rounds') ?? 3);
+const ONLY_THROUGHPUT = arg('--only') === 'throughput';
 let cluster: string | undefined;
 let url = process.env.TOT_POSTGRES_URL;
+let clusterData = process.env.TOT_POSTGRES_DATA;
 if (!url) {
   const out = execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8' });
   url = /TOT_POSTGRES_URL=(.*)/.exec(out)![1]!;
   cluster = /TOT_POSTGRES_DATA=(.*)/.exec(out)![1]!;
+  clusterData = cluster;
+}
+
+/** CPU time of a process in ms, its reaped children's included, from /proc (`undefined` when gone). */
+function procCpuMs(pid: number): { own: number; children: number } | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const tick = 10; // USER_HZ is 100 on Linux
+    return { own: (Number(fields[11]) + Number(fields[12])) * tick, children: (Number(fields[13]) + Number(fields[14])) * tick };
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL's CPU so far, in ms: the postmaster, its live backends and those that ended (reaped by it). */
+function postgresCpuMs(): number | undefined {
+  if (!clusterData) return undefined;
+  const pidFile = join(clusterData, 'db', 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const main = procCpuMs(postmaster);
+  if (!main) return undefined;
+  let total = main.own + main.children;
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  for (const child of children) total += procCpuMs(child)?.own ?? 0;
+  return total;
 }
 const pg = url;
 
@@ -107,7 +149,8 @@ async function setup(lease = 5) {
   await queue.list();
   const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
   const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
-  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean }) : []);
+  const lines = () =>
+    existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean; cpuMs?: number }) : [];
   const workers: ChildProcess[] = [];
   const start = async (count: number, concurrency: number) => {
     const before = lines().filter((l) => l.ready).length;
@@ -127,19 +170,46 @@ async function setup(lease = 5) {
 
 const { flow } = searchFlow(httpModel(modelUrl));
 
-// 1. Throughput with 1, 2 and 4 worker processes.
+// 1. Throughput with 1, 2 and 4 worker processes, in rounds.
 const RUNS = 120;
 const CONCURRENCY = 4;
-const perSecond: Record<string, number> = {};
-for (const workers of [1, 2, 4]) {
-  const s = await setup();
-  await s.start(workers, CONCURRENCY);
-  const t0 = performance.now();
-  const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => s.queue.submit(flow, { puzzle: `w${workers}-${i}` })));
-  await Promise.all(ids.map((id) => s.queue.result(id)));
-  perSecond[workers] = Math.round((RUNS / ((performance.now() - t0) / 1000)) * 10) / 10;
-  await s.close();
-  console.error(`bench:queue: ${workers} worker(s): ${perSecond[workers]} runs/s`);
+const COUNTS = [1, 2, 4];
+interface Round {
+  workers: number;
+  runsPerSecond: number;
+  loadAverage1m: number;
+  /** The worker processes' user + system CPU over their whole life (start and stop included), per run. */
+  workerCpuMsPerRun: number;
+  /** PostgreSQL's CPU from the first submit to the last result, per run (absent when its cluster is unknown). */
+  postgresCpuMsPerRun?: number;
+}
+const rounds: Round[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  for (let k = 0; k < COUNTS.length; k++) {
+    const workers = COUNTS[(round + k) % COUNTS.length]!;
+    const s = await setup();
+    await s.start(workers, CONCURRENCY);
+    const load = loadavg()[0]!;
+    const pgBefore = postgresCpuMs();
+    const t0 = performance.now();
+    const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => s.queue.submit(flow, { puzzle: `r${round}-w${workers}-${i}` })));
+    await Promise.all(ids.map((id) => s.queue.result(id)));
+    const seconds = (performance.now() - t0) / 1000;
+    const pgAfter = postgresCpuMs();
+    await s.close();
+    const workerCpu = s.lines().reduce((sum, l) => sum + (l.cpuMs ?? 0), 0);
+    const r: Round = { workers, runsPerSecond: Math.round((RUNS / seconds) * 10) / 10, loadAverage1m: Math.round(load * 100) / 100, workerCpuMsPerRun: Math.round((workerCpu / RUNS) * 10) / 10 };
+    if (pgBefore !== undefined && pgAfter !== undefined) r.postgresCpuMsPerRun = Math.round(((pgAfter - pgBefore) / RUNS) * 10) / 10;
+    rounds.push(r);
+    console.error(`bench:queue: round ${round + 1}, ${workers} worker(s): ${r.runsPerSecond} runs/s (load ${r.loadAverage1m}; CPU per run: workers ${r.workerCpuMsPerRun} ms, PostgreSQL ${r.postgresCpuMsPerRun ?? '?'} ms)`);
+  }
+}
+const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond))]));
+console.error(`bench:queue: median runs/s ${COUNTS.map((w) => `${w}: ${perSecond[w]}`).join(', ')}; ×${Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100} at 2, ×${Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100} at 4`);
+if (ONLY_THROUGHPUT) {
+  server.close();
+  if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
+  process.exit(0);
 }
 
 // 2. Overhead per run: in one process, one run at a time, a direct run and a queued run in turn
@@ -206,8 +276,9 @@ server.close();
 if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
 
 report('queue', {
-  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, concurrencyPerWorker: CONCURRENCY },
+  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, concurrencyPerWorker: CONCURRENCY, rounds: ROUNDS },
   runsPerSecond: perSecond,
+  rounds,
   speedup: { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 },
   targets: { twoWorkers: 1.8, fourWorkers: 3, overheadMs: 10, takeoverMs: takeover.documentedBoundMs + 1000 },
   overhead,
