@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type 
 import { z } from 'zod';
 import { TotError } from '../errors/index.js';
 import { fnSchema, parseOptions } from '../internal/validate.js';
-import type { RunEventBase, RunStartedEvent } from '../run/run-event.js';
+import type { RunEventBase, RunEventListener, RunStartedEvent, RunStartedFields } from '../run/run-event.js';
 import * as G from './gen-ai.js';
 import { structureAttributes } from './structure-attributes.js';
 import { contextFromRunTrace, toRunTraceContext } from './trace-context.js';
@@ -115,8 +115,10 @@ function messagesJson(messages: readonly { role: string; content: string }[]): {
  * ids, enough to rebuild the tree or graph from the spans alone; and
  * the GenAI client metrics `gen_ai.client.token.usage` and `gen_ai.client.operation.duration`.
  *
- * The run span's context is written into the run's `run.started` event (`trace`), so a recorded
- * run resumed on another worker continues the same trace. A question the run asks a person is a
+ * The run span's context is written into the run's `run.started` event (`trace`), through the
+ * listener's `runStarted` hook, so a recorded run resumed on another worker continues the same
+ * trace (wrap the listener in a function of your own and the hook must go with it: use
+ * {@link withTelemetry}). A question the run asks a person is a
  * span event `tot.run.asked` on the run span (its id and key; its words and preview only with
  * `captureContent`), its answer `tot.run.answered` (who gave it). A run that ends waiting for
  * answers ends its span with the status unset, `tot.run.stop_reason` `waiting`, `tot.run.waiting`
@@ -133,7 +135,7 @@ function messagesJson(messages: readonly { role: string; content: string }[]): {
  * const result = await explorer.run('Use 4 9 10 13 to make 24', { onEvent: telemetryListener() });
  * ```
  */
-export function telemetryListener(options: TelemetryOptions = {}): (event: RunEventBase) => void {
+export function telemetryListener(options: TelemetryOptions = {}): RunEventListener {
   options = parseOptions(optionsSchema, options, 'telemetryListener') as TelemetryOptions;
   const tracer = options.tracer ?? trace.getTracer(LIBRARY);
   const meter = options.meter ?? metrics.getMeter(LIBRARY);
@@ -171,14 +173,15 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     state.spanContext = trace.setSpan(state.parent ?? otelContext.active(), span);
   };
 
-  const onStarted = (event: AnyEvent): void => {
+  /** Starts the run's span (or, for a traced log read back, its catching up); returns the span's context to keep with the run, if there is a real trace. */
+  const onStarted = (event: AnyEvent): RunStartedFields['trace'] => {
     const runner = typeof event.runner === 'string' ? event.runner : 'run';
     const base = options.context ?? otelContext.active();
     const kept = contextFromRunTrace(event.trace, base);
     if (kept !== undefined) {
       // The log of a traced run, read back by a resume: its spans are already exported.
       runs.set(event.runId, { runner, parent: kept, span: undefined, spanContext: undefined, catchingUp: true, calls: new Map(), structure: undefined, structureEvents: 0 });
-      return;
+      return undefined;
     }
     const state: RunState = { runner, parent: base, span: undefined, spanContext: undefined, catchingUp: false, calls: new Map(), structure: undefined, structureEvents: 0 };
     runs.set(event.runId, state);
@@ -189,10 +192,11 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       ...(capture && typeof event.problem === 'string' ? { 'tot.run.problem': event.problem } : {}),
     });
     const spanContext = state.span!.spanContext();
-    // Kept with the run (RunStartedEvent.trace, recorded with it: the kernel records an event after
-    // its listeners) only when there is a real trace to continue.
-    if (trace.isSpanContextValid(spanContext)) (event as Pick<RunStartedEvent, 'trace'>).trace = toRunTraceContext(spanContext);
+    // Kept with the run only when there is a real trace to continue.
+    return trace.isSpanContextValid(spanContext) ? toRunTraceContext(spanContext) : undefined;
   };
+  // The run.started events whose span the runStarted hook started: the same event reaches the listener next.
+  const startedByHook = new WeakSet<object>();
 
   const onRequested = (state: RunState, event: AnyEvent): void => {
     const modelId = String(event.modelId);
@@ -278,9 +282,14 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
     runs.delete(event.runId);
   };
 
-  return (raw: RunEventBase): void => {
+  const listener = (raw: RunEventBase): void => {
     const event = raw as AnyEvent;
-    if (event.type === 'run.started') return onStarted(event);
+    if (event.type === 'run.started') {
+      // A listener given without its hook (wrapped in another function) still traces the run; the
+      // trace context is then not kept with it.
+      if (!startedByHook.has(event)) onStarted(event);
+      return;
+    }
     const state = runs.get(event.runId);
     if (state === undefined) return;
     if (state.catchingUp) {
@@ -347,6 +356,13 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: RunEv
       }
     }
   };
+  return Object.assign(listener, {
+    runStarted(event: Readonly<RunStartedEvent>): RunStartedFields | undefined {
+      startedByHook.add(event);
+      const kept = onStarted(event as unknown as AnyEvent);
+      return kept === undefined ? undefined : { trace: kept };
+    },
+  });
 }
 
 /**
@@ -365,9 +381,16 @@ export function withTelemetry<O extends object>(runOptions: O, options?: Telemet
   if (typeof runOptions !== 'object' || runOptions === null) throw new TotError('INVALID_ARGUMENT', 'withTelemetry: runOptions: expected the options of a run or a resume', { details: { field: 'runOptions' } });
   const listener = telemetryListener(options);
   const own = (runOptions as { onEvent?: unknown }).onEvent as ((event: RunEventBase) => void) | undefined;
-  const onEvent = own === undefined ? listener : (event: RunEventBase) => {
-    listener(event);
-    own(event);
-  };
+  const onEvent: RunEventListener =
+    own === undefined
+      ? listener
+      : Object.assign(
+          (event: RunEventBase) => {
+            listener(event);
+            own(event);
+          },
+          // The trace context goes into run.started through the telemetry's hook, beside what the host's own listener's hook adds.
+          { runStarted: (event: Readonly<RunStartedEvent>): RunStartedFields => ({ ...(own as RunEventListener).runStarted?.(event), ...listener.runStarted?.(event) }) },
+        );
   return { ...runOptions, onEvent } as O;
 }

@@ -16,6 +16,8 @@ export type {
   RunFinishedEvent,
   RunResumedEvent,
   RunStartedEvent,
+  RunEventListener,
+  RunStartedFields,
 } from './run-event.js';
 export { isSharedRunEvent } from './run-event.js';
 export { RunEmitter, type StreamOptions } from './run-emitter.js';

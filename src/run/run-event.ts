@@ -52,6 +52,45 @@ export interface RunStartedEvent extends RunEventBase {
 }
 
 /**
+ * What a run's listener may write into a new run's `run.started` through
+ * {@link RunEventListener.runStarted}.
+ *
+ * @example
+ * ```ts
+ * import type { RunStartedFields } from '@tot/core';
+ *
+ * const fields: RunStartedFields = { trace: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } };
+ * ```
+ */
+export type RunStartedFields = Pick<RunStartedEvent, 'trace'>;
+
+/**
+ * A run's `onEvent` listener: called with every event of the run, in order. It may also have a
+ * `runStarted` hook, through which it contributes fields to a new run's `run.started` before any
+ * listener sees it or the store records it: this is how telemetry keeps the run span's trace
+ * context with the run. A listener that wraps one with a hook must pass the hook on (as
+ * `withTelemetry` does), or the fields are not written.
+ *
+ * @example
+ * ```ts
+ * import type { RunEventListener } from '@tot/core';
+ *
+ * const listener: RunEventListener = Object.assign((event: { type: string }) => console.log(event.type), {
+ *   runStarted: () => ({ trace: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } }),
+ * });
+ * ```
+ */
+export interface RunEventListener<E extends RunEventBase = RunEventBase> {
+  (event: E): void;
+  /**
+   * Called once, with a new run's `run.started` as stamped (id, seq, time), before it is published
+   * or recorded; the fields returned are written into it. Not called for a resume, which reads
+   * its `run.started` from the log. A hook that throws is a listener error of the run.
+   */
+  runStarted?(event: Readonly<RunStartedEvent>): RunStartedFields | undefined;
+}
+
+/**
  * A worker claimed an interrupted run and continues it (recorded runs only).
  *
  * @example

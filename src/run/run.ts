@@ -15,7 +15,7 @@ import { ADMITTED_BY, admittingBudgets, CHECKED_CALL, SETTLES_ON_ABORT, wrapMode
 import { configDifferences } from './config-diff.js';
 import { pendingQuestions, questionOf, readRecordedRun, type RecordedRun } from './recorded-run.js';
 import { publishEvent, type RunEmitter } from './run-emitter.js';
-import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunFinishedEvent, type RecordedRunError } from './run-event.js';
+import { isSharedRunEvent, type LlmCompletedEvent, type LlmFailedEvent, type RunEventBase, type RunEventInput, type RunEventListener, type RunFinishedEvent, type RunStartedEvent, type RunStartedFields, type RecordedRunError } from './run-event.js';
 import { CALL_PRIORITY, CallGate, type GateEntry } from './call-gate.js';
 import { createRunId } from './run-id.js';
 import { fatalReason } from './fatal-error.js';
@@ -425,6 +425,25 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.emitAt(input, undefined);
   }
 
+  /**
+   * Emits a new run's `run.started`, with the fields its listener's `runStarted` hook contributes
+   * (RunEventListener) written in before anyone sees it or it is recorded.
+   */
+  start(input: RunEventInput<E>): void {
+    const event = input as unknown as E & RunStartedFields;
+    this.stamp(event);
+    const hook = (this.onEvent as RunEventListener<E> | undefined)?.runStarted;
+    if (hook) {
+      try {
+        const trace = hook.call(this.onEvent, event as unknown as RunStartedEvent)?.trace;
+        if (trace !== undefined) event.trace = trace;
+      } catch (error) {
+        this.listenerFailed(error, 'run.started');
+      }
+    }
+    this.publish(event, true);
+  }
+
   /** {@link emit} at a time the caller has just read from the run's clock (a call's start or end): one read, not two. */
   private emitAt(input: RunEventInput<E>, at: number | undefined): void {
     if (this.closed) return;
@@ -724,8 +743,8 @@ export class Run<E extends RunEventBase = RunEventBase> {
   }
 
   private publish(event: E, record: boolean): void {
-    // Listeners see an event before it is recorded: a listener may annotate it (telemetry writes
-    // the run span's trace context into run.started), and what it wrote is recorded with it.
+    // Listeners see an event before it is recorded; what a listener adds to run.started goes
+    // through its declared hook instead (start).
     const failures = this.settings.emitter[publishEvent](event);
     if (failures) for (const f of failures) this.listenerFailed(f, event.type);
     if (this.onEvent) {
@@ -1431,7 +1450,7 @@ export async function startRun<E extends RunEventBase, R extends RunResult>(
   const run = new Run(settings, invocation, invocation.runId ?? createRunId());
   const started = run.now();
   run.begin(invocation.store, undefined);
-  run.emit({ type: 'run.started', runner: settings.runner, problem: start.problem, config: settings.config, ...(start.input ? { input: start.input } : {}) } as unknown as RunEventInput<E>);
+  run.start({ type: 'run.started', runner: settings.runner, problem: start.problem, config: settings.config, ...(start.input ? { input: start.input } : {}) } as unknown as RunEventInput<E>);
   return execute(run, settings, program(run), started);
 }
 
