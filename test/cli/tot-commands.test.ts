@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCli, totCli } from '../helpers/tot-cli.js';
+import { ensureCli, totCli, totHelp } from '../helpers/tot-cli.js';
 
 let dir: string;
 /** Runs `tot …` in the temp folder; stdout is a pipe, so no progress bar. */
@@ -182,7 +182,7 @@ describe('help and unknown commands', () => {
     ['demo', 'Usage: tot demo [options]'],
     ['mcp', 'Usage: tot mcp [options]'],
   ])('tot %s --help prints its usage and exits 0', (command, usage) => {
-    const r = tot(command, '--help');
+    const r = totHelp([command, '--help']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain(usage);
@@ -190,7 +190,7 @@ describe('help and unknown commands', () => {
   });
 
   it('tot --help lists the commands and exits 0', () => {
-    const r = tot('--help');
+    const r = totHelp(['--help']);
     expect(r.code).toBe(0);
     for (const command of ['runs <db>', 'view <db> --run <id>', 'demo', 'mcp']) expect(r.stdout).toContain(command);
   });

@@ -1,7 +1,7 @@
 // The built `tot` command (dist/cli/tot.js, what users run; a private build of the same sources
 // when dist is older than they are) for the command's tests and the MCP integration tests, which it
 // also starts as servers, stopping every process it started.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +70,32 @@ export async function ensureCli(): Promise<void> {
     }
   }
   cli = `${dir}/tot.js`;
+}
+
+/** What `tot` wrote and how it exited. */
+export interface TotOutput {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const helps = new Map<string, TotOutput>();
+
+/**
+ * `tot …args` for a command that reads and writes nothing (a `--help`), run once per vitest worker
+ * and shared by the test files that read its output: each start costs about half a second of CPU,
+ * and the command tests and the user-words test ask for the same help texts.
+ */
+export function totHelp(args: readonly string[]): TotOutput {
+  if (!args.includes('--help')) throw new Error(`totHelp runs help commands only, not tot ${args.join(' ')}`);
+  const key = `${cli}\0${args.join('\0')}`;
+  let out = helps.get(key);
+  if (!out) {
+    const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    out = { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    helps.set(key, out);
+  }
+  return out;
 }
 
 /** What was started, to stop in afterEach. */
