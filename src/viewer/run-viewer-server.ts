@@ -20,13 +20,21 @@ import { viewRun } from './view-run.js';
  * ```
  */
 export interface RunViewerServerOptions {
-  /** Where the runs are recorded (any store; a read-only one is enough). */
-  store: Pick<EventStore, 'readStream' | 'readAll'>;
+  /**
+   * Where the runs are recorded (any store; a read-only one is enough). A store that can be heard
+   * (one with `follow`, as `PostgresEventStore` has: it yields a stream's events as they are
+   * recorded) tells the page of new events as they come; other stores are asked every `pollMs`.
+   */
+  store: Pick<EventStore, 'readStream' | 'readAll'> & { follow?(streamId: string, options?: { fromVersion?: number; signal?: AbortSignal }): AsyncIterable<StoredEvent> };
   /** Default `127.0.0.1`: the page is for this machine. */
   host?: string;
   /** Default 0: a free port. */
   port?: number;
-  /** How often a page that follows a run asks the store for new events. Default 250 ms. */
+  /**
+   * How often a page that follows a run asks the store for new events. Default 250 ms; 10 s for a
+   * store that can be heard (see `store`), where asking is only the fallback, should a
+   * notification be lost.
+   */
   pollMs?: number;
   /**
    * The least time a page that follows a run stays as it is before it loads again with the new
@@ -63,6 +71,9 @@ const optionsSchema = z.strictObject({
   refreshMs: z.number().int().min(0).max(600_000).optional(),
   signal: signalSchema,
 });
+
+/** How often a page asks a store that can be heard, should a notification be lost. */
+const HEARD_POLL_MS = 10_000;
 
 async function eventsOf(store: RunViewerServerOptions['store'], runId: string): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];
@@ -117,8 +128,8 @@ const isFinished = (events: readonly StoredEvent[]) => runEnd(events, (e) => (e.
 /**
  * Serves the run viewer on localhost: `/` lists the store's runs with their status, `/run/<id>` is
  * the page of one run — the same page as {@link renderRunHtml}'s — which, while the run goes,
- * follows it: a server-sent event says when new events are recorded (the server asks the store
- * every `pollMs`) and the page loads again with them, so the tree or graph grows on screen. A
+ * follows it: a server-sent event says when new events are recorded (a store that can be heard,
+ * as PostgreSQL's, tells the server as they are recorded; others are asked every `pollMs`) and the page loads again with them, so the tree or graph grows on screen. A
  * finished run's page is the offline page as it is; a run waiting for a person's answers
  * (`waiting for an answer` in the list) is followed too, since a resume given them goes on. Everything a model wrote stays escaped as in
  * the offline page; the live page may connect to its own origin only (`connect-src 'self'`).
@@ -135,7 +146,8 @@ const isFinished = (events: readonly StoredEvent[]) => runEnd(events, (e) => (e.
 export async function serveRunViewer(options: RunViewerServerOptions): Promise<RunViewerServer> {
   const o = parseOptions(optionsSchema, options, 'serveRunViewer');
   const store = o.store;
-  const pollMs = o.pollMs ?? 250;
+  const heard = typeof store.follow === 'function';
+  const pollMs = o.pollMs ?? (heard ? HEARD_POLL_MS : 250);
   const refreshMs = o.refreshMs ?? 1000;
   const streams = new Set<ServerResponse>();
 
@@ -143,26 +155,64 @@ export async function serveRunViewer(options: RunViewerServerOptions): Promise<R
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     res.write(': following\n\n');
     streams.add(res);
+    const listening = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    // Until refreshMs has passed the page stays as it is: word of new events waits for the first poll then.
+    let settled = false;
+    let reading = false;
+    let again = false;
     const stop = () => {
       clearTimeout(timer);
+      listening.abort();
       streams.delete(res);
     };
     req.on('close', stop);
-    const poll = async (): Promise<void> => {
-      try {
-        const events = await eventsOf(store, runId);
-        if (events.length > after) {
-          res.end(`data: ${JSON.stringify({ events: events.length, finished: isFinished(events) })}\n\n`);
-          stop();
-          return;
-        }
-      } catch {
-        // A store that fails a read is asked again at the next poll.
+    const read = async (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return;
       }
+      reading = true;
+      try {
+        do {
+          again = false;
+          try {
+            const events = await eventsOf(store, runId);
+            if (events.length > after && streams.has(res)) {
+              res.end(`data: ${JSON.stringify({ events: events.length, finished: isFinished(events) })}\n\n`);
+              stop();
+              return;
+            }
+          } catch {
+            // A store that fails a read is asked again at the next poll or notification.
+          }
+        } while (again && streams.has(res));
+      } finally {
+        reading = false;
+      }
+    };
+    const poll = async (): Promise<void> => {
+      await read();
       if (streams.has(res)) timer = setTimeout(() => void poll(), pollMs);
     };
-    timer = setTimeout(() => void poll(), refreshMs);
+    const hear = () => {
+      if (!streams.has(res)) return;
+      if (settled) void read();
+    };
+    if (store.follow) {
+      void (async () => {
+        try {
+          for await (const _ of store.follow!(runId, { fromVersion: after, signal: listening.signal })) hear();
+        } catch {
+          // Aborted (the page went, or was told), or the store cannot be heard after all (its
+          // tables predate its announcements, say): polling, the fallback, goes on.
+        }
+      })();
+    }
+    timer = setTimeout(() => {
+      settled = true;
+      void poll();
+    }, refreshMs);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
