@@ -81,6 +81,7 @@ export type RunStartedFields = Pick<RunStartedEvent, 'trace'>;
  * ```
  */
 export interface RunEventListener<E extends RunEventBase = RunEventBase> {
+  /** Called with every event of the run, in order. */
   (event: E): void;
   /**
    * Called once, with a new run's `run.started` as stamped (id, seq, time), before it is published

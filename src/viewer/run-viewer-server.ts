@@ -25,7 +25,10 @@ export interface RunViewerServerOptions {
    * (one with `follow`, as `PostgresEventStore` has: it yields a stream's events as they are
    * recorded) tells the page of new events as they come; other stores are asked every `pollMs`.
    */
-  store: Pick<EventStore, 'readStream' | 'readAll'> & { follow?(streamId: string, options?: { fromVersion?: number; signal?: AbortSignal }): AsyncIterable<StoredEvent> };
+  store: Pick<EventStore, 'readStream' | 'readAll'> & {
+    /** A stream's events from `fromVersion`, then each one as it is recorded, until `signal` aborts. */
+    follow?(streamId: string, options?: { fromVersion?: number; signal?: AbortSignal }): AsyncIterable<StoredEvent>;
+  };
   /** Default `127.0.0.1`: the page is for this machine. */
   host?: string;
   /** Default 0: a free port. */
