@@ -1,32 +1,14 @@
 // On a real PostgreSQL, in one process: what pgBossQueue does with pg-boss's queues and tables,
 // whatever pg-boss major is installed (the suite runs pg-boss 10; the installed-package test runs
 // the newest on Node 22 and 24).
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryEventStore } from '../../src/index.js';
-import { PostgresEventStore } from '../../src/postgres/index.js';
 import { defineFlow, pgBossQueue } from '../../src/queue/index.js';
+import { url, usePgQueues } from './fixtures/pg-queues.js';
 
-const url = process.env.TOT_POSTGRES_URL;
-let n = 0;
-const unique = () => `b${process.pid}_${Date.now().toString(36)}_${n++}`;
-
-const closing: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closing.reverse()) await close();
-});
-
-async function open() {
-  const schema = unique();
-  const store = new PostgresEventStore({ connectionString: url!, tablePrefix: `${schema}_` });
-  await store.setup();
-  const queue = pgBossQueue({ connectionString: url!, store, schema, pollIntervalMs: 100, resultPollMs: 50 });
-  closing.push(async () => {
-    await queue.close();
-    await store.close();
-  });
-  return queue;
-}
+const { unique, open: openPair } = usePgQueues('b');
+const open = async () => (await openPair(unique())).queue;
 
 const adder = (name: string) => defineFlow({ name, version: 1, input: z.object({ a: z.number() }), run: async ({ a }) => a + 1 });
 

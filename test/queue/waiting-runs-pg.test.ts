@@ -1,16 +1,13 @@
 // On a real PostgreSQL: a queued run whose runner asks a person ends its job waiting; a queue and
 // a worker opened afresh (as another process would) answer it and finish it.
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresEventStore } from '../../src/postgres/index.js';
-import { pgBossQueue } from '../../src/queue/index.js';
+import { describe, expect, it } from 'vitest';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 import { collect } from '../helpers/collect.js';
 import { askingFlow, askingGraph, echoModel, LEFT, outcome, RIGHT } from './fixtures/asking-flow.js';
+import { url, usePgQueues } from './fixtures/pg-queues.js';
 
-const url = process.env.TOT_POSTGRES_URL;
-let n = 0;
-const unique = () => `w${process.pid}_${Date.now().toString(36)}_${n++}`;
+const { unique, open } = usePgQueues('w');
 const ANSWERS = { [LEFT]: 'yes', [RIGHT]: 'no' };
 
 async function answeredInline() {
@@ -19,22 +16,6 @@ async function answeredInline() {
   return { outcome: outcome(result), calls: counter.calls };
 }
 
-const closing: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closing.reverse()) await close();
-});
-
-/** A store and a queue on a schema of their own, as one process opens them. */
-async function open(schema: string) {
-  const store = new PostgresEventStore({ connectionString: url!, tablePrefix: `${schema}_` });
-  await store.setup();
-  const queue = pgBossQueue({ connectionString: url!, store, schema, pollIntervalMs: 100, resultPollMs: 50 });
-  closing.push(async () => {
-    await queue.close();
-    await store.close();
-  });
-  return { store, queue };
-}
 
 /** A run that the first process's worker drove until it waited; that process then stops its worker. */
 async function waitingRun() {

@@ -286,21 +286,29 @@ describe('a run that asks a person', () => {
   });
 });
 
+/** The asking fixture (test/run/fixtures/asking.ts) as a process of its own, on a fresh SQLite file. */
+async function askingProcesses() {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { bundleFixture } = await import('../helpers/bundle-fixture.js');
+  const script = await bundleFixture('test/run/fixtures/asking.ts');
+  const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
+  type Out = { stopReason: string; pending: string[]; nodes: unknown[]; tree: string[]; calls: number };
+  /** One process: `run` or `resume` on the file, with a strategy and the answers it is given. */
+  const run = (mode: 'run' | 'resume', strategy: 'pick-one' | 'ask-each', answers?: Record<string, unknown>) =>
+    JSON.parse(execFileSync(process.execPath, [script, mode, file, strategy, ...(answers ? [JSON.stringify(answers)] : [])], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as Out;
+  return { file, run };
+}
+
 describe('a question answered by another process', () => {
   it('ends the first process waiting; a second process answers it and finishes the run as one answered in process, no model call made twice', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { bundleFixture } = await import('../helpers/bundle-fixture.js');
-    const script = await bundleFixture('test/run/fixtures/asking.ts');
-    const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
-    const run = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as { stopReason: string; pending: string[]; nodes: unknown[]; calls: number };
-
-    const first = run('run', file, 'pick-one');
+    const { run } = await askingProcesses();
+    const first = run('run', 'pick-one');
     expect(first.stopReason).toBe('waiting');
     expect(first.pending).toEqual(['strategy/pick-one#pick']);
-    const second = run('resume', file, 'pick-one', JSON.stringify({ 'strategy/pick-one#pick': 1 }));
+    const second = run('resume', 'pick-one', { 'strategy/pick-one#pick': 1 });
 
     const inline = countingModel();
     const expected = await explorer(pickOne, inline.model).run('p', { onAsk: () => 1 });
@@ -310,21 +318,12 @@ describe('a question answered by another process', () => {
   }, 60_000);
 
   it('answers three parallel questions one at a time from three processes: each asked once, the run finished once, as one answered in process', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { bundleFixture } = await import('../helpers/bundle-fixture.js');
-    const script = await bundleFixture('test/run/fixtures/asking.ts');
-    const file = join(mkdtempSync(join(tmpdir(), 'tot-asked-')), 'runs.db');
-    type Out = { stopReason: string; pending: string[]; tree: string[]; calls: number };
-    const run = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as Out;
-
-    const started = run('run', file, 'ask-each');
+    const { file, run } = await askingProcesses();
+    const started = run('run', 'ask-each');
     const ids = ['strategy/ask-each#expand-0', 'strategy/ask-each#expand-1', 'strategy/ask-each#expand-2'];
     expect(started.pending).toEqual(ids);
     const answers: [string, boolean][] = [[ids[1]!, false], [ids[2]!, true], [ids[0]!, true]];
-    const outs = answers.map(([id, answer]) => run('resume', file, 'ask-each', JSON.stringify({ [id]: answer })));
+    const outs = answers.map(([id, answer]) => run('resume', 'ask-each', { [id]: answer }));
     expect(outs.map((o) => o.stopReason)).toEqual(['waiting', 'waiting', 'max_depth']);
     expect(outs.map((o) => o.pending)).toEqual([[ids[0], ids[2]], [ids[0]], []]);
 
