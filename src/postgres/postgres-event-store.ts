@@ -398,6 +398,13 @@ export class PostgresEventStore implements EventStore {
       state.committing = true;
       await client.query('COMMIT');
     };
+    // After the append's COMMIT, in the same round trip: an announcement in a transaction of its
+    // own, which writes nothing and so waits for no WAL flush.
+    const commitAndAnnounce = async () => {
+      if (state.aborted) throw abortedError(a.signal, 'append');
+      state.committing = true;
+      await client.query(`COMMIT; ${this.announcement(a.streamId)}`);
+    };
     try {
       // The signal may have fired while the connection was being handed over.
       if (state.aborted) throw abortedError(a.signal, 'append');
@@ -407,8 +414,7 @@ export class PostgresEventStore implements EventStore {
       const commitNow = a.signal === undefined;
       const written = await this.insert(client, a, commitNow);
       if (written) {
-        if (!commitNow) await commit();
-        broken = !(await this.announce(client, a.streamId));
+        if (!commitNow) await commitAndAnnounce();
         return written;
       }
       // Nothing written: a retry of stored keys, or a stream elsewhere than expected, checked
@@ -459,24 +465,18 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Announces a committed append on the table's channel, as its trigger would have (the same
-   * channel name, the stream id as payload). The append is recorded already: a notification that
-   * cannot be sent fails nothing. Resolves whether the connection is still sound.
+   * The statement that announces an append of `streamId` on the table's channel, as its trigger
+   * would (the same channel name, the stream id as payload), sent after the append's COMMIT in the
+   * same round trip rather than in one of its own, which every single append would wait for. With
+   * `storedEventId`, only if that event is stored: an INSERT that wrote nothing (a conflict) sends
+   * nothing. Should it fail (a full notification queue), the append is committed but reported
+   * failed; a retry with the same idempotency keys answers with what was stored.
    */
-  private async announce(client: pg.ClientBase, streamId: string): Promise<boolean> {
-    try {
-      await client.query({
-        // Prepared once per connection.
-        name: `tot_announce_${this.events}`,
-        text: `SELECT pg_notify(CASE WHEN octet_length(t.channel) > 63 THEN 'tot_' || md5(t.channel) ELSE t.channel END, $1)
-         FROM (SELECT c.relname || '.' || n.nspname AS channel FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($2)) AS t`,
-        values: [streamId, this.events],
-      });
-      return true;
-    } catch (error) {
-      // A full notification queue leaves the connection sound; anything else may not.
-      return String((error as { code?: unknown })?.code ?? '').length === 5 && !String((error as { code?: unknown }).code).startsWith('08');
-    }
+  private announcement(streamId: string, storedEventId?: string): string {
+    const stored = storedEventId === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${this.events} WHERE event_id = ${sqlLiteral(storedEventId)})`;
+    return `SELECT pg_notify(CASE WHEN octet_length(t.channel) > 63 THEN 'tot_' || md5(t.channel) ELSE t.channel END, ${sqlLiteral(streamId)})
+       FROM (SELECT c.relname || '.' || n.nspname AS channel FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(${sqlLiteral(this.events)})) AS t
+       WHERE true${stored}`;
   }
 
   /** A pool connection; gives up the wait when `signal` aborts (the connection, when it comes, goes back unused). */
@@ -564,7 +564,7 @@ export class PostgresEventStore implements EventStore {
        FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = ${stream}) AS last,
          (VALUES ${rows.join(', ')}) AS r(event_id, i, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        WHERE ${expectedCondition(a.expectedVersion)}
-       RETURNING global_position, version${commitNow ? '; COMMIT' : ''}`,
+       RETURNING global_position, version${commitNow ? `; COMMIT; ${this.announcement(streamId, ids[0]!)}` : ''}`,
     )) as unknown as [unknown, unknown, unknown, pg.QueryResult<{ at: string }>, pg.QueryResult<{ global_position: string; version: number }>];
     const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
