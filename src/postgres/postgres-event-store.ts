@@ -23,7 +23,7 @@ import { TimeOrderedIds } from '../events/store/event-ids.js';
 import { eventFromRow } from '../events/store/event-row.js';
 import { abortedError, raceAbort, whenAborted } from '../internal/abort.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
-import { NotificationListener } from './notification-listener.js';
+import { NotificationListener } from '../internal/notification-listener.js';
 import { sqlLiteral } from './sql-literal.js';
 
 /**

@@ -9,7 +9,7 @@ import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitO
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
 import { queuedRunId } from './run-id.js';
-import { QueueListener } from './queue-listener.js';
+import { NotificationListener as QueueListener } from '../internal/notification-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 import { PgBossAdapter, sweepMs, type FetchedJob } from './pg-boss-adapter.js';

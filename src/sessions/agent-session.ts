@@ -868,6 +868,11 @@ export class AgentSession {
   private async exportAs(branchId: string, kind: 'execution' | 'doc', options: ExportPlanOptions): Promise<Record<string, unknown>> {
     const signal = options.signal;
     const required = options.requireApproval === true || options.onAsk !== undefined;
+    // An answer given through another handle or process is in the store, not yet in this handle:
+    // read it before asking or refusing for want of one (the write itself would never see it, as
+    // it fails before it appends).
+    const known = this.model.branchIndex.get(branchId);
+    if (required && known?.state === 'validated' && !known.approval) await this.refresh({ ...(signal ? { signal } : {}) });
     await this.askApproval(branchId, options);
     await this.commit(kind === 'doc' ? 'exportDocPlan' : 'exportPlan', signal, (m) => {
       const b = this.branchOf(m, branchId, kind === 'doc' ? 'exportDocPlan' : 'exportPlan');

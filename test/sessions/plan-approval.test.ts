@@ -132,6 +132,15 @@ describe('approving a branch\'s plan before it is exported', () => {
     expect(await again.exportPlan(id, { requireApproval: true })).toMatchObject(plan);
   });
 
+  it('sees an answer another handle on the store gave, without being refreshed first', async () => {
+    const { s, id, store } = await validated();
+    const other = await new SessionEngine({ store, writerId: 'other' }).restore(s.id);
+    await other.approvePlan(id, { approved: true });
+    let asked = 0;
+    expect(await s.exportPlan(id, { onAsk: () => (asked++, { approved: true }) })).toMatchObject(plan);
+    expect(asked).toBe(0);
+  });
+
   it('takes one answer of two writers that answer differently at once', async () => {
     const { s, id, store } = await validated();
     const other = await new SessionEngine({ store, writerId: 'other' }).restore(s.id);

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { whenAborted } from '../internal/abort.js';
+import { whenAborted } from './abort.js';
 
 /** A notification's payload; `undefined` after a reconnection, when notifications may have been lost. */
 export type ListenerHandler = (payload: string | undefined) => void;
