@@ -166,6 +166,13 @@ function lockKey(table: string): string {
  */
 const ANNOUNCED_AFTER_COMMIT = 'tot.announced_after_commit';
 
+/** The channel a table's appends are announced on, whether its trigger is there, and the table as `schema.name`. */
+interface TableChannel {
+  name: string;
+  announced: boolean;
+  table: string;
+}
+
 /** A signed 32-bit hash of `text` (FNV-1a): one half of a two-key advisory lock. */
 function lockKey32(text: string): number {
   let h = 2166136261;
@@ -240,8 +247,8 @@ export class PostgresEventStore implements EventStore {
   private closed = false;
   /** The LISTEN connection of the followers, opened by the first. */
   private listener: NotificationListener | undefined;
-  /** The channel appends are announced on, once the first follower looked it up. */
-  private channel: Promise<string> | undefined;
+  /** The channel appends are announced on, and whether the table's trigger announces them too; looked up once. */
+  private channel: Promise<TableChannel> | undefined;
   /** Ends the followers waiting for a notification when the store closes. */
   private readonly closing = new AbortController();
 
@@ -400,10 +407,15 @@ export class PostgresEventStore implements EventStore {
     };
     // After the append's COMMIT, in the same round trip: an announcement in a transaction of its
     // own, which writes nothing and so waits for no WAL flush.
+    // Unknown (the table not found), the append leaves its announcement to the table's trigger.
+    const channel = await this.tableChannel(client).then(
+      (c) => c.name,
+      () => undefined,
+    );
     const commitAndAnnounce = async () => {
       if (state.aborted) throw abortedError(a.signal, 'append');
       state.committing = true;
-      await client.query(`COMMIT; ${this.announcement(a.streamId)}`);
+      await client.query(`COMMIT; ${this.announcement(channel!, a.streamId)}`);
     };
     try {
       // The signal may have fired while the connection was being handed over.
@@ -412,9 +424,9 @@ export class PostgresEventStore implements EventStore {
       // the only one when the stream is where the caller expects it. With a signal, COMMIT waits
       // for a round trip of its own, so that an abort until then leaves nothing written.
       const commitNow = a.signal === undefined;
-      const written = await this.insert(client, a, commitNow);
+      const written = await this.insert(client, a, commitNow, channel);
       if (written) {
-        if (!commitNow) await commitAndAnnounce();
+        if (!commitNow) await (channel === undefined ? commit() : commitAndAnnounce());
         return written;
       }
       // Nothing written: a retry of stored keys, or a stream elsewhere than expected, checked
@@ -465,18 +477,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The statement that announces an append of `streamId` on the table's channel, as its trigger
-   * would (the same channel name, the stream id as payload), sent after the append's COMMIT in the
-   * same round trip rather than in one of its own, which every single append would wait for. With
-   * `storedEventId`, only if that event is stored: an INSERT that wrote nothing (a conflict) sends
-   * nothing. Should it fail (a full notification queue), the append is committed but reported
-   * failed; a retry with the same idempotency keys answers with what was stored.
+   * The statement that announces an append of `streamId` on `channel` (the trigger's channel, the
+   * stream id as payload), sent after the append's COMMIT in the same round trip rather than in one
+   * of its own, which every single append would wait for. With `storedEventId`, only if that event
+   * is stored: an INSERT that wrote nothing (a conflict) sends nothing. Should it fail (a full
+   * notification queue), the append is committed but reported failed; a retry with the same
+   * idempotency keys answers with what was stored.
    */
-  private announcement(streamId: string, storedEventId?: string): string {
-    const stored = storedEventId === undefined ? '' : ` AND EXISTS (SELECT 1 FROM ${this.events} WHERE event_id = ${sqlLiteral(storedEventId)})`;
-    return `SELECT pg_notify(CASE WHEN octet_length(t.channel) > 63 THEN 'tot_' || md5(t.channel) ELSE t.channel END, ${sqlLiteral(streamId)})
-       FROM (SELECT c.relname || '.' || n.nspname AS channel FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(${sqlLiteral(this.events)})) AS t
-       WHERE true${stored}`;
+  private announcement(channel: string, streamId: string, storedEventId?: string): string {
+    const stored = storedEventId === undefined ? '' : ` WHERE EXISTS (SELECT 1 FROM ${this.events} WHERE event_id = ${sqlLiteral(storedEventId)})`;
+    return `SELECT pg_notify(${sqlLiteral(channel)}, ${sqlLiteral(streamId)})${stored}`;
   }
 
   /** A pool connection; gives up the wait when `signal` aborts (the connection, when it comes, goes back unused). */
@@ -544,7 +554,7 @@ export class PostgresEventStore implements EventStore {
    * store checked or made. (The extended protocol takes one statement per round trip: begin and lock,
    * check, insert and commit took four, and a single append three times as long as a raw INSERT.)
    */
-  private async insert(client: pg.ClientBase, a: ReturnType<typeof prepareAppend>, commitNow: boolean): Promise<AppendResult | undefined> {
+  private async insert(client: pg.ClientBase, a: ReturnType<typeof prepareAppend>, commitNow: boolean, channel: string | undefined): Promise<AppendResult | undefined> {
     const { streamId, events: batch } = a;
     const block = new TimeOrderedIds(batch.length);
     const ids = batch.map((p, i) => p.event.eventId ?? block.at(i));
@@ -558,13 +568,13 @@ export class PostgresEventStore implements EventStore {
     // Only positions and versions come back: the rest is known here, and every row's recorded_at
     // is the transaction's now() (returned per row, it took a sixth of a batched append).
     const results = (await client.query(
-      `BEGIN; ${this.appendLocks(streamId)} SELECT set_config('${ANNOUNCED_AFTER_COMMIT}', 'on', true), ${isoTime('now()')} AS at;
+      `BEGIN; ${this.appendLocks(streamId)} SELECT set_config('${ANNOUNCED_AFTER_COMMIT}', '${channel === undefined ? 'off' : 'on'}', true), ${isoTime('now()')} AS at;
        INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        SELECT r.event_id, ${stream}, COALESCE(last.v, -1) + 1 + r.i, r.type, r.data, r.idempotency_key, r.payload, r.parent_ids, r.clock, r.metadata
        FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = ${stream}) AS last,
          (VALUES ${rows.join(', ')}) AS r(event_id, i, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        WHERE ${expectedCondition(a.expectedVersion)}
-       RETURNING global_position, version${commitNow ? `; COMMIT; ${this.announcement(streamId, ids[0]!)}` : ''}`,
+       RETURNING global_position, version${!commitNow ? '' : channel === undefined ? '; COMMIT' : `; COMMIT; ${this.announcement(channel, streamId, ids[0]!)}`}`,
     )) as unknown as [unknown, unknown, unknown, pg.QueryResult<{ at: string }>, pg.QueryResult<{ global_position: string; version: number }>];
     const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
@@ -799,25 +809,35 @@ export class PostgresEventStore implements EventStore {
   /**
    * The channel appends to the table are announced on, as the trigger names it: the table's name
    * and schema (so stores of two schemas or prefixes in one database do not hear each other),
-   * hashed when longer than a channel name may be. Fails when the trigger is missing.
+   * hashed when longer than a channel name may be; and whether the trigger is there. Looked up once
+   * per store; not kept when the table is missing or has no trigger yet (setup() may come between).
    */
-  private announcedChannel(): Promise<string> {
+  private tableChannel(client?: pg.ClientBase): Promise<TableChannel> {
     this.channel ??= (async () => {
-      const found = await this.query<{ table: string | null; schema: string | null; announced: boolean }>(
-        `SELECT c.relname AS table, n.nspname AS schema, EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2) AS announced
-         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`,
-        [this.events, `${this.events}_notify`],
-        'follow',
-      );
+      const text = `SELECT c.relname AS table, n.nspname AS schema, EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2) AS announced
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`;
+      const values = [this.events, `${this.events}_notify`];
+      // An append asks on the connection it holds: the pool may have no other to give.
+      type Row = { table: string | null; schema: string | null; announced: boolean };
+      const found = client ? await client.query<Row>(text, values) : await this.query<Row>(text, values, 'follow');
       const row = found.rows[0];
       if (!row) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the store's tables do not exist; call setup() first.`);
-      if (!row.announced) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the table ${row.schema}.${row.table} does not announce its appends (it was set up by an earlier release); call setup() again to add the trigger that does.`);
       const channel = `${row.table}.${row.schema}`;
-      return Buffer.byteLength(channel) > 63 ? `tot_${nodeCrypto.createHash('md5').update(channel).digest('hex')}` : channel;
+      return { name: Buffer.byteLength(channel) > 63 ? `tot_${nodeCrypto.createHash('md5').update(channel).digest('hex')}` : channel, announced: row.announced, table: `${row.schema}.${row.table}` };
     })();
-    // A failed look-up is not kept: setup() may be called in between.
-    this.channel.catch(() => (this.channel = undefined));
-    return this.channel;
+    const looked = this.channel;
+    looked.then(
+      (c) => (c.announced || this.channel !== looked ? undefined : (this.channel = undefined)),
+      () => (this.channel === looked ? (this.channel = undefined) : undefined),
+    );
+    return looked;
+  }
+
+  /** The channel a follower listens on; fails when the table does not announce its appends. */
+  private async announcedChannel(): Promise<string> {
+    const c = await this.tableChannel();
+    if (!c.announced) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the table ${c.table} does not announce its appends (it was set up by an earlier release); call setup() again to add the trigger that does.`);
+    return c.name;
   }
 
   /**

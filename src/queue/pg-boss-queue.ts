@@ -9,7 +9,7 @@ import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitO
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
 import { queuedRunId } from './run-id.js';
-import { NotificationListener as QueueListener } from '../internal/notification-listener.js';
+import { NotificationListener } from '../internal/notification-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 import { PgBossAdapter, sweepMs, type FetchedJob } from './pg-boss-adapter.js';
@@ -196,12 +196,12 @@ class PgBossQueue implements RunQueue {
   private creating: Promise<void> = Promise.resolve();
   private readonly lifecycle = new QueueLifecycle();
 
-  private readonly listener: QueueListener;
+  private readonly listener: NotificationListener;
   /** Notified with a flow's name when a run of it is submitted, and with a run's id when it settles. */
   private readonly channels: { submitted: string; settled: string };
 
   constructor(private readonly o: Options) {
-    this.listener = new QueueListener(o.connectionString, (error) => o.onError?.(error), this.lifecycle.closing);
+    this.listener = new NotificationListener(o.connectionString, (error) => o.onError?.(error), this.lifecycle.closing);
     this.channels = { submitted: `tot_submitted_${o.schema}`, settled: `tot_settled_${o.schema}` };
   }
 

@@ -535,24 +535,21 @@ function parallelProgram(run: Run<ParallelEvent>, session: AgentSession, o: z.ou
       // The kernel's halt (the run's budget spent, its time limit passed) is the run's stop reason, as
       // result() reports it: the event says the same. A caller's abort is known only once the run
       // ends (and the run then rejects with ABORTED), so it is not said here.
-      if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated' && !o.onAsk) {
-        // Nobody in the process to ask, and a parallel run cannot be resumed: the question waits in
-        // the session, where approvePlan answers it from any process and exportPlan checks it.
-        const question = session.approvalQuestion(winner);
-        if (question) {
-          waitingFor = question;
+      if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
+        const b = session.branch(winner)!;
+        // The answer lives in the session: asked of onAsk when there is one and none is recorded,
+        // else the question waits there (a parallel run cannot be resumed) for approvePlan, from
+        // any process, and exportPlan checks it.
+        if (!b.approval && o.onAsk) {
+          const said = await run.ask({ key: APPROVAL_KEY, question: approvalWords(b), schema: planApprovalSchema, preview: approvalPreview(b) }, { kind: 'branch', branchId: winner });
+          await session.approvePlan(winner, { ...said, signal: run.signal });
+        }
+        const approval = session.branch(winner)!.approval;
+        if (!approval) {
+          waitingFor = session.approvalQuestion(winner);
           winner = undefined;
           stopReason = 'waiting';
-        } else if (!session.branch(winner)!.approval!.approved) {
-          winner = undefined;
-          stopReason = 'not_approved';
-        }
-      } else if (o.approveWinner && winner !== undefined && !run.stopping && session.branch(winner)!.state === 'validated') {
-        const b = session.branch(winner)!;
-        const said = await run.ask({ key: APPROVAL_KEY, question: approvalWords(b), schema: planApprovalSchema, preview: approvalPreview(b) }, { kind: 'branch', branchId: winner });
-        // Recorded in the session as well: exporting the plan later does not ask again.
-        await session.approvePlan(winner, { ...said, signal: run.signal });
-        if (!said.approved) {
+        } else if (!approval.approved) {
           winner = undefined;
           stopReason = 'not_approved';
         }

@@ -2,10 +2,11 @@
 // append, on commit), a follower hears them without polling, and reads what it may have missed
 // when its LISTEN connection is lost and opened again.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/postgres/index.js';
 import type { StoredEvent } from '../../src/index.js';
 import { catchTotError, delay } from '../helpers/expect-tot-error.js';
+import { usePgAdmin } from '../helpers/pg-admin.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 let n = 0;
@@ -31,23 +32,13 @@ function follower(store: PostgresEventStore, streamId: string, fromVersion = 0) 
 }
 
 describe.skipIf(!url)('PostgresEventStore.follow', () => {
-  let admin: pg.Client;
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.end();
-  });
+  const admin = usePgAdmin(url);
+  const listenerPid = admin.listenerPid;
 
   const freshStore = async (tablePrefix = prefix()) => {
     const store = new PostgresEventStore({ connectionString: url!, tablePrefix });
     await store.setup();
     return store;
-  };
-  const listenerPid = async (): Promise<number | undefined> => {
-    const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'tot-event-store-listener' AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%' AND usename = current_user ORDER BY backend_start DESC`);
-    return rows[0]?.pid;
   };
 
   it('yields the stream from the version asked, then each event another connection appends', async () => {

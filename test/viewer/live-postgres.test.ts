@@ -1,11 +1,11 @@
 // The live viewer on PostgreSQL: the page of a run still going hears of new events through the
 // store's LISTEN/NOTIFY, not by asking. Each follower here polls once a minute: an update within
 // the test's few seconds came through a notification.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/postgres/index.js';
 import { serveRunViewer } from '../../src/viewer/index.js';
 import { delay } from '../helpers/expect-tot-error.js';
+import { usePgAdmin } from '../helpers/pg-admin.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 let n = 0;
@@ -22,14 +22,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
 }
 
 describe.skipIf(!url)('serveRunViewer on PostgreSQL', () => {
-  let admin: pg.Client;
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.end();
-  });
+  const admin = usePgAdmin(url);
+  const listenerPid = admin.listenerPid;
 
   /** A run with its run.started recorded, a store that reads it, and one (another pool) that writes. */
   const recorded = async () => {
@@ -39,10 +33,6 @@ describe.skipIf(!url)('serveRunViewer on PostgreSQL', () => {
     await writer.append('r1', [started], { expectedVersion: 'no_stream' });
     const reader = new PostgresEventStore({ connectionString: url!, tablePrefix: p });
     return { p, writer, reader, close: async () => Promise.all([writer.close(), reader.close()]) };
-  };
-  const listenerPid = async (): Promise<number | undefined> => {
-    const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'tot-event-store-listener' AND query LIKE 'LISTEN%' ORDER BY backend_start DESC`);
-    return rows[0]?.pid;
   };
 
   it('tells a follower of events another connection records, without waiting for a poll', async () => {
