@@ -1,6 +1,6 @@
 // Vitest setup file: points this worker's test files at its own PostgreSQL server (see
 // test/setup/postgres.ts), through the variables the tests read: TOT_POSTGRES_URL and, for a
-// throwaway server the crash tests may kill, TOT_POSTGRES_DATA. Runs before each file's imports.
+// throwaway server, TOT_POSTGRES_DATA (the crash tests then start one of their own to kill). Runs before each file's imports.
 import { inject } from 'vitest';
 
 const clusters = inject('postgresClusters');

@@ -1,10 +1,10 @@
 // Vitest global setup: gives the PostgreSQL tests a throwaway server for each worker when none is
-// configured. A worker's tests kill and restart their server (the crash tests), which would end
-// the connections of the files another worker runs at the same time: each worker has a cluster of
-// its own, started here in parallel and handed to it by test/setup/postgres-worker.ts.
+// configured, started here in parallel and handed to each worker by test/setup/postgres-worker.ts.
 // .ci/run starts one itself and exports TOT_POSTGRES_URL and TOT_POSTGRES_DATA: the first worker
-// uses that one, the others get theirs from here. A server of your own (TOT_POSTGRES_URL alone,
-// which no test may kill) is shared by every worker. Without PostgreSQL the tests are skipped.
+// uses that one, the others get theirs from here. TOT_POSTGRES_DATA also tells the crash tests
+// that they may start a throwaway server of their own to kill. A server of your own
+// (TOT_POSTGRES_URL alone) is shared by every worker, and the crash tests are skipped. Without
+// PostgreSQL the tests are skipped.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
