@@ -12,7 +12,10 @@ export const LIVE_SCRIPT = `
   source.onmessage = function (message) {
     var update;
     try { update = JSON.parse(message.data); } catch (e) { return; }
-    if (typeof update.events === 'number' && update.events > seen) { source.close(); location.reload(); }
+    // The server ends the stream after one message; closed here, so the page does not ask again
+    // for a run that has finished, and a reload asks afresh from its own count.
+    source.close();
+    if (typeof update.events === 'number' && update.events > seen) location.reload();
   };
 })();
 `;

@@ -6,7 +6,7 @@ import { whenAborted } from '../internal/abort.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { html, sha256Base64 } from './html.js';
 import { renderViewHtml } from './render-run-html.js';
-import { runEnd } from './view-questions.js';
+import { sessionStateOf, streamEnded } from './stream-end.js';
 import { viewRun } from './view-run.js';
 
 /**
@@ -97,6 +97,7 @@ async function listRuns(store: RunViewerServerOptions['store']): Promise<RunRow[
     const d = (e.data ?? {}) as Record<string, unknown>;
     if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), status: 'running or interrupted', problem: String(d.problem ?? '') });
     else if (e.type === 'session.started') rows.set(e.streamId, { id: e.streamId, runner: 'agent session', status: 'active', problem: String(d.goal ?? '') });
+    else if (e.type === 'session.state_changed' && rows.get(e.streamId)?.runner === 'agent session') rows.get(e.streamId)!.status = sessionStateOf([e]);
     else if (rows.has(e.streamId) && rows.get(e.streamId)!.runner !== 'agent session') {
       // Only a run.finished that is the stream's last event says how the run ended: one waiting
       // for answers goes on when it is resumed with them.
@@ -125,16 +126,16 @@ ${rows.length === 0 ? html`<p>No runs recorded yet.</p>` : html`<table><thead><t
 `.toString();
 }
 
-/** A run whose last event is a run.finished that is not waiting: one waiting for answers may still be resumed, so its page follows it. */
-const isFinished = (events: readonly StoredEvent[]) => runEnd(events, (e) => (e.data as { stopReason?: unknown } | undefined)?.stopReason).state === 'finished';
-
 /**
  * Serves the run viewer on localhost: `/` lists the store's runs with their status, `/run/<id>` is
  * the page of one run — the same page as {@link renderRunHtml}'s — which, while the run goes,
  * follows it: a server-sent event says when new events are recorded (a store that can be heard,
  * as PostgreSQL's, tells the server as they are recorded; others are asked every `pollMs`) and the page loads again with them, so the tree or graph grows on screen. A
  * finished run's page is the offline page as it is; a run waiting for a person's answers
- * (`waiting for an answer` in the list) is followed too, since a resume given them goes on. Everything a model wrote stays escaped as in
+ * (`waiting for an answer` in the list) is followed too, since a resume given them goes on. An
+ * agent session, which records no `run.finished`, has finished once its recorded state is a final
+ * one (`completed`, `failed`, `timeout`, `budget_exceeded`); a paused one is followed. A follower
+ * of a finished run or session is told so (`finished: true`) and hears no more. Everything a model wrote stays escaped as in
  * the offline page; the live page may connect to its own origin only (`connect-src 'self'`).
  *
  * @example
@@ -181,8 +182,11 @@ export async function serveRunViewer(options: RunViewerServerOptions): Promise<R
           again = false;
           try {
             const events = await eventsOf(store, runId);
-            if (events.length > after && streams.has(res)) {
-              res.end(`data: ${JSON.stringify({ events: events.length, finished: isFinished(events) })}\n\n`);
+            const finished = streamEnded(events);
+            // A stream that has ended says so even to a follower that has all its events: nothing
+            // more will come, and the page need not go on asking.
+            if ((events.length > after || finished) && streams.has(res)) {
+              res.end(`data: ${JSON.stringify({ events: events.length, finished })}\n\n`);
               stop();
               return;
             }
@@ -246,7 +250,7 @@ export async function serveRunViewer(options: RunViewerServerOptions): Promise<R
     }
     const view = viewRun(events);
     const title = `${view.kind} run: ${view.problem.slice(0, 120)}`;
-    const page = renderViewHtml(view, title, isFinished(events) ? undefined : { events: events.length });
+    const page = renderViewHtml(view, title, streamEnded(events) ? undefined : { events: events.length });
     res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(page);
   };
 
