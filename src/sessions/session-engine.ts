@@ -126,7 +126,7 @@ export class SessionEngine extends RunEmitter<ParallelEvent> {
   }
 
   /**
-   * Starts a session: its first event, and a checkpoint. The session comes back `active`: the
+   * Starts a session: its first event. The session comes back `active`: the
    * seed's `init` is the session before its `session.started` event is stored, and no caller ever
    * holds a session then (see {@link SessionState}).
    *
@@ -150,9 +150,10 @@ export class SessionEngine extends RunEmitter<ParallelEvent> {
       if (!TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT')) throw error;
       throw new TotError('EXPECTED_VERSION_CONFLICT', `SessionEngine.startSession: options.id: the store already holds a session "${id}": restore() it, or start one under another id.`, { details: error.details, cause: error });
     }
-    const session = new AgentSession(this.ctx, SessionModel.start(id, appended.events[0]!), -1);
-    await session.checkpoint();
-    return session;
+    // No checkpoint of the start: it would hold the one event a restore folds as quickly, and cost
+    // every session a second write (on SQLite, a second committed transaction). The automatic
+    // checkpoints count from here, as from a checkpoint at version 0: the first comes at 100.
+    return new AgentSession(this.ctx, SessionModel.start(id, appended.events[0]!), 0);
   }
 
   /**

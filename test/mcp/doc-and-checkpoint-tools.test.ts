@@ -135,8 +135,8 @@ describe('think_checkpoint', () => {
     const { session_id } = await s.ok<{ session_id: string }>('think_session_start', { goal: 'Checkpoint me' });
     for (const content of ['one', 'two', 'three']) await s.ok('think_plan_step', { session_id, content });
     const graph = await graphOf(s, session_id);
-    // The start checkpoint is at version 0.
-    expect((await s.store.loadSnapshot(session_id))?.version).toBe(0);
+    // Starting a session saves no checkpoint.
+    expect(await s.store.loadSnapshot(session_id)).toBeNull();
 
     const cp = await s.ok<{ session_id: string; version: number }>('think_checkpoint', { session_id });
     expect(cp).toEqual({ session_id, version: graph.version });
