@@ -135,7 +135,9 @@ ${rows.length === 0 ? html`<p>No runs recorded yet.</p>` : html`<table><thead><t
  * (`waiting for an answer` in the list) is followed too, since a resume given them goes on. An
  * agent session, which records no `run.finished`, has finished once its recorded state is a final
  * one (`completed`, `failed`, `timeout`, `budget_exceeded`); a paused one is followed. A follower
- * of a finished run or session is told so (`finished: true`) and hears no more. Everything a model wrote stays escaped as in
+ * of a finished run or session is told so (`finished: true`) and hears no more. Each time a page
+ * loads again it keeps the pan and zoom the person set (a view they have not moved fits the grown
+ * graph), the selected and focused node, the open panels and the scroll. Everything a model wrote stays escaped as in
  * the offline page; the live page may connect to its own origin only (`connect-src 'self'`).
  *
  * @example

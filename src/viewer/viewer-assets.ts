@@ -260,6 +260,10 @@ export const VIEWER_SCRIPT = `
   var totalW = Math.max(widest * (W + GX) - GX, W), totalH = Math.max(rows.length * (H + GY) - GY, H);
   var PAD = 16;
   var view = { x: -PAD, y: -PAD, w: totalW + 2 * PAD, h: totalH + 2 * PAD };
+  // Whether the view is the fitted one (on load, f, Fit, a resize) rather than one the person set:
+  // a live page loading again with more nodes fits them all in the first case, and keeps the view
+  // in the second.
+  var fitted = true;
   // The whole drawing in view, centred, never enlarged past 1:1: on load, on f, on the Fit button, on a resize.
   function fit() {
     var r = svg.getBoundingClientRect();
@@ -268,8 +272,9 @@ export const VIEWER_SCRIPT = `
     view.w = pw / scale; view.h = ph / scale;
     view.x = totalW / 2 - view.w / 2; view.y = totalH / 2 - view.h / 2;
     apply();
+    fitted = true;
   }
-  function apply() { svg.setAttribute('viewBox', view.x + ' ' + view.y + ' ' + view.w + ' ' + view.h); redraw(); }
+  function apply() { fitted = false; svg.setAttribute('viewBox', view.x + ' ' + view.y + ' ' + view.w + ' ' + view.h); redraw(); }
   function zoom(factor, cx, cy) {
     var nw = Math.min(Math.max(view.w * factor, 100), Math.max(totalW + 2 * PAD, (totalH + 2 * PAD) * view.w / Math.max(view.h, 1)) * 4 + 400);
     var f = nw / view.w;
@@ -363,7 +368,7 @@ export const VIEWER_SCRIPT = `
   });
   svg.addEventListener('focusin', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');
-    if (!g) return;
+    if (!g || restoring) return;
     var p = pos[g.getAttribute('data-id')];
     if (p && (p.x < view.x || p.x + W > view.x + view.w || p.y < view.y || p.y + H > view.y + view.h)) { view.x = p.x + W / 2 - view.w / 2; view.y = p.y + H / 2 - view.h / 2; apply(); }
   });
@@ -373,9 +378,53 @@ export const VIEWER_SCRIPT = `
   document.addEventListener('keydown', function (ev) {
     if ((ev.key === 'f' || ev.key === 'F') && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); fit(); }
   });
+  // A live page (served while the run goes) loads again with each batch of new events. What the
+  // person made of the page (pan and zoom, the selected or focused node, the open panels, the
+  // scroll) goes to the next page through the tab's sessionStorage, taken once by the page that
+  // loads; an offline page writes none, so it opens fitted as ever. The values are checked as any
+  // data: numbers, and a node id looked up among the run's nodes.
+  var LIVE = document.querySelector('meta[name="tot-live"]') !== null;
+  var KEPT_KEY = 'tot-viewer:' + location.pathname;
+  var kept = null, restoring = false;
+  try {
+    var raw = window.sessionStorage.getItem(KEPT_KEY);
+    if (raw !== null) { window.sessionStorage.removeItem(KEPT_KEY); kept = JSON.parse(raw); }
+  } catch (e) { kept = null; }
+  if (!kept || typeof kept !== 'object') kept = null;
+  function finite(x) { return typeof x === 'number' && isFinite(x); }
+  function keptId(id) { return typeof id === 'string' && byId[id] !== undefined ? id : null; }
+  if (LIVE) window.addEventListener('pagehide', function () {
+    var active = document.activeElement;
+    var node = active && active.closest && svg.contains(active) ? active.closest('.node') : null;
+    var state = {
+      view: fitted ? null : { x: view.x, y: view.y, w: view.w, h: view.h },
+      selected: selectedId,
+      focused: node ? node.getAttribute('data-id') : null,
+      open: Array.prototype.map.call(document.querySelectorAll('#panels details'), function (d) { return d.open; }),
+      detailsTop: details.scrollTop,
+      scrollX: window.scrollX,
+      scrollY: window.scrollY,
+    };
+    try { window.sessionStorage.setItem(KEPT_KEY, JSON.stringify(state)); } catch (e) { /* storage refused: the next page opens fitted */ }
+  });
   // The pane is measured before it is filled: measuring after would lay out every node first.
-  fit();
+  var keptView = kept && kept.view;
+  if (keptView && finite(keptView.x) && finite(keptView.y) && finite(keptView.w) && finite(keptView.h) && keptView.w > 0 && keptView.h > 0) {
+    var pane = svg.getBoundingClientRect();
+    view.x = keptView.x; view.y = keptView.y; view.w = keptView.w;
+    // The same proportions as the pane, should it have changed size meanwhile.
+    var aspect = Math.max(pane.height, 1) / Math.max(pane.width, 1);
+    view.h = Math.abs(keptView.h / keptView.w - aspect) < 0.01 * aspect ? keptView.h : keptView.w * aspect;
+    apply();
+  } else fit();
+  if (kept) selectedId = keptId(kept.selected);
   draw();
+  if (selectedId !== null) show(selectedId);
+  if (kept && keptId(kept.focused) !== null && drawn[kept.focused]) {
+    restoring = true;
+    drawn[kept.focused].focus({ preventScroll: true });
+    restoring = false;
+  }
   window.addEventListener('resize', fit);
 
   // The similarity heatmap's colour: white for 0, darker blue as outputs are more alike.
@@ -545,6 +594,12 @@ export const VIEWER_SCRIPT = `
     var make = Object.prototype.hasOwnProperty.call(PANELS, p.kind) ? PANELS[p.kind] : null;
     return make ? elem('div', { class: 'panel' }, make(p)) : null;
   }));
+  if (kept) {
+    var opened = list(kept.open);
+    Array.prototype.forEach.call(document.querySelectorAll('#panels details'), function (d, i) { if (typeof opened[i] === 'boolean') d.open = opened[i]; });
+    if (finite(kept.detailsTop)) details.scrollTop = kept.detailsTop;
+    if (finite(kept.scrollX) && finite(kept.scrollY)) window.scrollTo(kept.scrollX, kept.scrollY);
+  }
   document.body.setAttribute('data-ready', 'true');
 })();
 `;
