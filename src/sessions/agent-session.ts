@@ -494,8 +494,20 @@ export class AgentSession {
       const max = s.budget.maxTokens;
       if (max !== undefined && s.tokensUsed + tokens > max) return { over: { used: s.tokensUsed + tokens, max } };
       const index = s.thoughts.length;
-      const clock = { ...s.clock, [this.ctx.writer]: (s.clock[this.ctx.writer] ?? 0) + 1 };
-      const data = { ...body, thoughtId: `t${index}`, tokens, ...(o.modelCalls ? { modelCalls: o.modelCalls } : {}), writer: this.ctx.writer, clock, at: this.ctx.now() };
+      const writer = this.ctx.writer;
+      const clock = { ...s.clock };
+      clock[writer] = (clock[writer] ?? 0) + 1;
+      // Field by field, in the order the stored JSON has always had (a retry compares it):
+      // spreads of the optional fields made objects to throw away on every thought.
+      const data: Record<string, unknown> = { role: body.role, content: body.content, parentIds: body.parentIds };
+      if (body.edge) data.edge = body.edge;
+      if (body.branchId) data.branchId = body.branchId;
+      data.thoughtId = `t${index}`;
+      data.tokens = tokens;
+      if (o.modelCalls) data.modelCalls = o.modelCalls;
+      data.writer = writer;
+      data.clock = clock;
+      data.at = this.ctx.now();
       const events: NewEvent[] = [{ type: 'thought.added', data, idempotencyKey: key, parentIds: body.parentIds, clock }];
       // In the thought's batch, which the store applies whole or not at all: a plan the store
       // refuses leaves no thought behind either, and a retry finds both or neither.
@@ -1211,7 +1223,8 @@ export class AgentSession {
           const first = s.version + 1;
           for (let i = 0; i < events.length; i++) m.apply({ type: events[i]!.type, data: events[i]!.data, version: first + i, idempotencyKey: events[i]!.idempotencyKey }, true);
         } else for (const e of appended.events) m.apply(e);
-        await this.maybeCheckpoint();
+        // Awaited only when one is due: most writes take none.
+        if (this.checkpointDue()) await this.maybeCheckpoint();
         if (after) throw after;
         // The stored events are built from the store's copy only if a caller reads them.
         return appended;
@@ -1237,10 +1250,13 @@ export class AgentSession {
     }
   }
 
-  private async maybeCheckpoint(): Promise<void> {
+  private checkpointDue(): boolean {
     const every = this.ctx.checkpointEvery;
     const due = Math.max(every.events, Math.ceil(this.lastCheckpoint.version * CHECKPOINT_GROWTH));
-    if (this.version - this.lastCheckpoint.version < due && this.ctx.now() - this.lastCheckpoint.at < every.ms) return;
+    return this.version - this.lastCheckpoint.version >= due || this.ctx.now() - this.lastCheckpoint.at >= every.ms;
+  }
+
+  private async maybeCheckpoint(): Promise<void> {
     try {
       await this.saveCheckpoint();
     } catch {

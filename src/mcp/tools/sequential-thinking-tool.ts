@@ -56,15 +56,19 @@ function indexOf(s: AgentSession): SequenceIndex {
 
 /** Folds the session's next thought (`t<seen>`) into the index. */
 function note(x: SequenceIndex, t: SessionThought): void {
-  x.last = t.id;
   const m = KEY.exec(t.key);
-  if (m && m[3] === '0') {
-    const [, branch, n] = m;
-    let numbers = x.latest.get(branch!);
-    if (!numbers) x.latest.set(branch!, (numbers = new Map()));
-    numbers.set(Number(n), x.seen);
+  noted(x, t.id, m && m[3] === '0' ? m[1]! : undefined, m ? Number(m[2]) : 0);
+}
+
+/** Folds the next thought in, its key already known: the first part of a call on `branch` numbered `n`, or (`branch` undefined) another part, or not a call's. */
+function noted(x: SequenceIndex, id: string, branch: string | undefined, n: number): void {
+  x.last = id;
+  if (branch !== undefined) {
+    let numbers = x.latest.get(branch);
+    if (!numbers) x.latest.set(branch, (numbers = new Map()));
+    numbers.set(n, x.seen);
     x.calls += 1;
-    if (branch !== '') x.branches.add(branch!);
+    if (branch !== '') x.branches.add(branch);
   }
   x.seen += 1;
 }
@@ -200,8 +204,8 @@ async function think(a: SequentialArgs, ctx: ToolContext): Promise<{ structured:
       });
       previous = t.id;
       // The thought just written is, unless another writer got in first, the next one the index
-      // reads: taken as it came back rather than copied out of the session again.
-      if (t.id === `t${x.seen}`) note(x, t);
+      // reads: taken as it came back, its key as this call made it rather than parsed again.
+      if (t.id === `t${x.seen}`) noted(x, t.id, i === 0 ? branch : undefined, a.thoughtNumber);
     }
   }
   // Reads the parts just written (and whatever another writer added meanwhile).
