@@ -145,16 +145,15 @@ export const sequentialThinkingTool: ToolSpec = tool({
   run(a, ctx) {
     // One call at a time per client: two first calls would start two sessions, two calls on a new
     // branch would fork it twice.
-    const previous = ctx.sequentialQueue.get(ctx.clientKey) ?? Promise.resolve();
-    const mine = previous.then(() => think(a, ctx));
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    ctx.sequentialQueue.set(ctx.clientKey, settled);
-    void settled.then(() => {
+    // With none in progress (the usual case) the call starts at once, and its end clears the
+    // queue in the same turn: two promises a call rather than four.
+    const previous = ctx.sequentialQueue.get(ctx.clientKey);
+    const mine = previous ? previous.then(() => think(a, ctx)) : think(a, ctx);
+    const done = () => {
       if (ctx.sequentialQueue.get(ctx.clientKey) === settled) ctx.sequentialQueue.delete(ctx.clientKey);
-    });
+    };
+    const settled: Promise<void> = mine.then(done, done);
+    ctx.sequentialQueue.set(ctx.clientKey, settled);
     return mine;
   },
 });
