@@ -11,6 +11,7 @@
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
  *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
+ *   npm run bench:queue -- --concurrency 1   (runs at once per worker; default 4)
  *
  * Each throughput figure is a median of rounds, the worker counts in a new order each round; the
  * load average and the CPU per run (the workers' own, and PostgreSQL's when the benchmark knows its
@@ -34,6 +35,8 @@ import { figure, median, report } from './harness.js';
 
 const LATENCY_MS = 20;
 const self = fileURLToPath(import.meta.url);
+// Node options for the worker processes only, e.g. TOT_BENCH_WORKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+const WORKER_NODE_ARGS = (process.env.TOT_BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 function hash(text: string): number {
   let h = 2166136261;
@@ -168,7 +171,7 @@ async function setup(lease = 5) {
   const workers: ChildProcess[] = [];
   const start = async (count: number, concurrency: number) => {
     const before = lines().filter((l) => l.ready).length;
-    for (let i = 0; i < count; i++) workers.push(spawn(process.execPath, [self, '--worker'], { env: { ...process.env, ...env, CONCURRENCY: String(concurrency) }, stdio: ['ignore', 'ignore', 'inherit'] }));
+    for (let i = 0; i < count; i++) workers.push(spawn(process.execPath, [...WORKER_NODE_ARGS, self, '--worker'], { env: { ...process.env, ...env, CONCURRENCY: String(concurrency) }, stdio: ['ignore', 'ignore', 'inherit'] }));
     while (lines().filter((l) => l.ready).length < before + count) await new Promise((r) => setTimeout(r, 20));
     // pg-boss starts after the log line: a moment for the workers to ask for runs.
     await new Promise((r) => setTimeout(r, 1500));
@@ -186,7 +189,7 @@ const { flow } = searchFlow(httpModel(modelUrl));
 
 // 1. Throughput with 1, 2 and 4 worker processes, in rounds.
 const RUNS = 120;
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(arg('--concurrency') ?? 4);
 const COUNTS = [1, 2, 4];
 interface Round {
   workers: number;
