@@ -201,7 +201,7 @@ export class SessionModel {
     if (event.version !== s.version + 1) throw corrupt(s.id, event.version, `version ${event.version} follows ${s.version}`);
     // A thought this session built and the store just took is not checked again: its fields come
     // from addThought's checked options (the clock's time aside, which is checked here).
-    const data = owned && event.type === 'thought.added' && typeof (event.data as { at?: unknown }).at === 'number' ? (event.data as SessionEventData) : checked(s.id, event);
+    const data = owned && event.type === 'thought.added' && Number.isFinite((event.data as { at?: unknown }).at) ? (event.data as SessionEventData) : checked(s.id, event);
     switch (event.type as SessionEventData['type']) {
       case 'session.started':
         throw corrupt(s.id, event.version, 'session.started may only begin the stream');
