@@ -66,6 +66,8 @@ interface ModelAttributes {
   output: Attributes;
   provider: string;
   model: string;
+  /** `chat {model}`, the name of the model's call spans. */
+  spanName: string;
 }
 
 interface CallState {
@@ -88,6 +90,47 @@ interface RunState {
 }
 
 const EVENTS_PER_SPAN = 128;
+
+const eventNames = new Map<string, string>();
+
+/** `tot.{event type}`, the span event's name, made once per type: a run has hundreds of events of a handful of types. */
+function eventName(type: string): string {
+  let name = eventNames.get(type);
+  if (name === undefined) {
+    name = `tot.${type}`;
+    // Types come from the runners' event unions; a cap keeps odd input from growing it.
+    if (eventNames.size < 1000) eventNames.set(type, name);
+  }
+  return name;
+}
+
+interface Instruments {
+  tokenUsage: Histogram;
+  duration: Histogram;
+}
+
+const instruments = new WeakMap<Meter, Instruments>();
+
+/** The GenAI client histograms of a meter, made once per meter: a listener is made per run, and an SDK registers each instrument it is asked for. */
+function instrumentsOf(meter: Meter): Instruments {
+  let found = instruments.get(meter);
+  if (found === undefined) {
+    found = {
+      tokenUsage: meter.createHistogram(G.METRIC_TOKEN_USAGE, {
+        description: 'Number of input and output tokens used.',
+        unit: '{token}',
+        advice: { explicitBucketBoundaries: G.TOKEN_USAGE_BUCKETS },
+      }),
+      duration: meter.createHistogram(G.METRIC_OPERATION_DURATION, {
+        description: 'GenAI operation duration.',
+        unit: 's',
+        advice: { explicitBucketBoundaries: G.DURATION_BUCKETS },
+      }),
+    };
+    instruments.set(meter, found);
+  }
+  return found;
+}
 
 type AnyEvent = RunEventBase & Record<string, unknown>;
 
@@ -141,16 +184,9 @@ export function telemetryListener(options: TelemetryOptions = {}): RunEventListe
   const meter = options.meter ?? metrics.getMeter(LIBRARY);
   const capture = options.captureContent === true;
   const tags = options.callTags ?? DEFAULT_TAGS;
-  const tokenUsage: Histogram = meter.createHistogram(G.METRIC_TOKEN_USAGE, {
-    description: 'Number of input and output tokens used.',
-    unit: '{token}',
-    advice: { explicitBucketBoundaries: G.TOKEN_USAGE_BUCKETS },
-  });
-  const duration: Histogram = meter.createHistogram(G.METRIC_OPERATION_DURATION, {
-    description: 'GenAI operation duration.',
-    unit: 's',
-    advice: { explicitBucketBoundaries: G.DURATION_BUCKETS },
-  });
+  // The tags' attribute names, made once rather than per call.
+  const tagNames = tags.map((key) => `tot.tag.${key}`);
+  const { tokenUsage, duration } = instrumentsOf(meter);
   const models = new Map<string, ModelAttributes>();
   const modelOf = (modelId: string): ModelAttributes => {
     let found = models.get(modelId);
@@ -160,7 +196,7 @@ export function telemetryListener(options: TelemetryOptions = {}): RunEventListe
       const provider = typeof named === 'function' ? named(modelId) : (named ?? split.provider ?? '_OTHER');
       const model = typeof named === 'string' || split.provider === undefined ? modelId : split.model;
       const call = { [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT, [G.GEN_AI_PROVIDER_NAME]: provider, [G.GEN_AI_REQUEST_MODEL]: model };
-      found = { call, input: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_INPUT }, output: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_OUTPUT }, provider, model };
+      found = { call, input: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_INPUT }, output: { ...call, [G.GEN_AI_TOKEN_TYPE]: G.TOKEN_TYPE_OUTPUT }, provider, model, spanName: `${G.OPERATION_CHAT} ${model}` };
       models.set(modelId, found);
     }
     return found;
@@ -199,6 +235,7 @@ export function telemetryListener(options: TelemetryOptions = {}): RunEventListe
   const startedByHook = new WeakSet<object>();
 
   const onRequested = (state: RunState, event: AnyEvent): void => {
+    const callId = String(event.callId);
     const modelId = String(event.modelId);
     const metrics = modelOf(modelId);
     const request = (event.request ?? {}) as { messages?: { role: string; content: string }[]; temperature?: number; maxOutputTokens?: number; n?: number; stop?: string[]; seed?: number; tags?: Record<string, string> };
@@ -206,27 +243,34 @@ export function telemetryListener(options: TelemetryOptions = {}): RunEventListe
       [G.GEN_AI_OPERATION_NAME]: G.OPERATION_CHAT,
       [G.GEN_AI_PROVIDER_NAME]: metrics.provider,
       [G.GEN_AI_REQUEST_MODEL]: metrics.model,
-      'tot.call.id': String(event.callId),
+      'tot.call.id': callId,
     };
     if (request.temperature !== undefined) attributes[G.GEN_AI_REQUEST_TEMPERATURE] = request.temperature;
     if (request.maxOutputTokens !== undefined) attributes[G.GEN_AI_REQUEST_MAX_TOKENS] = request.maxOutputTokens;
     if (request.n !== undefined && request.n !== 1) attributes[G.GEN_AI_REQUEST_CHOICE_COUNT] = request.n;
     if (request.stop !== undefined && request.stop.length > 0) attributes[G.GEN_AI_REQUEST_STOP_SEQUENCES] = request.stop;
     if (request.seed !== undefined) attributes[G.GEN_AI_REQUEST_SEED] = request.seed;
-    if (request.tags) for (const key of tags) if (request.tags[key] !== undefined) attributes[`tot.tag.${key}`] = request.tags[key];
+    const given = request.tags;
+    if (given) {
+      for (let i = 0; i < tags.length; i++) {
+        const value = given[tags[i]!];
+        if (value !== undefined) attributes[tagNames[i]!] = value;
+      }
+    }
     if (capture && request.messages) {
       const { system, input } = messagesJson(request.messages);
       attributes[G.GEN_AI_INPUT_MESSAGES] = input;
       if (system !== undefined) attributes[G.GEN_AI_SYSTEM_INSTRUCTIONS] = system;
     }
-    const span = tracer.startSpan(`${G.OPERATION_CHAT} ${metrics.model}`, { kind: SpanKind.CLIENT, startTime: event.at, attributes }, state.spanContext);
-    state.calls.set(String(event.callId), { span, metrics });
+    const span = tracer.startSpan(metrics.spanName, { kind: SpanKind.CLIENT, startTime: event.at, attributes }, state.spanContext);
+    state.calls.set(callId, { span, metrics });
   };
 
   const onCompleted = (state: RunState, event: AnyEvent): void => {
-    const call = state.calls.get(String(event.callId));
+    const callId = String(event.callId);
+    const call = state.calls.get(callId);
     if (call === undefined) return;
-    state.calls.delete(String(event.callId));
+    state.calls.delete(callId);
     const usage = (event.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
     const attributes: Attributes = {};
     if (event.finishReason !== undefined) attributes[G.GEN_AI_RESPONSE_FINISH_REASONS] = [finishReason(event.finishReason)];
@@ -352,7 +396,7 @@ export function telemetryListener(options: TelemetryOptions = {}): RunEventListe
           state.structureEvents = 0;
         }
         state.structureEvents++;
-        state.structure.addEvent(`tot.${event.type}`, attributes, event.at);
+        state.structure.addEvent(eventName(event.type), attributes, event.at);
       }
     }
   };

@@ -4,16 +4,27 @@ import type { Attributes } from '@opentelemetry/api';
 // ids, depths, rounds, scores, states; never text a model or a user wrote (a thought's content, a
 // frame's goal, an agent's answer), which joins only when the host opts in to content capture.
 
-const names = new Map<string, string>();
+/** A prefix's attribute names by field: `tot.` + prefix + the field in snake case (`parentId` → `parent_id`). */
+type Names = Map<string, string>;
 
-/** `tot.` + prefix + the key in snake case (`parentId` → `parent_id`); made once per field, since every event has them. */
-function attributeName(prefix: string, key: string): string {
-  const whole = prefix + key;
-  let name = names.get(whole);
+const prefixes = new Map<string, Names>();
+
+/** The names of one prefix's fields: looked up once per prefix, so that a field's name costs one map read and no string building. */
+function namesOf(prefix: string): Names {
+  let names = prefixes.get(prefix);
+  if (names === undefined) {
+    names = new Map();
+    prefixes.set(prefix, names);
+  }
+  return names;
+}
+
+function attributeName(names: Names, prefix: string, key: string): string {
+  let name = names.get(key);
   if (name === undefined) {
     name = `tot.${prefix}${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
     // Field names come from the runners' event types: a handful. A cap keeps odd input from growing it.
-    if (names.size < 1000) names.set(whole, name);
+    if (names.size < 1000) names.set(key, name);
   }
   return name;
 }
@@ -29,22 +40,31 @@ function isIdList(key: string): boolean {
   return key.endsWith('Ids') || key === 'frontier' || key === 'bestPath' || key === 'agents' || key === 'nextAgents';
 }
 
-/** The structural fields of one object, flattened into `tot.<prefix><field>` attributes. */
-function addFields(into: Attributes, prefix: string, source: Record<string, unknown>): void {
-  for (const key in source) {
-    if (key === 'type' || key === 'runId' || key === 'at') continue;
-    const value = source[key];
-    const name = attributeName(prefix, key);
-    if (typeof value === 'number' || typeof value === 'boolean') into[name] = value;
-    else if (typeof value === 'string') {
-      if (isId(key) || NAME_FIELDS.has(key)) into[name] = value;
-    } else if (value === null) {
-      if (isId(key)) into[name] = '';
-    } else if (Array.isArray(value)) {
-      if (isIdList(key) && value.every((v) => typeof v === 'string')) into[name] = value as string[];
-    }
+/** One structural field as a `tot.<prefix><field>` attribute, when it is one (an id, a name, a number, a list of ids). */
+function addField(into: Attributes, names: Names, prefix: string, key: string, value: unknown): void {
+  if (typeof value === 'number' || typeof value === 'boolean') into[attributeName(names, prefix, key)] = value;
+  else if (typeof value === 'string') {
+    if (isId(key) || NAME_FIELDS.has(key)) into[attributeName(names, prefix, key)] = value;
+  } else if (value === null) {
+    if (isId(key)) into[attributeName(names, prefix, key)] = '';
+  } else if (Array.isArray(value)) {
+    if (isIdList(key) && value.every((v) => typeof v === 'string')) into[attributeName(names, prefix, key)] = value as string[];
   }
 }
+
+/** The structural fields of one object, flattened into `tot.<prefix><field>` attributes. */
+function addFields(into: Attributes, prefix: string, source: Record<string, unknown>): void {
+  const names = namesOf(prefix);
+  for (const key in source) {
+    if (key === 'type' || key === 'runId' || key === 'at') continue;
+    addField(into, names, prefix, key, source[key]);
+  }
+}
+
+const NODE = namesOf('node.');
+// The nested records whose fields join an event's attributes, with their prefixes made once.
+const NESTED = ['output', 'reused', 'decision'].map((field) => ({ field, prefix: `${field}.` }));
+const EVALUATION = namesOf('evaluation.');
 
 /**
  * The attributes of the span event for a runner's event: its `seq`, the structural fields at its
@@ -57,12 +77,18 @@ export function structureAttributes(event: Record<string, unknown>): Attributes 
   const node = event.node;
   if (typeof node === 'object' && node !== null) {
     const n = node as Record<string, unknown>;
-    addFields(attributes, 'node.', { id: n.id, parentId: n.parentId, depth: n.depth, status: n.status, actionType: n.actionType });
+    // Field by field, in this order, rather than through an object made for the purpose: one per node event.
+    addField(attributes, NODE, 'node.', 'id', n.id);
+    addField(attributes, NODE, 'node.', 'parentId', n.parentId);
+    addField(attributes, NODE, 'node.', 'depth', n.depth);
+    addField(attributes, NODE, 'node.', 'status', n.status);
+    addField(attributes, NODE, 'node.', 'actionType', n.actionType);
   }
   const evaluation = event.evaluation;
   if (typeof evaluation === 'object' && evaluation !== null) {
     const e = evaluation as Record<string, unknown>;
-    addFields(attributes, 'evaluation.', { score: e.score, confidence: e.confidence });
+    addField(attributes, EVALUATION, 'evaluation.', 'score', e.score);
+    addField(attributes, EVALUATION, 'evaluation.', 'confidence', e.confidence);
   }
   const thoughts = event.thoughts;
   if (Array.isArray(thoughts)) {
@@ -72,9 +98,9 @@ export function structureAttributes(event: Record<string, unknown>): Attributes 
     attributes['tot.thought.parent_ids'] = records.map((t) => (Array.isArray(t.parentIds) ? t.parentIds.join(',') : ''));
     attributes['tot.thought.scores'] = records.map((t) => (typeof t.score === 'number' ? t.score : Number.NaN));
   }
-  for (const nested of ['output', 'reused', 'decision'] as const) {
-    const value = event[nested];
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) addFields(attributes, `${nested}.`, value as Record<string, unknown>);
+  for (const nested of NESTED) {
+    const value = event[nested.field];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) addFields(attributes, nested.prefix, value as Record<string, unknown>);
   }
   const planning = event.planning;
   if (Array.isArray(planning)) attributes['tot.plan.steps'] = planning.length;
