@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { compileFastCheck, compileFastParse } from '../../src/internal/fast-check.js';
 import { generateRequestSchema, generateResultSchema } from '../../src/model/schemas.js';
@@ -126,6 +126,43 @@ describe('compiled fast checks', () => {
     expect(fast).toBeGreaterThan(150);
     expect(invalid).toBeGreaterThan(150);
     expect(slowValid).toBeLessThan(fast);
+  });
+
+  it.each(schemas)('give, generated as code, the verdict the closures give on every %s-shaped value', (_name, schema) => {
+    const closures = compileFastCheck(schema, { generated: false })!;
+    const generated = compileFastCheck(schema)!;
+    expect(generated).not.toBe(closures);
+    // Holes and accessors: the generated code must read an array's slots and an object's keys as the closures do.
+    const sparse = fc.array(near(schema), { maxLength: 2 }).map((a) => [...a, , 1]);
+    fc.assert(
+      fc.property(fc.oneof({ arbitrary: near(schema), weight: 6 }, sparse, fc.anything()), (value) => {
+        expect(generated(value)).toBe(closures(value));
+      }),
+      { numRuns: 4_000 },
+    );
+  });
+
+  it('fall back to the closures where code generation is forbidden, with the same verdicts', () => {
+    const forbidden = function () {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    };
+    vi.stubGlobal('Function', forbidden);
+    let check: ReturnType<typeof compileFastCheck>;
+    try {
+      check = compileFastCheck(generateRequestSchema);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    const closures = compileFastCheck(generateRequestSchema, { generated: false })!;
+    expect(check).toBeDefined();
+    fc.assert(
+      fc.property(near(generateRequestSchema), (value) => {
+        expect(check!(value)).toBe(closures(value));
+      }),
+      { numRuns: 1_000 },
+    );
+    expect(check!({ messages: [{ role: 'user', content: 'hi' }] })).toBe(true);
+    expect(check!({ messages: [] })).toBe(false);
   });
 
   it("accept an AI SDK result by either version's shape only when the adapter's lenient schema takes it unchanged", () => {
