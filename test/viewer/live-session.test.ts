@@ -38,7 +38,7 @@ describe('serveRunViewer following an agent session', () => {
     const viewer = await serveRunViewer({ store });
     try {
       const page = await (await fetch(viewer.urlOf(s.id))).text();
-      expect(page).not.toContain('name="tot-live"');
+      expect(page).not.toContain('<meta name="tot-live"');
       expect(page).toBe(renderRunHtml(await collect(store.readStream(s.id))));
     } finally {
       await viewer.close();
