@@ -20,7 +20,7 @@
  *
  * npm run bench:game24 -- [--log <path>] [--rounds <n>] [--repeats <n>] [--reference <checkout>] [--csv <24.csv>] [--python <python3>]
  *   --log        default bench/fixtures/game24-gpt4-bfs.json
- *   --rounds     default 7 (at least 5)
+ *   --rounds     default 11 (at least 5)
  *   --repeats    timed replays per side and round (their median is the round's figure), default 5
  *   --reference  a checkout of princeton-nlp/tree-of-thought-llm (read in place, never copied); default $TOT_BENCH_REFERENCE
  *   --csv        the puzzles' 24.csv; default the checkout's own
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       log: { type: 'string' },
-      rounds: { type: 'string', default: '7' },
+      rounds: { type: 'string', default: '11' },
       repeats: { type: 'string', default: '5' },
       reference: { type: 'string' },
       csv: { type: 'string' },
