@@ -390,7 +390,7 @@ function resultFromLog(log: RecordedRun): FractalResult {
  * Think runs first on every new frame and either returns a result or writes a plan; eval then
  * either calls a sub-goal (a child frame, solved recursively) or returns. A child's result —
  * success or failure — is appended to the parent's `done` before the parent's next eval (the
- * seed's strong invariant). Limits (`maxDepth`, `maxSteps`, `timeoutMs`, the budget) and loop
+ * protocol's strong invariant). Limits (`maxDepth`, `maxSteps`, `timeoutMs`, the budget) and loop
  * detection end in a graceful degradation built from what is done, with the limit as data in
  * `detail`; an invalid think or eval reply is repaired, then fails only its branch (recorded in
  * `errors`; with `strict: true` it rejects the run). An abort rejects with `ABORTED`. Runs record

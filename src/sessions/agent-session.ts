@@ -158,7 +158,7 @@ const hash = (value: unknown) => sha256Hex(canonicalJson(value), 12);
  *   it will get in the stream is not: it moves with every other writer's thoughts, so a retry
  *   would compute another key.)
  * - the hash covers the role, the parents, the edge, the branch and the whole content, not the
- *   seed's first 50 characters: with the index taken from the parents, two different thoughts on
+ *   first 50 characters the session engine's specification hashed: with the index taken from the parents, two different thoughts on
  *   one parent that open with the same 50 characters (two variants of one plan) would otherwise
  *   share a key and the second be refused as a conflict.
  *

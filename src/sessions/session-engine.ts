@@ -127,7 +127,7 @@ export class SessionEngine extends RunEmitter<ParallelEvent> {
 
   /**
    * Starts a session: its first event. The session comes back `active`: the
-   * seed's `init` is the session before its `session.started` event is stored, and no caller ever
+   * state machine's `init` is the session before its `session.started` event is stored, and no caller ever
    * holds a session then (see {@link SessionState}).
    *
    * @example

@@ -60,7 +60,7 @@ const optionsSchema = z.strictObject({
 
 /**
  * The multi-agent planning protocol as one call: a planner and a critic (round 1 at once), a similarity host with the
- * seed's rules, a reporter, the `get_now` and `calculate_date` tools, at most 5 rounds.
+ * protocol's rules, a reporter, the `get_now` and `calculate_date` tools, at most 5 rounds.
  *
  * @example
  * ```ts
