@@ -57,7 +57,7 @@ export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> })
     const d = e.data as Record<string, unknown>;
     if (e.type === 'run.started') rows.set(e.streamId, { id: e.streamId, runner: String(d.runner ?? '?'), stopReason: UNDER_WAY, calls: 0, tokens: 0, ms: 0, problem: String(d.problem ?? '') });
     else if (e.type === 'session.started') {
-      rows.set(e.streamId, { id: e.streamId, runner: 'got-session', stopReason: 'active', calls: 0, tokens: 0, ms: 0, problem: String(d.goal ?? '') });
+      rows.set(e.streamId, { id: e.streamId, runner: 'agent-session', stopReason: 'active', calls: 0, tokens: 0, ms: 0, problem: String(d.goal ?? '') });
       if (typeof d.at === 'number') startedAt.set(e.streamId, d.at);
     }
     if (e.type === 'run.started' && typeof d.at === 'number' && !startedAt.has(e.streamId)) startedAt.set(e.streamId, d.at);
@@ -75,12 +75,12 @@ export async function listRuns(store: { readAll(): AsyncIterable<StoredEvent> })
       row.calls = stats.llmCalls ?? 0;
       row.tokens = (stats.inputTokens ?? 0) + (stats.outputTokens ?? 0);
       if (t0 === undefined) row.ms = stats.wallMs ?? 0;
-    } else if (row.runner !== 'got-session' && row.stopReason !== UNDER_WAY) {
+    } else if (row.runner !== 'agent-session' && row.stopReason !== UNDER_WAY) {
       // Only a run.finished that is the run's last event says how it ended: a run that waited for
       // answers and was resumed goes on, and finishes again.
       row.stopReason = UNDER_WAY;
       delete row.waitingFor;
-    } else if (row.runner === 'got-session') {
+    } else if (row.runner === 'agent-session') {
       if (e.type === 'thought.added') row.tokens += Number(d.tokens ?? 0);
       if (e.type === 'session.state_changed') row.stopReason = String(d.to ?? row.stopReason);
     }

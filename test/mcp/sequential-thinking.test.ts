@@ -71,6 +71,17 @@ describe('sequentialthinking, a thought number sent again', () => {
     expect((await graph(session_id)).thoughts.at(-1)).toMatchObject({ id: 't3', content: 'Three.', parentIds: ['t2'] });
   });
 
+  it('makes a thought of the main line follow the one before it sent on a branch', async () => {
+    const { think, graph } = await connect();
+    const { session_id } = await think({ thought: 'One.', thoughtNumber: 1 });
+    await think({ thought: 'Two.', thoughtNumber: 2, session_id });
+    await think({ thought: 'Three, on w.', thoughtNumber: 3, branchFromThought: 2, branchId: 'w', session_id });
+    await think({ thought: 'Four.', thoughtNumber: 4, session_id });
+    const thoughts = (await graph(session_id)).thoughts;
+    const three = thoughts.find((t) => t.content === 'Three, on w.')!;
+    expect(thoughts.find((t) => t.content === 'Four.')).toMatchObject({ parentIds: [three.id], edge: 'causes' });
+  });
+
   it('stores the very same call sent twice (a retry) once, and answers it as the first time', async () => {
     const { think, graph } = await connect();
     const { session_id } = await think({ thought: 'One.', thoughtNumber: 1 });

@@ -80,6 +80,22 @@ function latest(x: SequenceIndex, branch: string, n: number): string | undefined
 }
 
 /**
+ * The thought numbered `n` on `branch`, else on the main line, else the latest sent with that
+ * number on any branch: a thought of the main line may follow one sent on a branch (1, 2, 3 on
+ * branch w, then 4 with no branch), and the reference server's history has it next all the same.
+ */
+function followed(x: SequenceIndex, branch: string, n: number): string | undefined {
+  const own = latest(x, branch, n) ?? latest(x, '', n);
+  if (own !== undefined) return own;
+  let newest: number | undefined;
+  for (const numbers of x.latest.values()) {
+    const i = numbers.get(n);
+    if (i !== undefined && (newest === undefined || i > newest)) newest = i;
+  }
+  return newest === undefined ? undefined : `t${newest}`;
+}
+
+/**
  * What makes a call the same call: sent again with the same words (a retry after a lost reply),
  * it finds what the first stored; another thought under a number already used is another call.
  */
@@ -171,9 +187,9 @@ async function think(a: SequentialArgs, ctx: ToolContext): Promise<{ structured:
     // The thought it follows: the one it revises, the one it branches from, or the one before it
     // (the latest sent with that number).
     const parentOf = (): { id?: string; edge: 'refines' | 'causes' } => {
-      if (a.isRevision && a.revisesThought !== undefined) return { id: latest(x, branch, a.revisesThought) ?? latest(x, '', a.revisesThought), edge: 'refines' };
-      if (a.branchFromThought !== undefined && latest(x, branch, a.thoughtNumber - 1) === undefined) return { id: latest(x, '', a.branchFromThought), edge: 'causes' };
-      return { id: latest(x, branch, a.thoughtNumber - 1) ?? latest(x, '', a.thoughtNumber - 1), edge: 'causes' };
+      if (a.isRevision && a.revisesThought !== undefined) return { id: followed(x, branch, a.revisesThought), edge: 'refines' };
+      if (a.branchFromThought !== undefined && latest(x, branch, a.thoughtNumber - 1) === undefined) return { id: followed(x, '', a.branchFromThought), edge: 'causes' };
+      return { id: followed(x, branch, a.thoughtNumber - 1), edge: 'causes' };
     };
     let gotBranch: string | undefined;
     if (branch !== '') {
