@@ -1,6 +1,7 @@
 /** Renders docs/benchmarks.md from bench/results/*.json, so the document always shows measured figures. */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median } from './harness.js';
 
 const results = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url)), 'utf8'));
 const n = (x: number) => x.toLocaleString('en-US');
@@ -546,20 +547,16 @@ function queueFigures(q: NonNullable<typeof qu>): string {
   const counts = Object.keys(q.runsPerSecond);
   const rounds = q.rounds as { workers: number; runsPerSecond: number; workerCpuMsPerRun?: number; postgresCpuMsPerRun?: number }[];
   const of = (w: string) => rounds.filter((r) => String(r.workers) === w);
-  const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const range = (w: string) => {
-    const xs = of(w).map((r) => r.runsPerSecond);
-    return xs.length > 1 ? ` (${Math.min(...xs)}–${Math.max(...xs)})` : '';
-  };
   const cpu = (w: string, key: 'workerCpuMsPerRun' | 'postgresCpuMsPerRun') => {
     const xs = of(w).flatMap((r) => (r[key] === undefined ? [] : [r[key]!]));
-    return xs.length ? `${middle(xs)} ms` : '?';
+    return xs.length ? `${Math.round(median(xs) * 10) / 10} ms` : '?';
   };
+  const runs = (w: string) => `${q.runsPerSecond[w]}${range(of(w).map((r) => r.runsPerSecond))}`;
   const row = (w: string) => {
-    if (w === '1') return `| 1 | ${q.runsPerSecond[w]}${range(w)} | | | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
+    if (w === '1') return `| 1 | ${runs(w)} | | | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
     const target = w === '2' ? q.targets.twoWorkers : q.targets.fourWorkers;
     const ratio = Math.round((q.runsPerSecond[w] / q.runsPerSecond['1']) * 100) / 100;
-    return `| ${w} | ${q.runsPerSecond[w]}${range(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
+    return `| ${w} | ${runs(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
   };
   const o = q.overhead;
   return `Search runs of ${q.setup.callsPerRun} model calls at ${q.setup.modelLatencyMs} ms each from a model server, ${q.setup.runs} runs a round submitted at once to

@@ -810,7 +810,8 @@ export class PostgresEventStore implements EventStore {
    * The channel appends to the table are announced on, as the trigger names it: the table's name
    * and schema (so stores of two schemas or prefixes in one database do not hear each other),
    * hashed when longer than a channel name may be; and whether the trigger is there. Looked up once
-   * per store; not kept when the table is missing or has no trigger yet (setup() may come between).
+   * per store; not kept when the table is missing (setup() may come between). Whether the trigger
+   * is there matters to followers only, who look again when it was not ({@link announcedChannel}).
    */
   private tableChannel(client?: pg.ClientBase): Promise<TableChannel> {
     this.channel ??= (async () => {
@@ -826,16 +827,18 @@ export class PostgresEventStore implements EventStore {
       return { name: Buffer.byteLength(channel) > 63 ? `tot_${nodeCrypto.createHash('md5').update(channel).digest('hex')}` : channel, announced: row.announced, table: `${row.schema}.${row.table}` };
     })();
     const looked = this.channel;
-    looked.then(
-      (c) => (c.announced || this.channel !== looked ? undefined : (this.channel = undefined)),
-      () => (this.channel === looked ? (this.channel = undefined) : undefined),
-    );
+    looked.catch(() => (this.channel === looked ? (this.channel = undefined) : undefined));
     return looked;
   }
 
   /** The channel a follower listens on; fails when the table does not announce its appends. */
   private async announcedChannel(): Promise<string> {
-    const c = await this.tableChannel();
+    let c = await this.tableChannel();
+    if (!c.announced) {
+      // The trigger may have come since the look-up (setup() of this release): looked for again.
+      this.channel = undefined;
+      c = await this.tableChannel();
+    }
     if (!c.announced) throw new TotError('ILLEGAL_STATE', `PostgresEventStore.follow: the table ${c.table} does not announce its appends (it was set up by an earlier release); call setup() again to add the trigger that does.`);
     return c.name;
   }
