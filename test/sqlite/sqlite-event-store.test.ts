@@ -205,6 +205,52 @@ describe('SqliteEventStore', () => {
     await catchTotError(() => new SqliteEventStore({ path: 'x.db', synchronous: 'OFF' as never }), 'INVALID_ARGUMENT');
   });
 
+  describe('streamVersion after another writer', () => {
+    const event = (n: number) => [{ type: 'step', data: { n }, idempotencyKey: `s:${n}:${Math.random()}` }];
+
+    it('sees an append another connection made to the same file since this store learnt the version', async () => {
+      const path = join(dir(), 'two.db');
+      const a = new SqliteEventStore({ path });
+      const b = new SqliteEventStore({ path });
+      await a.append('s', event(0), { expectedVersion: 'no_stream' });
+      expect(await a.streamVersion('s')).toBe(0);
+      await b.append('s', event(1), { expectedVersion: 0 });
+      expect(await a.streamVersion('s')).toBe(1);
+      await a.close();
+      await b.close();
+    });
+
+    it('sees a stream another connection started, after this store found none', async () => {
+      const path = join(dir(), 'two.db');
+      const a = new SqliteEventStore({ path });
+      const b = new SqliteEventStore({ path });
+      expect(await a.streamVersion('s')).toBeNull();
+      await b.append('s', event(0), { expectedVersion: 'no_stream' });
+      expect(await a.streamVersion('s')).toBe(0);
+      await a.close();
+      await b.close();
+    });
+
+    it('sees an append another store made through the same connection it was given', async () => {
+      const db = new Database(join(dir(), 'shared.db'));
+      const a = new SqliteEventStore({ database: db });
+      const b = new SqliteEventStore({ database: db });
+      await a.append('s', event(0), { expectedVersion: 'no_stream' });
+      expect(await a.streamVersion('s')).toBe(0);
+      await b.append('s', event(1), { expectedVersion: 0 });
+      expect(await a.streamVersion('s')).toBe(1);
+      db.close();
+    });
+
+    it('stays where it was after an append the store refused', async () => {
+      const store = new SqliteEventStore({ path: join(dir(), 'one.db') });
+      await store.append('s', event(0), { expectedVersion: 'no_stream' });
+      await catchTotError(() => store.append('s', event(1), { expectedVersion: 5 }), 'EXPECTED_VERSION_CONFLICT');
+      expect(await store.streamVersion('s')).toBe(0);
+      await store.close();
+    });
+  });
+
   it('gives exactly one winner per round to 16 processes racing for 200 rounds, losing and duplicating nothing', async () => {
     const path = join(dir(), 'race.db');
     new SqliteEventStore({ path }).close();
