@@ -154,8 +154,9 @@ interface CallHost {
   completeCall(call: LiveCall, raw: GenerateResult): GenerateResult | Promise<GenerateResult>;
   failCall(call: LiveCall, error: unknown): never;
   endCall(call: LiveCall): void;
-  startQueued(call: LiveCall): void;
+  admitQueued(call: LiveCall): void;
   dropCall(call: LiveCall): void;
+  retriedCall(call: LiveCall, notice: RetryNotice): void;
 }
 
 /**
@@ -215,9 +216,15 @@ class LiveCall implements GateEntry {
 
   /** The gate gave the call a slot: it starts in a microtask, where a freed slot's waiter always started. */
   admit(): void {
-    // A promise reaction rather than queueMicrotask, which in Node makes an async resource per call.
-    void RESOLVED.then(() => this.host.startQueued(this));
+    this.host.admitQueued(this);
   }
+
+  /** The `onRetry` the provider gets: the caller's own hears of each retry too. */
+  readonly onRetry = (notice: RetryNotice): void => {
+    this.callOptions.onRetry?.(notice);
+    this.retries += 1;
+    this.host.retriedCall(this, notice);
+  };
 
   /** Follows the provider's promise; `abort` may settle the call first. */
   follow(pending: Promise<GenerateResult>): void {
@@ -283,6 +290,50 @@ class LiveCall implements GateEntry {
 const RESOLVED = Promise.resolve();
 
 /**
+ * Work of the run's program raced against the run's signal ({@link Run.guard}). The run lists what
+ * is under way and rejects all of it at once when it stops, rather than each piece listening on
+ * the signal: a race per role call (`raceAbort`) cost about 600 bytes of closures and promises.
+ */
+class Guarded {
+  prev: Guarded | undefined;
+  next: Guarded | undefined;
+  private settled = false;
+  private resolve!: (value: unknown) => void;
+  private reject!: (error: unknown) => void;
+  readonly promise: Promise<unknown>;
+
+  constructor(
+    private readonly list: { unlistGuard(guarded: Guarded): void },
+    private readonly what: string,
+  ) {
+    this.promise = new Promise<unknown>(capture as never);
+    this.resolve = captured.resolve as never;
+    this.reject = captured.reject!;
+  }
+
+  readonly onValue = (value: unknown): void => {
+    if (this.settled) return;
+    this.settled = true;
+    this.list.unlistGuard(this);
+    this.resolve(value);
+  };
+
+  readonly onError = (error: unknown): void => {
+    if (this.settled) return;
+    this.settled = true;
+    this.list.unlistGuard(this);
+    this.reject(error);
+  };
+
+  /** The run stopped: the program is released now, whatever its work does (a late outcome is dropped). */
+  abort(signal: AbortSignal): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(abortedError(signal, this.what));
+  }
+}
+
+/**
  * The default clock of a run: `Date.now()`, read at most once per pass of the microtask queue. A
  * reading serves the events of the work that was already queued when it was taken (microseconds
  * apart, on a clock that counts milliseconds); work queued after that reads the clock again.
@@ -330,6 +381,20 @@ export class Run<E extends RunEventBase = RunEventBase> {
   private readonly gate: CallGate | undefined;
   // Live calls under way (released at once when the run aborts), and who waits for the last one to end.
   private live: LiveCall | undefined;
+  // Guarded work under way, in the order it started (rejected in that order when the run stops).
+  private guardedHead: Guarded | undefined;
+  private guardedTail: Guarded | undefined;
+  // Calls the gate admitted, in order, each started by the microtask queued when it was admitted:
+  // one function of the run's rather than a closure per call.
+  private readonly admitted: LiveCall[] = [];
+  private admittedHead = 0;
+  private readonly startAdmitted = (): void => {
+    const queue = this.admitted;
+    const call = queue[this.admittedHead]!;
+    queue[this.admittedHead++] = undefined as unknown as LiveCall;
+    if (this.admittedHead === queue.length) queue.length = this.admittedHead = 0;
+    this.startQueued(call);
+  };
   private active = 0;
   private drained: (() => void) | undefined;
   private readonly models = new WeakMap<LanguageModel, LanguageModel>();
@@ -387,6 +452,13 @@ export class Run<E extends RunEventBase = RunEventBase> {
       const calls: LiveCall[] = [];
       for (let call = this.live; call !== undefined; call = call.next) calls.push(call);
       for (const call of calls) call.abort();
+      const guarded: Guarded[] = [];
+      for (let g = this.guardedHead; g !== undefined; g = g.next) guarded.push(g);
+      this.guardedHead = this.guardedTail = undefined;
+      for (const g of guarded) {
+        g.prev = g.next = undefined;
+        g.abort(this.runSignal);
+      }
     });
     this.budget = budgetForRun(settings.options.budget);
     this.ownsBudget = this.budget !== undefined && !(settings.options.budget instanceof Budget);
@@ -484,7 +556,27 @@ export class Run<E extends RunEventBase = RunEventBase> {
     if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
       return this.runSignal.aborted ? raceAbort(Promise.resolve(value), this.runSignal, what) : Promise.resolve(value);
     }
-    return raceAbort(Promise.resolve(value), this.runSignal, what);
+    if (this.runSignal.aborted) return raceAbort(Promise.resolve(value), this.runSignal, what);
+    const guarded = new Guarded(this, what);
+    const tail = this.guardedTail;
+    guarded.prev = tail;
+    if (tail === undefined) this.guardedHead = guarded;
+    else tail.next = guarded;
+    this.guardedTail = guarded;
+    Promise.resolve(value).then(guarded.onValue, guarded.onError);
+    return guarded.promise as Promise<T>;
+  }
+
+  /** @internal Guarded work settled: it leaves the run's list. */
+  unlistGuard(guarded: Guarded): void {
+    const { prev, next } = guarded;
+    // Already off the list (the run stopped and took them all).
+    if (prev === undefined && next === undefined && this.guardedHead !== guarded) return;
+    if (prev === undefined) this.guardedHead = next;
+    else prev.next = next;
+    if (next === undefined) this.guardedTail = prev;
+    else next.prev = prev;
+    guarded.prev = guarded.next = undefined;
   }
 
   // ── questions ─────────────────────────────────────────────────────────────────────────────
@@ -888,8 +980,14 @@ export class Run<E extends RunEventBase = RunEventBase> {
     return call.promise;
   }
 
-  /** @internal The gate admitted a queued call. */
-  startQueued(call: LiveCall): void {
+  /** @internal The gate admitted a queued call: it starts in a microtask of its own, as it would in `await`. */
+  admitQueued(call: LiveCall): void {
+    this.admitted.push(call);
+    // A promise reaction rather than queueMicrotask, which in Node makes an async resource per call.
+    void RESOLVED.then(this.startAdmitted);
+  }
+
+  private startQueued(call: LiveCall): void {
     // Stopped after the gate admitted it: the slot goes back unused.
     if (call.isSettled) call.gate?.release();
     else void this.liveCall(call);
@@ -1081,15 +1179,7 @@ export class Run<E extends RunEventBase = RunEventBase> {
     this.active += 1;
     // Started: from here on, however it ends (an abort before the provider answers included), it ends through endCall.
     call.live = true;
-    const outer = call.callOptions.onRetry;
-    const options: CallOptions = {
-      signal,
-      onRetry: (notice: RetryNotice) => {
-        outer?.(notice);
-        call.retries += 1;
-        this.retried(call.callId, notice, admits);
-      },
-    };
+    const options: CallOptions = { signal, onRetry: call.onRetry };
     // A withBudget of the same budget further in (behind a wrapper that hid it) must not charge the call again.
     if (admission) (options as { [ADMITTED_BY]?: ReadonlySet<object> })[ADMITTED_BY] = this.admittedBy;
     let pending: Promise<GenerateResult>;
@@ -1194,6 +1284,11 @@ export class Run<E extends RunEventBase = RunEventBase> {
       this.drained?.();
       if (this.waitingFor > 0) this.scheduleQuietCheck();
     }
+  }
+
+  /** @internal The model stack retried a call: logged, and the attempt admitted by the budget. */
+  retriedCall(call: LiveCall, notice: RetryNotice): void {
+    this.retried(call.callId, notice, call.admits);
   }
 
   private retried(callId: string, notice: RetryNotice, admits: boolean): void {

@@ -138,6 +138,9 @@ export class SearchRun implements SearchContext {
     this.stopReason ??= reason;
   }
 
+  // The events of every node (created, expanded, evaluated, terminal) carry the envelope's fields
+  // in their literal, placed last as stamping would add them: the kernel then fills them in
+  // instead of growing a property store per event (the Game of 24 replay benchmark).
   emit(event: RunEventInput<SearchEvent>): void {
     this.run.emit(event);
   }
@@ -224,14 +227,14 @@ export class SearchRun implements SearchContext {
       }
       if (original === undefined) firstByText.set(identity, node.id);
       else this.counters.duplicateCandidates += 1;
-      this.emit({ type: 'node.created', node: snapshot(node) });
+      this.emit({ type: 'node.created', node: snapshot(node), runId: '', seq: 0, at: null } as unknown as RunEventInput<SearchEvent>);
       added.push(node);
     }
     if (added.length === 0) {
       // A parent with no valid candidates is a dead end: expanded, with no children.
       this.tree.setStatus(parent.id, 'expanded');
     }
-    this.emit({ type: 'node.expanded', nodeId: parent.id, childIds: added.map((n) => n.id) });
+    this.emit({ type: 'node.expanded', nodeId: parent.id, childIds: added.map((n) => n.id), runId: '', seq: 0, at: null } as unknown as RunEventInput<SearchEvent>);
     return added;
   }
 
@@ -341,7 +344,7 @@ export class SearchRun implements SearchContext {
       const key = keys?.get(node.id);
       if (key !== undefined) this.evaluations.set(key, stored);
       // The tree never changes an evaluation it holds (it replaces it): the event can share it.
-      this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: stored });
+      this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: stored, runId: '', seq: 0, at: null } as unknown as RunEventInput<SearchEvent>);
     }
   }
 
@@ -353,7 +356,7 @@ export class SearchRun implements SearchContext {
 
   private apply(node: ThoughtNode, evaluation: Evaluation): void {
     this.tree.evaluate(node.id, evaluation);
-    this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: { ...evaluation } });
+    this.emit({ type: 'node.evaluated', nodeId: node.id, evaluation: { ...evaluation }, runId: '', seq: 0, at: null } as unknown as RunEventInput<SearchEvent>);
   }
 
   /** Marks solutions terminal and prunes what scores under the threshold, in node order. */
@@ -404,7 +407,7 @@ export class SearchRun implements SearchContext {
     if (solution) this.updateMetadata(node, { solution: true });
     this.tree.markTerminal(node.id);
     if (solution) this.found.push(this.tree.node(node.id));
-    this.emit({ type: 'node.terminal', nodeId: node.id, solution });
+    this.emit({ type: 'node.terminal', nodeId: node.id, solution, runId: '', seq: 0, at: null } as unknown as RunEventInput<SearchEvent>);
   }
 
   backtrack(): void {
