@@ -4,7 +4,7 @@ import { RunEmitter } from '../../src/run/run-emitter.js';
 import { startRun, type Run } from '../../src/run/run.js';
 
 /** Runs `main` on a run of the kernel and returns what `main` settled with. */
-async function onRun(main: (run: Run) => Promise<unknown>, signal?: AbortSignal): Promise<PromiseSettledResult<unknown>> {
+async function onRun(main: (run: Pick<Run, 'guard'>) => Promise<unknown>, signal?: AbortSignal): Promise<PromiseSettledResult<unknown>> {
   let settled: PromiseSettledResult<unknown> | undefined;
   await startRun(
     { runner: 'test', what: 'test', emitter: new RunEmitter(), options: { strict: false } as never, config: {} },
