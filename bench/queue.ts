@@ -1,7 +1,9 @@
 /**
  * The PostgreSQL queue of runs (`@tot/core/queue`) with real worker processes, search runs of 6
  * model calls on a model server at 20 ms per call:
- *   - runs per second with 1, 2 and 4 worker processes (targets: ×1.8 from 1 to 2, ×3 at 4);
+ *   - runs per second with 1, 2 and 4 worker processes (targets: ×1.8 from 1 to 2, ×3 at 4), each
+ *     worker driving one run at a time (the model is the bound) and then 4 (the CPU is), after 20
+ *     warm-up runs per worker;
  *   - the queue's overhead per run in a worker (taking the run, looking for its log, settling the
  *     job) against calling the runner directly with the same store (target: ≤ 10 ms median), and
  *     the time from submit to result with an idle worker, polling included;
@@ -11,7 +13,8 @@
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
  *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
- *   npm run bench:queue -- --concurrency 1   (runs at once per worker; default 4)
+ *   npm run bench:queue -- --concurrency 4   (only that many runs at once per worker; default 1, then 4)
+ *   npm run bench:queue -- --fetch           (the workers call the model with fetch, not node:http)
  *
  * Each throughput figure is a median of rounds, the worker counts in a new order each round; the
  * load average and the CPU per run (the workers' own, and PostgreSQL's when the benchmark knows its
@@ -22,7 +25,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,11 +53,30 @@ function reply(request: GenerateRequest): GenerateResult {
   return { outputs: [JSON.stringify({ score: (h % 100) / 10, confidence: 0.9, reasoning: `h${h % 7}` })], usage: { inputTokens: 40, outputTokens: 10 } };
 }
 
+// The model over HTTP with node:http and a keep-alive agent, not `fetch`: on Node 20 undici's fetch
+// spent about 2 ms of CPU per request here, a fifth of a worker's CPU per run, which would make
+// the benchmark measure its own model client. With `--fetch` the workers use `fetch` instead.
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+const postJson = (url: string, body: string, signal: AbortSignal | undefined): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, ...(signal ? { signal } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+const USE_FETCH = process.argv.includes('--fetch') || process.env.TOT_BENCH_FETCH === '1';
 const httpModel = (url: string): LanguageModel =>
   fromFunction(
     async (request: GenerateRequest, options?: { signal?: AbortSignal }) => {
-      const res = await fetch(url, { method: 'POST', body: JSON.stringify(request), headers: { 'content-type': 'application/json' }, signal: options?.signal ?? null });
-      return (await res.json()) as GenerateResult;
+      if (USE_FETCH) {
+        const res = await fetch(url, { method: 'POST', body: JSON.stringify(request), headers: { 'content-type': 'application/json' }, signal: options?.signal ?? null });
+        return (await res.json()) as GenerateResult;
+      }
+      return JSON.parse(await postJson(url, JSON.stringify(request), options?.signal)) as GenerateResult;
     },
     { input: 'request', modelId: 'world' },
   );
@@ -84,23 +106,20 @@ if (process.argv.includes('--worker')) {
   const stop = new AbortController();
   process.once('SIGTERM', () => stop.abort());
   log({ ready: true });
-  // The CPU from the first run taken to the stop: the process's start (module loading, pg-boss's
-  // own start) is no cost of the runs.
+  // The process's CPU so far with each run's start and end: the benchmark takes the difference
+  // over the runs it times, after the warm-up runs (module loading, pg-boss's start and V8's
+  // compiling of the hot paths are no cost of a long-running worker's runs).
   const cpuMs = () => {
     const cpu = process.cpuUsage();
     return (cpu.user + cpu.system) / 1000;
   };
-  let first: number | undefined;
   await queue.work({
     flows: [searchFlow(httpModel(env.MODEL!)).flow],
     concurrency: Number(env.CONCURRENCY),
     signal: stop.signal,
-    onRun: (e) => {
-      first ??= cpuMs();
-      log({ runId: e.runId, outcome: e.outcome });
-    },
+    onRun: (e) => log({ runId: e.runId, outcome: e.outcome, cpuMs: cpuMs() }),
   });
-  log({ cpuMs: cpuMs() - (first ?? cpuMs()) });
+  log({ stopped: true, cpuMs: cpuMs() });
   await queue.close();
   await store.close();
   process.exit(0);
@@ -158,20 +177,22 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
 let n = 0;
-async function setup(lease = 5) {
+// The submitting queue waits for results as a host would: woken by each run's settled notification,
+// with the default fallback poll (250 ms), except where the benchmark times submit → result.
+async function setup(lease = 5, resultPollMs?: number) {
   const schema = `bq${process.pid}_${n++}`;
   const store = new PostgresEventStore({ connectionString: pg, tablePrefix: `${schema}_` });
   await store.setup();
-  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, resultPollMs: 20 });
+  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, ...(resultPollMs === undefined ? {} : { resultPollMs }) });
   await queue.list();
   const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
   const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
   const lines = () =>
-    existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean; cpuMs?: number }) : [];
+    existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean; stopped?: boolean; cpuMs?: number }) : [];
   const workers: ChildProcess[] = [];
   const start = async (count: number, concurrency: number) => {
     const before = lines().filter((l) => l.ready).length;
-    for (let i = 0; i < count; i++) workers.push(spawn(process.execPath, [...WORKER_NODE_ARGS, self, '--worker'], { env: { ...process.env, ...env, CONCURRENCY: String(concurrency) }, stdio: ['ignore', 'ignore', 'inherit'] }));
+    for (let i = 0; i < count; i++) workers.push(spawn(process.execPath, [...WORKER_NODE_ARGS, self, '--worker'], { env: { ...process.env, ...env, CONCURRENCY: String(concurrency), TOT_BENCH_FETCH: USE_FETCH ? '1' : '0' }, stdio: ['ignore', 'ignore', 'inherit'] }));
     while (lines().filter((l) => l.ready).length < before + count) await new Promise((r) => setTimeout(r, 20));
     // pg-boss starts after the log line: a moment for the workers to ask for runs.
     await new Promise((r) => setTimeout(r, 1500));
@@ -187,42 +208,66 @@ async function setup(lease = 5) {
 
 const { flow } = searchFlow(httpModel(modelUrl));
 
-// 1. Throughput with 1, 2 and 4 worker processes, in rounds.
+// 1. Throughput with 1, 2 and 4 worker processes, in rounds: with one run at a time per worker,
+// where a worker waits on its model (the model is the bound), and with 4, where one worker
+// already keeps most of the 2 cores busy (the CPU is the bound).
 const RUNS = 120;
-const CONCURRENCY = Number(arg('--concurrency') ?? 4);
+/** Runs each worker drives before the timed ones. */
+const WARM_RUNS_PER_WORKER = 20;
+const CONCURRENCIES = arg('--concurrency') === undefined ? [1, 4] : [Number(arg('--concurrency'))];
 const COUNTS = [1, 2, 4];
 interface Round {
   workers: number;
   runsPerSecond: number;
   loadAverage1m: number;
-  /** The worker processes' user + system CPU from the first run each took to its stop, per run. */
+  /** The worker processes' user + system CPU over the timed runs, per run. */
   workerCpuMsPerRun: number;
-  /** PostgreSQL's CPU from the first submit to the last result, per run (absent when its cluster is unknown). */
+  /** PostgreSQL's CPU from the first timed submit to the last result, per run (absent when its cluster is unknown). */
   postgresCpuMsPerRun?: number;
 }
-const rounds: Round[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  for (let k = 0; k < COUNTS.length; k++) {
-    const workers = COUNTS[(round + k) % COUNTS.length]!;
-    const s = await setup();
-    await s.start(workers, CONCURRENCY);
-    const load = loadavg()[0]!;
-    const pgBefore = postgresCpuMs();
-    const t0 = performance.now();
-    const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => s.queue.submit(flow, { puzzle: `r${round}-w${workers}-${i}` })));
-    await Promise.all(ids.map((id) => s.queue.result(id)));
-    const seconds = (performance.now() - t0) / 1000;
-    const pgAfter = postgresCpuMs();
-    await s.close();
-    const workerCpu = s.lines().reduce((sum, l) => sum + (l.cpuMs ?? 0), 0);
-    const r: Round = { workers, runsPerSecond: Math.round((RUNS / seconds) * 10) / 10, loadAverage1m: Math.round(load * 100) / 100, workerCpuMsPerRun: Math.round((workerCpu / RUNS) * 10) / 10 };
-    if (pgBefore !== undefined && pgAfter !== undefined) r.postgresCpuMsPerRun = Math.round(((pgAfter - pgBefore) / RUNS) * 10) / 10;
-    rounds.push(r);
-    console.error(`bench:queue: round ${round + 1}, ${workers} worker(s): ${r.runsPerSecond} runs/s (load ${r.loadAverage1m}; CPU per run: workers ${r.workerCpuMsPerRun} ms, PostgreSQL ${r.postgresCpuMsPerRun ?? '?'} ms)`);
-  }
+interface Throughput {
+  concurrencyPerWorker: number;
+  runsPerSecond: Record<string, number>;
+  speedup: { twoWorkers: number; fourWorkers: number };
+  rounds: Round[];
 }
-const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond))]));
-console.error(`bench:queue: median runs/s ${COUNTS.map((w) => `${w}: ${perSecond[w]}`).join(', ')}; ×${Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100} at 2, ×${Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100} at 4`);
+const throughput: Throughput[] = [];
+for (const concurrency of CONCURRENCIES) {
+  const rounds: Round[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < COUNTS.length; k++) {
+      const workers = COUNTS[(round + k) % COUNTS.length]!;
+      const s = await setup();
+      await s.start(workers, concurrency);
+      const warm = await Promise.all(Array.from({ length: WARM_RUNS_PER_WORKER * workers }, (_, i) => s.queue.submit(flow, { puzzle: `warm-c${concurrency}-r${round}-w${workers}-${i}` })));
+      await Promise.all(warm.map((id) => s.queue.result(id)));
+      const load = loadavg()[0]!;
+      const pgBefore = postgresCpuMs();
+      const since = Date.now();
+      const t0 = performance.now();
+      const ids = await Promise.all(Array.from({ length: RUNS }, (_, i) => s.queue.submit(flow, { puzzle: `c${concurrency}-r${round}-w${workers}-${i}` })));
+      await Promise.all(ids.map((id) => s.queue.result(id)));
+      const seconds = (performance.now() - t0) / 1000;
+      const pgAfter = postgresCpuMs();
+      await s.close();
+      // Each worker's CPU from its last report before the timed runs to its stop.
+      const lines = s.lines();
+      const workerCpu = [...new Set(lines.map((l) => l.pid))].reduce((sum, pid) => {
+        const own = lines.filter((l) => l.pid === pid && l.cpuMs !== undefined);
+        const before = own.filter((l) => l.t < since).at(-1)?.cpuMs ?? 0;
+        return sum + (own.find((l) => l.stopped)?.cpuMs ?? before) - before;
+      }, 0);
+      const r: Round = { workers, runsPerSecond: Math.round((RUNS / seconds) * 10) / 10, loadAverage1m: Math.round(load * 100) / 100, workerCpuMsPerRun: Math.round((workerCpu / RUNS) * 10) / 10 };
+      if (pgBefore !== undefined && pgAfter !== undefined) r.postgresCpuMsPerRun = Math.round(((pgAfter - pgBefore) / RUNS) * 10) / 10;
+      rounds.push(r);
+      console.error(`bench:queue: ${concurrency} at a time per worker, round ${round + 1}, ${workers} worker(s): ${r.runsPerSecond} runs/s (load ${r.loadAverage1m}; CPU per run: workers ${r.workerCpuMsPerRun} ms, PostgreSQL ${r.postgresCpuMsPerRun ?? '?'} ms)`);
+    }
+  }
+  const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond))]));
+  const speedup = { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 };
+  throughput.push({ concurrencyPerWorker: concurrency, runsPerSecond: perSecond, speedup, rounds });
+  console.error(`bench:queue: ${concurrency} at a time per worker: median runs/s ${COUNTS.map((w) => `${w}: ${perSecond[w]}`).join(', ')}; ×${speedup.twoWorkers} at 2, ×${speedup.fourWorkers} at 4`);
+}
 if (ONLY_THROUGHPUT) {
   server.close();
   if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
@@ -232,7 +277,7 @@ if (ONLY_THROUGHPUT) {
 // 2. Overhead per run: in one process, one run at a time, a direct run and a queued run in turn
 // (so that the machine's other work weighs on both alike).
 const overhead = await (async () => {
-  const s = await setup();
+  const s = await setup(5, 20);
   const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
   const direct: number[] = [];
   const drives: number[] = [];
@@ -293,10 +338,8 @@ server.close();
 if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
 
 report('queue', {
-  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, concurrencyPerWorker: CONCURRENCY, rounds: ROUNDS },
-  runsPerSecond: perSecond,
-  rounds,
-  speedup: { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 },
+  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, warmRunsPerWorker: WARM_RUNS_PER_WORKER, rounds: ROUNDS, modelClient: USE_FETCH ? 'fetch' : 'node:http, keep-alive' },
+  throughput,
   targets: { twoWorkers: 1.8, fourWorkers: 3, overheadMs: 10, takeoverMs: takeover.documentedBoundMs + 1000 },
   overhead,
   takeover,

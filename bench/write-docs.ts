@@ -544,32 +544,39 @@ Console errors over the runs: ${vw.consoleErrors}; requests other than the page'
 const qu = existsSync(fileURLToPath(new URL('./results/queue.json', import.meta.url))) ? results('queue') : undefined;
 /** The queue's figures: throughput by worker count, overhead, takeover. */
 function queueFigures(q: NonNullable<typeof qu>): string {
-  const counts = Object.keys(q.runsPerSecond);
-  const rounds = q.rounds as { workers: number; runsPerSecond: number; workerCpuMsPerRun?: number; postgresCpuMsPerRun?: number }[];
-  const of = (w: string) => rounds.filter((r) => String(r.workers) === w);
-  const cpu = (w: string, key: 'workerCpuMsPerRun' | 'postgresCpuMsPerRun') => {
-    const xs = of(w).flatMap((r) => (r[key] === undefined ? [] : [r[key]!]));
-    return xs.length ? `${Math.round(median(xs) * 10) / 10} ms` : '?';
-  };
-  const runs = (w: string) => `${q.runsPerSecond[w]}${range(of(w).map((r) => r.runsPerSecond))}`;
-  const row = (w: string) => {
-    if (w === '1') return `| 1 | ${runs(w)} | | | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
-    const target = w === '2' ? q.targets.twoWorkers : q.targets.fourWorkers;
-    const ratio = Math.round((q.runsPerSecond[w] / q.runsPerSecond['1']) * 100) / 100;
-    return `| ${w} | ${runs(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
-  };
-  const o = q.overhead;
-  return `Search runs of ${q.setup.callsPerRun} model calls at ${q.setup.modelLatencyMs} ms each from a model server, ${q.setup.runs} runs a round submitted at once to
-worker processes that each drive ${q.setup.concurrencyPerWorker} runs at a time, PostgreSQL holding both the pg-boss queue and the event store, on the
-same 2 cores as the benchmark; ${q.setup.rounds} rounds, the worker counts in a new order each round.
+  type Round = { workers: number; runsPerSecond: number; workerCpuMsPerRun?: number; postgresCpuMsPerRun?: number };
+  type Throughput = { concurrencyPerWorker: number; runsPerSecond: Record<string, number>; rounds: Round[] };
+  const table = (t: Throughput) => {
+    const of = (w: string) => t.rounds.filter((r) => String(r.workers) === w);
+    const cpu = (w: string, key: 'workerCpuMsPerRun' | 'postgresCpuMsPerRun') => {
+      const xs = of(w).flatMap((r) => (r[key] === undefined ? [] : [r[key]!]));
+      return xs.length ? `${Math.round(median(xs) * 10) / 10} ms` : '?';
+    };
+    const runs = (w: string) => `${t.runsPerSecond[w]}${range(of(w).map((r) => r.runsPerSecond))}`;
+    const row = (w: string) => {
+      if (w === '1') return `| 1 | ${runs(w)} | | | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
+      const target = w === '2' ? q.targets.twoWorkers : q.targets.fourWorkers;
+      const ratio = Math.round((t.runsPerSecond[w]! / t.runsPerSecond['1']!) * 100) / 100;
+      return `| ${w} | ${runs(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
+    };
+    return `**${t.concurrencyPerWorker === 1 ? 'One run at a time per worker' : `${t.concurrencyPerWorker} runs at a time per worker`}**
 
 | worker processes | runs / s, median (range) | against 1 worker | target | CPU per run: workers, PostgreSQL (medians) |
 | --- | --- | --- | --- | --- |
-${counts.map(row).join('\n')}
+${Object.keys(t.runsPerSecond).map(row).join('\n')}`;
+  };
+  const throughput = q.throughput as Throughput[];
+  const o = q.overhead;
+  return `Search runs of ${q.setup.callsPerRun} model calls at ${q.setup.modelLatencyMs} ms each from a model server (the workers call it with ${q.setup.modelClient}), ${q.setup.runs} runs a round submitted at once
+to worker processes, after ${q.setup.warmRunsPerWorker} warm-up runs per worker, PostgreSQL holding both the pg-boss queue and the event store, on the
+same 2 cores as the benchmark; ${q.setup.rounds} rounds, the worker counts in a new order each round.
 
-The throughput targets assume the model is the bound. Here the cores are: a run costs tens of milliseconds of CPU in
-its worker and in PostgreSQL (its events are appended durably, each model call's request before the call and its
-result before it is used), so one worker already uses most of what 2 cores give, and more workers share them.
+${throughput.map(table).join('\n\n')}
+
+With one run at a time, a worker spends most of a run waiting on its model, and more workers add runs until the cores
+are busy. With 4 at a time, one worker already keeps most of the 2 cores busy: a run costs tens of milliseconds of CPU
+in its worker and in PostgreSQL (its events are appended durably, each model call's request before the call and its
+result before it is used), and more workers share the same cores.
 
 | measure | median (range) | target |
 | --- | --- | --- |
@@ -578,7 +585,7 @@ result before it is used), so one worker already uses most of what 2 cores give,
 | a worker's SIGKILL → its runs running again elsewhere (one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the bound docs/queue.md gives for that lease and poll, ${n(q.takeover.documentedBoundMs)} ms, and 1 s) |
 
 The throughput rows are medians of ${q.setup.rounds} rounds, fewer than the 5 of the rest of this page (a round of
-each worker count takes the queue through start, ${q.setup.runs} runs and stop). A run's direct and queued times each spread by
+each worker count takes the queue through start, warm-up, ${q.setup.runs} runs and stop). A run's direct and queued times each spread by
 tens of milliseconds on this machine, so the two overhead rows show only that the median difference is small, not its size to the millisecond.`;
 }
 const queueSection = `
