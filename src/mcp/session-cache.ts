@@ -30,6 +30,8 @@ const isSignalOnly = (o: unknown): boolean => {
  */
 export class SessionCache {
   private readonly open = new Map<string, AgentSession>();
+  /** The id last in `open`'s order: asked for again (a client's every call), it is not moved. */
+  private newest: string | undefined;
   private readonly restoring = new Map<string, Promise<AgentSession>>();
   private counts = { hits: 0, restores: 0, evictions: 0 };
   /** How many sessions are held at most. */
@@ -63,9 +65,13 @@ export class SessionCache {
     const held = this.open.get(id);
     if (held) {
       this.counts.hits += 1;
-      // Most recently used last: the Map's order is the LRU order.
-      this.open.delete(id);
-      this.open.set(id, held);
+      // Most recently used last: the Map's order is the LRU order. Moving the entry that is last
+      // already left a deleted slot in the Map each call, and a rehash every few calls.
+      if (this.newest !== id) {
+        this.open.delete(id);
+        this.open.set(id, held);
+        this.newest = id;
+      }
       // Another server (or process) on the same store may have written since: catch up first,
       // so that parents and branches it made are known to this one's checks.
       await held.refresh(options.signal ? { signal: options.signal } : {});
@@ -102,6 +108,7 @@ export class SessionCache {
   add(session: AgentSession): void {
     this.open.delete(session.id);
     this.open.set(session.id, session);
+    this.newest = session.id;
     while (this.open.size > this.maxOpen) {
       const oldest = this.open.keys().next().value as string;
       this.open.delete(oldest);
@@ -119,6 +126,7 @@ export class SessionCache {
    */
   forget(id: string): void {
     this.open.delete(id);
+    if (this.newest === id) this.newest = undefined;
   }
 
   /**

@@ -5,7 +5,7 @@ import type { EventStore, NewEvent, StoredEvent } from '../events/store/types.js
 import { MAX_JSON_DEPTH, measureJson, utf8Length } from '../events/store/validate-append.js';
 import { throwIfAborted } from '../internal/abort.js';
 import { canonicalJson } from '../internal/canonical-json.js';
-import { sha256Hex } from '../internal/hex.js';
+import { randomHex, sha256Hex } from '../internal/hex.js';
 import { compileFastParse } from '../internal/fast-check.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { transitionBranch, type BranchTrigger } from './branch-state.js';
@@ -278,15 +278,30 @@ export class AgentSession {
   private lastCheckpoint: { version: number; at: number };
   // One write or read of the store at a time in this session object: they fold in order.
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * What makes this object's calls' intents its own: 128 random bits drawn once, then a count. As
+   * unique as a UUID per call, which cost a random draw and its text on every write (about 1 µs and
+   * 600 bytes of an MCP tool call).
+   */
+  private readonly intentPrefix = randomHex(16);
+  private intents = 0;
+
+  /**
+   * The session's `session.started` event while it is not stored yet (a deferred start): the next
+   * write appends it first, in the same append, where the stream must not exist yet.
+   */
+  private pendingStart: NewEvent | undefined;
 
   /** @internal Sessions are made by the engine. */
   constructor(
     private readonly ctx: SessionContext,
     model: SessionModel,
     checkpointVersion: number,
+    pendingStart?: NewEvent,
   ) {
     this.model = model;
     this.lastCheckpoint = { version: checkpointVersion, at: ctx.now() };
+    this.pendingStart = pendingStart;
   }
 
   /**
@@ -427,6 +442,8 @@ export class AgentSession {
   async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (fastSignalOnly?.(options) === undefined) parseOptions(signalOnlySchema, options, 'AgentSession.refresh');
     return this.serial(async () => {
+      // A start not stored yet: no other writer knows the session.
+      if (this.pendingStart) return;
       // The stream's version is one indexed lookup in every store; reading the events after ours
       // is a paged query even when there are none, and most refreshes find none (a server's
       // session cache refreshes before every tool call).
@@ -1138,6 +1155,11 @@ export class AgentSession {
   }
 
   private async saveCheckpoint(): Promise<{ version: number }> {
+    // A checkpoint of a session whose start is not stored would restore a session the stream lacks.
+    if (this.pendingStart) {
+      await this.ctx.store.append(this.id, [this.pendingStart], { expectedVersion: 'no_stream' });
+      this.pendingStart = undefined;
+    }
     const version = this.version;
     // The state as it is: a store keeps its own copy (the library's stores serialize it on save),
     // and cloning a large session first cost more than the save (the addThought benchmark).
@@ -1183,7 +1205,7 @@ export class AgentSession {
 
   private commit(what: string, signal: AbortSignal | undefined, build: Build, options: { allowPaused?: boolean } = {}): Promise<{ readonly events: StoredEvent[] }> {
     // Made once per call, before the first attempt: the call's retries reuse it.
-    const intent = `${this.id}:${what}:${globalThis.crypto.randomUUID()}`;
+    const intent = [this.id, ':', what, ':', this.intentPrefix, '.', ++this.intents].join('');
     return this.serial(() => this.write(what, signal, (m) => build(m, intent), intent, options));
   }
 
@@ -1213,8 +1235,11 @@ export class AgentSession {
         });
       } else events = plan.events;
       if (events.length === 0) return { events: [] };
+      // A deferred start goes first, in the same append: the session and its first write are stored together or not at all.
+      const start = this.pendingStart;
       try {
-        const appended = await this.ctx.store.append(s.id, events, { expectedVersion: s.version, ...(signal ? { signal } : {}) });
+        const appended = await this.ctx.store.append(s.id, start ? [start, ...events] : events, { expectedVersion: start ? 'no_stream' : s.version, ...(signal ? { signal } : {}) });
+        this.pendingStart = undefined;
         if (appended.deduplicated) await this.readNew(signal);
         else if (appended.nextExpectedVersion === s.version + events.length && events.every((e) => FLAT_EVENTS.has(e.type))) {
           // Folded as built rather than read back: the store took its own copy (their JSON), and
@@ -1222,7 +1247,7 @@ export class AgentSession {
           // that carry a caller's nested values (a plan, evidence) are read back, as JSON keeps them.
           const first = s.version + 1;
           for (let i = 0; i < events.length; i++) m.apply({ type: events[i]!.type, data: events[i]!.data, version: first + i, idempotencyKey: events[i]!.idempotencyKey }, true);
-        } else for (const e of appended.events) m.apply(e);
+        } else for (const e of appended.events) if (e.version > s.version) m.apply(e);
         // Awaited only when one is due: most writes take none.
         if (this.checkpointDue()) await this.maybeCheckpoint();
         if (after) throw after;
@@ -1232,7 +1257,9 @@ export class AgentSession {
         // Another writer got there first (or stored this very write, when its key is taken): read
         // what it wrote, then build the write again.
         const behind = TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT') || TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT');
-        if (!behind || attempt >= CONFLICT_RETRIES) throw error;
+        // With its start not stored, the session is this object's alone: a stream under its id is
+        // another session's, never something to read and build on.
+        if (!behind || attempt >= CONFLICT_RETRIES || this.pendingStart) throw error;
         if (attempt > 0) await backoff(attempt);
         const version = this.version;
         // The write is stored already when what was read holds its keys: by an earlier attempt whose

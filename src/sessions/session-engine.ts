@@ -69,6 +69,13 @@ export interface StartSessionOptions {
   budget?: SessionBudget;
   /** Default `sess_<uuid>`. */
   id?: string;
+  /**
+   * Stores the session's start with its first write, in the same append, instead of at once: one
+   * committed write fewer for a caller that writes straight away (the `sequentialthinking` tool
+   * starts a session for a thought and stores both together). Until that write the store holds no
+   * such session, so the id is not to be handed out before it. Only with a generated `id`. Default false.
+   */
+  deferStart?: boolean;
   signal?: AbortSignal;
 }
 
@@ -89,6 +96,7 @@ const startSchema = z.strictObject({
   successCriteria: z.array(z.string().min(1)).default([]),
   budget: z.strictObject({ maxTokens: z.number().int().positive().optional(), maxMs: z.number().positive().optional(), maxBranches: z.number().int().positive().optional() }).default({}),
   id: z.string().regex(/^[\w.:-]{1,200}$/).optional(),
+  deferStart: z.boolean().optional(),
   signal: signalSchema,
 });
 
@@ -143,6 +151,11 @@ export class SessionEngine extends RunEmitter<ParallelEvent> {
     // A key of this call's own: a second start under the same id, however alike, is refused by the
     // store (the stream exists), not taken for a retry of the first.
     const key = `${id}:session:start:${globalThis.crypto.randomUUID()}`;
+    if (o.deferStart) {
+      if (o.id !== undefined) throw new TotError('INVALID_ARGUMENT', 'SessionEngine.startSession: options.deferStart: a deferred start takes the id the engine makes: leave options.id out.', { details: { field: 'options.deferStart' } });
+      const start = { type: 'session.started', data, idempotencyKey: key };
+      return new AgentSession(this.ctx, SessionModel.start(id, { ...start, version: 0 }), 0, start);
+    }
     let appended;
     try {
       appended = await this.o.store.append(id, [{ type: 'session.started', data, idempotencyKey: key }], { expectedVersion: 'no_stream', ...(o.signal ? { signal: o.signal } : {}) });

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryEventStore } from '../../src/index.js';
 import { SessionEngine, AgentSession } from '../../src/sessions/index.js';
-import { createMcpServer } from '../../src/mcp/index.js';
+import { createMcpServer, SessionCache } from '../../src/mcp/index.js';
 import { splitThought } from '../../src/mcp/split-thought.js';
 import { structured, text } from '../helpers/mcp-sampling.js';
 
@@ -184,5 +184,33 @@ describe('sequentialthinking, the work a call does', () => {
     await think({ thought: 'Thought 31.', thoughtNumber: 31, session_id });
     // The other tool's thought, not the 31 before it, nor the one this call wrote (it has it).
     expect(read.mock.calls).toEqual([['t30']]);
+  });
+
+  it('stores a new session\'s start and its first thought in one append', async () => {
+    const store = new InMemoryEventStore();
+    const append = vi.spyOn(store, 'append');
+    const { think } = await connect(store);
+    const { session_id } = await think({ thought: 'Thought 1.', thoughtNumber: 1 });
+    expect(append.mock.calls.map(([stream, events]) => [stream, events.map((e) => e.type)])).toEqual([[session_id, ['session.started', 'thought.added']]]);
+  });
+
+  it('starts a session anew for a client whose last session, never stored, is no longer held', async () => {
+    const store = new InMemoryEventStore();
+    const engine = new SessionEngine({ store });
+    // One session held at a time: the next one started pushes the one before out.
+    const server = createMcpServer({ engine, sessions: new SessionCache(engine, { maxOpen: 1 }) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'sequential-thinking-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    open.push({ client, server });
+    const think = (n: number) => client.callTool({ name: 'sequentialthinking', arguments: { thought: `Thought ${n}.`, thoughtNumber: n, totalThoughts: 3, nextThoughtNeeded: true } }) as Promise<CallToolResult>;
+    // The first call's write fails, and with it its session's start, stored with its thought.
+    vi.spyOn(store, 'append').mockRejectedValueOnce(new Error('disk full'));
+    expect((await think(1)).isError).toBe(true);
+    expect((await client.callTool({ name: 'think_session_start', arguments: { goal: 'Another session.' } })).isError).toBeFalsy();
+    const next = await think(2);
+    expect(next.isError, text(next)).toBeFalsy();
+    expect(await store.streamVersion(structured<Reply>(next).session_id)).toBe(1);
   });
 });

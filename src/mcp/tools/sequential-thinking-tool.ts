@@ -2,6 +2,7 @@ import * as crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AgentSession } from '../../sessions/agent-session.js';
 import type { SessionThought } from '../../sessions/session-model.js';
+import { TotError } from '../../errors/index.js';
 import { clipText } from '../../internal/clip-text.js';
 import { bool, int } from '../input.js';
 import { splitThought } from '../split-thought.js';
@@ -120,8 +121,17 @@ const branchOf = (a: SequentialArgs) => (a.branchFromThought !== undefined ? (a.
 
 async function sessionFor(a: SequentialArgs, branch: string, key: string, ctx: ToolContext): Promise<{ s: AgentSession; x: SequenceIndex }> {
   const id = a.session_id ?? ctx.sequentialSessions.get(ctx.clientKey);
-  if (id) {
-    const s = await ctx.sessions.get(id, { signal: ctx.signal });
+  // The session this client last used, when it names none, may be gone: started by a call whose
+  // write failed (its start is stored with its first thought) and let go since. It starts anew.
+  let s: AgentSession | undefined;
+  if (id !== undefined) {
+    try {
+      s = await ctx.sessions.get(id, { signal: ctx.signal });
+    } catch (error) {
+      if (a.session_id !== undefined || !TotError.hasCode(error, 'INVALID_ARGUMENT')) throw error;
+    }
+  }
+  if (s) {
     const x = indexOf(s);
     // A client that starts again at thought 1 without naming its session starts a new line of
     // thinking (the reference server simply appends): a new session, not a clash with the old one.
@@ -129,10 +139,11 @@ async function sessionFor(a: SequentialArgs, branch: string, key: string, ctx: T
     const restart = a.session_id === undefined && a.thoughtNumber === 1 && !a.isRevision && a.branchFromThought === undefined && latest(x, '', 1) !== undefined && !s.thoughtByKey(`${key}:0`);
     if (!restart) return { s, x };
   }
-  const s = await ctx.engine.startSession({ goal: `Sequential thinking: ${clipText(a.thought, 200, '')}`, signal: ctx.signal });
-  ctx.sessions.add(s);
-  remember(ctx.sequentialSessions, ctx.clientKey, s.id);
-  return { s, x: indexOf(s) };
+  // Its start is stored with the call's thought, in one append: a committed write fewer per session.
+  const started = await ctx.engine.startSession({ goal: `Sequential thinking: ${clipText(a.thought, 200, '')}`, deferStart: true, signal: ctx.signal });
+  ctx.sessions.add(started);
+  remember(ctx.sequentialSessions, ctx.clientKey, started.id);
+  return { s: started, x: indexOf(started) };
 }
 
 export const sequentialThinkingTool: ToolSpec = tool({
