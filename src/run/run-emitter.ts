@@ -86,6 +86,12 @@ export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<
       if (kept.length < STREAM_HISTORY_LIMIT) kept.push(event);
       else history.events = undefined;
     }
+    // Nobody listening (eventemitter3 counts the event names listened to): nothing to call. A search
+    // publishes about five events per node, most often to no listener.
+    if ((this as unknown as { _eventsCount?: unknown })._eventsCount === 0) {
+      if (event.type === 'run.finished') this.forget(event.runId);
+      return undefined;
+    }
     let failures: unknown[] | undefined;
     const emit = this.emit as (name: string, payload: E) => boolean;
     try {
@@ -98,13 +104,16 @@ export class RunEmitter<E extends RunEventBase = RunEvent> extends EventEmitter<
     } catch (error) {
       (failures ??= []).push(error);
     }
-    if (event.type === 'run.finished') {
-      this.live.delete(event.runId);
-      if (this.latest === event.runId) this.latest = undefined;
-      this.lastRunId = undefined;
-      this.lastHistory = undefined;
-    }
+    if (event.type === 'run.finished') this.forget(event.runId);
     return failures;
+  }
+
+  /** A finished run's kept events go. */
+  private forget(runId: string): void {
+    this.live.delete(runId);
+    if (this.latest === runId) this.latest = undefined;
+    this.lastRunId = undefined;
+    this.lastHistory = undefined;
   }
 
   /**
