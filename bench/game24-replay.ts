@@ -12,7 +12,8 @@
  * expanded, one per value prompt not asked before: the paper's code keeps a value cache across the
  * puzzles of a run, and the evaluator here is behind `withEvaluationCache` with one store for the
  * log), one call per candidate evaluated (no cache: 2.2 times the calls), and with the roles
- * answering without a model call. When a checkout of the paper's code is given
+ * answering without a model call (without the value cache, and behind it: the first way less the
+ * latter is what the model calls themselves cost). When a checkout of the paper's code is given
  * (`--reference`) and Python runs, each round also runs the paper's own `bfs.py` on the same log
  * through bench/tot-reference-replay.py (as written, and with its prints silenced), the two sides
  * in alternating order, and the ratios are taken per round. Target: with every call through the
@@ -107,17 +108,19 @@ function valuePromptKey(node: ThoughtNode, tree: ThoughtTree): string {
  * reference's value prompt, one store for the whole log, as the paper's code keeps its
  * `value_cache` across the puzzles of a run: a state whose value prompt was asked before costs no
  * call, so the calls are the reference's. `none`: the roles answer without a model call.
+ * `valueCacheNoModel`: the evaluator behind the same cache as `valueCache`, the roles answering
+ * without a model call.
  */
-type Calls = 'perCandidate' | 'valueCache' | 'none';
+type Calls = 'perCandidate' | 'valueCache' | 'none' | 'valueCacheNoModel';
 
 /** Per puzzle, an Explorer over the replay roles, as `replayAll` makes them (without its checks of the answers). */
 function replayRuns(log: ReplayPuzzle[], transport: LanguageModel, calls: Calls) {
-  const roleOptions = calls === 'none' ? {} : { transport };
+  const roleOptions = calls === 'none' || calls === 'valueCacheNoModel' ? {} : { transport };
   const store = new Map<string, Evaluation>();
   return log.map((puzzle) => {
     const generator = replayGenerator(puzzle, roleOptions);
     const replayed = replayEvaluator(puzzle, roleOptions);
-    const evaluator = calls === 'valueCache' ? withEvaluationCache(replayed, { key: valuePromptKey, store }) : replayed;
+    const evaluator = calls === 'valueCache' || calls === 'valueCacheNoModel' ? withEvaluationCache(replayed, { key: valuePromptKey, store }) : replayed;
     return { puzzle, generator, evaluator };
   });
 }
@@ -208,22 +211,25 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     await replayCpu(log, nodes, 'valueCache');
     await replayCpu(log, nodes, 'perCandidate');
     await replayCpu(log, nodes, 'none');
+    await replayCpu(log, nodes, 'valueCacheNoModel');
   }
   const ours = async () => {
     const withModel: number[] = [];
     const perCandidate: number[] = [];
     const withoutModel: number[] = [];
+    const cacheWithoutModel: number[] = [];
     const mainThread = { micros: 0 };
     for (let i = 0; i < repeats; i++) {
       withModel.push(await replayCpu(log, nodes, 'valueCache', mainThread));
       perCandidate.push(await replayCpu(log, nodes, 'perCandidate'));
       withoutModel.push(await replayCpu(log, nodes, 'none'));
+      cacheWithoutModel.push(await replayCpu(log, nodes, 'valueCacheNoModel'));
     }
     const processMicros = withModel.reduce((a, b) => a + b, 0) * nodes;
-    return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), withModelBest: Math.min(...withModel), withModelMainThreadShare: mainThreadMicros() === undefined ? undefined : mainThread.micros / processMicros };
+    return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), cacheWithoutModel: median(cacheWithoutModel), withModelBest: Math.min(...withModel), withModelMainThreadShare: mainThreadMicros() === undefined ? undefined : mainThread.micros / processMicros };
   };
   const runReference = reference && 'run' in reference ? reference.run : undefined;
-  const perRound: { withModel: number; perCandidate: number; withoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; loadAverage1m: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
+  const perRound: { withModel: number; perCandidate: number; withoutModel: number; cacheWithoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; loadAverage1m: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
   let referenceInfo: Omit<ReferenceRound, 'asWritten' | 'printsSilenced'> | undefined;
   for (let r = 0; r < rounds; r++) {
     // Alternating which side goes first, so that neither always runs in the same state of a shared machine.
@@ -278,6 +284,9 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
       cpuMicrosPerNode: figure(perRound.map((r) => r.perCandidate)),
     },
     withoutModelCpuMicrosPerNode: figure(perRound.map((r) => r.withoutModel)),
+    // The roles behind the same value cache as the figure with the model, answering without a call:
+    // the figure with the model less this one is the model calls' own cost, per node.
+    valueCacheWithoutModelCpuMicrosPerNode: figure(perRound.map((r) => r.cacheWithoutModel)),
     reference: comparison,
     // Each round's figures (medians of its replays; "best", its fastest), in the order they ran.
     perRound: perRound.map((r) => JSON.parse(JSON.stringify(r, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)))),
