@@ -1257,9 +1257,14 @@ export class AgentSession {
         // Another writer got there first (or stored this very write, when its key is taken): read
         // what it wrote, then build the write again.
         const behind = TotError.hasCode(error, 'EXPECTED_VERSION_CONFLICT') || TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT');
-        // With its start not stored, the session is this object's alone: a stream under its id is
-        // another session's, never something to read and build on.
-        if (!behind || attempt >= CONFLICT_RETRIES || this.pendingStart) throw error;
+        if (!behind || attempt >= CONFLICT_RETRIES) throw error;
+        // A start not known to be stored: the stream under the session's id is this session only if
+        // it begins with this start (an earlier append stored it, and its reply was lost); then the
+        // write goes on as any other. Else it is another session's, never something to build on.
+        if (this.pendingStart) {
+          if (!(await this.startStored(this.pendingStart))) throw error;
+          this.pendingStart = undefined;
+        }
         if (attempt > 0) await backoff(attempt);
         const version = this.version;
         // The write is stored already when what was read holds its keys: by an earlier attempt whose
@@ -1275,6 +1280,12 @@ export class AgentSession {
         if (this.version === version && TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT')) throw error;
       }
     }
+  }
+
+  /** Whether the session's stream begins with `start`. */
+  private async startStored(start: NewEvent): Promise<boolean> {
+    for await (const e of this.ctx.store.readStream(this.id, { fromVersion: 0, limit: 1 })) return e.idempotencyKey === start.idempotencyKey;
+    return false;
   }
 
   private checkpointDue(): boolean {

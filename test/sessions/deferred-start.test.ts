@@ -35,6 +35,22 @@ describe('a session started with deferStart', () => {
     expect((await engine.restore(s.id)).snapshot()).toEqual(s.snapshot());
   });
 
+  it('goes on with its next write when its first was stored but the reply was lost', async () => {
+    const store = new InMemoryEventStore();
+    const engine = new SessionEngine({ store });
+    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const append = store.append.bind(store);
+    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
+      await append(...args);
+      throw new Error('connection lost after the commit');
+    });
+    await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
+    await s.addThought({ role: 'planner', content: 'b' });
+    const restored = await engine.restore(s.id);
+    expect(restored.snapshot().thoughts.map((t) => t.content)).toEqual(['a', 'b']);
+    expect(restored.snapshot()).toEqual(s.snapshot());
+  });
+
   it('stores its start before a checkpoint taken ahead of any write, so that a restore finds the session', async () => {
     const store = new InMemoryEventStore();
     const engine = new SessionEngine({ store });
