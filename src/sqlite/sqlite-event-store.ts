@@ -238,6 +238,8 @@ export class SqliteEventStore implements EventStore {
    * wrapper and its begin/commit statements every time, about a tenth of a single append.
    */
   private readonly inTransaction: Database.Transaction<(body: () => AppendResult) => AppendResult>;
+  /** Saves a snapshot and drops the stream's older ones, in one transaction. */
+  private readonly replaceSnapshot: Database.Transaction<(streamId: string, version: number, state: string, metadata: string | null) => void>;
   private readonly stmt: {
     version: Database.Statement<[string], { v: number | null }>;
     byKey: Database.Statement<[string], Row>;
@@ -245,6 +247,7 @@ export class SqliteEventStore implements EventStore {
     stream: Database.Statement<[string, number, number, number], Row>;
     all: Database.Statement<[number, number], Row>;
     saveSnapshot: Database.Statement;
+    dropOlderSnapshots: Database.Statement<[string, number]>;
     loadSnapshot: Database.Statement<[string], { stream_id: string; version: number; state: string; metadata: string | null }>;
     dataVersion: Database.Statement<[], number>;
   };
@@ -285,11 +288,16 @@ export class SqliteEventStore implements EventStore {
         stream: this.db.prepare('SELECT * FROM tot_events WHERE stream_id = ? AND version >= ? AND version <= ? ORDER BY version LIMIT ?'),
         all: this.db.prepare('SELECT * FROM tot_events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
         saveSnapshot: this.db.prepare('INSERT OR REPLACE INTO tot_snapshots (stream_id, version, state, metadata, saved_at) VALUES (?, ?, ?, ?, ?)'),
+        dropOlderSnapshots: this.db.prepare('DELETE FROM tot_snapshots WHERE stream_id = ? AND version < ?'),
         loadSnapshot: this.db.prepare('SELECT stream_id, version, state, metadata FROM tot_snapshots WHERE stream_id = ? ORDER BY version DESC LIMIT 1'),
         dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
       };
       this.versions = this.owned ? new Map() : undefined;
       this.inTransaction = this.db.transaction((body: () => AppendResult) => body());
+      this.replaceSnapshot = this.db.transaction((streamId: string, version: number, state: string, metadata: string | null) => {
+        this.stmt.dropOlderSnapshots.run(streamId, version);
+        this.stmt.saveSnapshot.run(streamId, version, state, metadata, new Date().toISOString());
+      });
     } catch (error) {
       if (this.owned) this.db.close();
       throw sqliteError(error, `SqliteEventStore: cannot use "${o.path ?? 'the database'}"`);
@@ -466,7 +474,10 @@ export class SqliteEventStore implements EventStore {
   async saveSnapshot(snapshot: Snapshot): Promise<void> {
     this.open('saveSnapshot');
     const s = prepareSnapshot(snapshot, this.maxSnapshotBytes, 'SqliteEventStore.saveSnapshot');
-    this.driver('saveSnapshot', () => this.stmt.saveSnapshot.run(s.streamId, s.version, s.stateJson, s.metadataJson ?? null, new Date().toISOString()));
+    // Only the latest snapshot is ever loaded: the older ones of the stream go in the same
+    // transaction. Kept, a session's doubling checkpoints held as much again as the session's own
+    // events (at 10,000 thoughts, 5.0 MB of snapshots beside 4.6 MB of events), and a long session's file grew by them.
+    this.driver('saveSnapshot', () => this.replaceSnapshot.immediate(s.streamId, s.version, s.stateJson, s.metadataJson ?? null));
   }
 
   /**

@@ -205,6 +205,21 @@ describe('SqliteEventStore', () => {
     await catchTotError(() => new SqliteEventStore({ path: 'x.db', synchronous: 'OFF' as never }), 'INVALID_ARGUMENT');
   });
 
+  it('keeps only the latest snapshot of each stream: a newer one replaces the older ones', async () => {
+    const path = join(dir(), 'snapshots.db');
+    const store = new SqliteEventStore({ path });
+    await store.saveSnapshot({ streamId: 's', version: 3, state: { n: 3 } });
+    await store.saveSnapshot({ streamId: 't', version: 4, state: { n: 4 } });
+    await store.saveSnapshot({ streamId: 's', version: 6, state: { n: 6 } });
+    await store.close();
+    const db = new Database(path);
+    expect(db.prepare('SELECT stream_id, version FROM tot_snapshots ORDER BY stream_id').all()).toEqual([
+      { stream_id: 's', version: 6 },
+      { stream_id: 't', version: 4 },
+    ]);
+    db.close();
+  });
+
   describe('streamVersion after another writer', () => {
     const event = (n: number) => [{ type: 'step', data: { n }, idempotencyKey: `s:${n}:${Math.random()}` }];
 
