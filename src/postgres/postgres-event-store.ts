@@ -166,12 +166,6 @@ function lockKey(table: string): string {
  */
 const ANNOUNCED_AFTER_COMMIT = 'tot.announced_after_commit';
 
-/** The largest batch appended through a prepared statement: a batch of more sends its rows as literals. */
-const PREPARED_BATCH_MAX = 8;
-/** SQLSTATEs of a prepared statement the connection does not have, and of one it has already. */
-const UNDEFINED_PREPARED_STATEMENT = '26000';
-const DUPLICATE_PREPARED_STATEMENT = '42P05';
-
 /** The channel a table's appends are announced on, whether its trigger is there, and the table as `schema.name`. */
 interface TableChannel {
   name: string;
@@ -257,10 +251,6 @@ export class PostgresEventStore implements EventStore {
   private channel: Promise<TableChannel> | undefined;
   /** Ends the followers waiting for a notification when the store closes. */
   private readonly closing = new AbortController();
-  /** Names this instance's prepared statements apart from any other's on a shared connection. */
-  private readonly statementId = nodeCrypto.randomBytes(6).toString('hex');
-  /** The sizes of batch whose INSERT is prepared, by connection. */
-  private readonly prepared = new WeakMap<pg.ClientBase, ReadonlySet<number>>();
 
   constructor(options: PostgresEventStoreOptions) {
     const o = parseOptions(optionsSchema, options, 'PostgresEventStore');
@@ -563,71 +553,32 @@ export class PostgresEventStore implements EventStore {
    * One simple-protocol query, so the values are literals: escaped (sqlLiteral), or numbers the
    * store checked or made. (The extended protocol takes one statement per round trip: begin and lock,
    * check, insert and commit took four, and a single append three times as long as a raw INSERT.)
-   * A batch of up to {@link PREPARED_BATCH_MAX} events runs the INSERT as a statement prepared on
-   * the connection (`EXECUTE`, sent in the same query as its `PREPARE` the first time): planning
-   * it was about a third of the server's CPU per single append (bench/event-store.ts).
    */
-  private async insert(client: pg.ClientBase, a: ReturnType<typeof prepareAppend>, commitNow: boolean, channel: string | undefined, again = false): Promise<AppendResult | undefined> {
+  private async insert(client: pg.ClientBase, a: ReturnType<typeof prepareAppend>, commitNow: boolean, channel: string | undefined): Promise<AppendResult | undefined> {
     const { streamId, events: batch } = a;
     const block = new TimeOrderedIds(batch.length);
     const ids = batch.map((p, i) => p.event.eventId ?? block.at(i));
     const parentIds = batch.map((p) => (p.event.parentIds ? JSON.stringify(p.event.parentIds) : '[]'));
     const clocks = batch.map((p) => (p.event.clock ? JSON.stringify(p.event.clock) : '{}'));
-    const fields = (i: number) => {
-      const p = batch[i]!;
+    const rows = batch.map((p, i) => {
       const e = p.event;
-      return [sqlLiteral(ids[i]!), sqlLiteral(e.type), sqlLiteral(p.dataJson), sqlLiteral(e.idempotencyKey), `'${digest(p.payload)}'`, sqlLiteral(parentIds[i]!), sqlLiteral(clocks[i]!), sqlLiteral(p.metadataJson)];
-    };
+      return `(${sqlLiteral(ids[i]!)}, ${i}, ${sqlLiteral(e.type)}, ${sqlLiteral(p.dataJson)}, ${sqlLiteral(e.idempotencyKey)}, '${digest(p.payload)}', ${sqlLiteral(parentIds[i]!)}, ${sqlLiteral(clocks[i]!)}, ${sqlLiteral(p.metadataJson)})`;
+    });
     const stream = sqlLiteral(streamId);
-    const n = batch.length;
-    const preparedHere = this.prepared.get(client);
-    const prepare = n <= PREPARED_BATCH_MAX && !preparedHere?.has(n);
-    let insertSql: string;
-    if (n <= PREPARED_BATCH_MAX) {
-      const expected = a.expectedVersion;
-      const mode = expected === 'any' ? 0 : expected === 'no_stream' ? 1 : expected === 'stream_exists' ? 2 : 3;
-      insertSql = `EXECUTE ${this.statementName(n)}(${stream}, ${mode}, ${typeof expected === 'number' ? expected : 0}, ${batch.map((_, i) => fields(i).join(', ')).join(', ')})`;
-    } else {
-      const rows = batch.map((_, i) => {
-        const [id, ...rest] = fields(i);
-        return `(${[id, String(i), ...rest].join(', ')})`;
-      });
-      insertSql = `INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
+    // Only positions and versions come back: the rest is known here, and every row's recorded_at
+    // is the transaction's now() (returned per row, it took a sixth of a batched append).
+    const results = (await client.query(
+      `BEGIN; ${this.appendLocks(streamId)} SELECT set_config('${ANNOUNCED_AFTER_COMMIT}', '${channel === undefined ? 'off' : 'on'}', true), ${isoTime('now()')} AS at;
+       INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        SELECT r.event_id, ${stream}, COALESCE(last.v, -1) + 1 + r.i, r.type, r.data, r.idempotency_key, r.payload, r.parent_ids, r.clock, r.metadata
        FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = ${stream}) AS last,
          (VALUES ${rows.join(', ')}) AS r(event_id, i, type, data, idempotency_key, payload, parent_ids, clock, metadata)
        WHERE ${expectedCondition(a.expectedVersion)}
-       RETURNING global_position, version`;
-    }
-    // Prepared statements outlive a failed or rolled-back query: known from here on, forgotten
-    // below if the server says otherwise.
-    if (prepare) this.prepared.set(client, new Set(preparedHere).add(n));
-    // Only positions and versions come back: the rest is known here, and every row's recorded_at
-    // is the transaction's now() (returned per row, it took a sixth of a batched append).
-    let results: pg.QueryResult[];
-    try {
-      results = (await client.query(
-        `${prepare ? `${this.prepareInsert(n)}; ` : ''}BEGIN; ${this.appendLocks(streamId)} SELECT set_config('${ANNOUNCED_AFTER_COMMIT}', '${channel === undefined ? 'off' : 'on'}', true), ${isoTime('now()')} AS at;
-       ${insertSql}${!commitNow ? '' : channel === undefined ? '; COMMIT' : `; COMMIT; ${this.announcement(channel, streamId, ids[0]!)}`}`,
-      )) as unknown as pg.QueryResult[];
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      // The statement is gone from the connection (a host's DEALLOCATE or DISCARD, a pooler that
-      // moved the session), or is there already: the batch is sent again, once, knowing better.
-      if (!again && (code === UNDEFINED_PREPARED_STATEMENT || code === DUPLICATE_PREPARED_STATEMENT)) {
-        await client.query('ROLLBACK');
-        const known = new Set(this.prepared.get(client));
-        if (code === UNDEFINED_PREPARED_STATEMENT) known.delete(n);
-        else known.add(n);
-        this.prepared.set(client, known);
-        return this.insert(client, a, commitNow, channel, true);
-      }
-      throw error;
-    }
-    const at = prepare ? 4 : 3;
-    const inserted = (results[at + 1] as pg.QueryResult<{ global_position: string; version: number }>).rows;
+       RETURNING global_position, version${!commitNow ? '' : channel === undefined ? '; COMMIT' : `; COMMIT; ${this.announcement(channel, streamId, ids[0]!)}`}`,
+    )) as unknown as [unknown, unknown, unknown, pg.QueryResult<{ at: string }>, pg.QueryResult<{ global_position: string; version: number }>];
+    const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
-    const recordedAt = (results[at] as pg.QueryResult<{ at: string }>).rows[0]!.at;
+    const recordedAt = results[3].rows[0]!.at;
     const first = Math.min(...inserted.map((r) => r.version));
     const byVersion = new Map(inserted.map((r) => [r.version, r]));
     // Built when asked for, from the texts sent: most callers only want the next version.
@@ -649,30 +600,6 @@ export class PostgresEventStore implements EventStore {
         });
       });
     return lazyAppendResult(written, first + batch.length - 1);
-  }
-
-  /** The name of this store's prepared INSERT of `n` events: this instance's own, whoever else shares the connection. */
-  private statementName(n: number): string {
-    return `tot_append_${this.statementId}_${n}`;
-  }
-
-  /**
-   * The `PREPARE` of the INSERT of `n` events: $1 the stream, $2 what the append expects (0 any
-   * version, 1 no stream, 2 a stream, 3 the version in $3), then eight fields an event.
-   */
-  private prepareInsert(n: number): string {
-    const types = ['text', 'int', 'bigint', ...Array.from({ length: n * 8 }, () => 'text')];
-    const rows = Array.from({ length: n }, (_, i) => {
-      const p = (k: number) => `$${4 + i * 8 + k}`;
-      return `(${p(0)}, ${i}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)})`;
-    });
-    return `PREPARE ${this.statementName(n)}(${types.join(', ')}) AS
-       INSERT INTO ${this.events} (event_id, stream_id, version, type, data, idempotency_key, payload, parent_ids, clock, metadata)
-       SELECT r.event_id, $1, COALESCE(last.v, -1) + 1 + r.i, r.type, r.data, r.idempotency_key, r.payload, r.parent_ids, r.clock, r.metadata
-       FROM (SELECT MAX(version) AS v FROM ${this.events} WHERE stream_id = $1) AS last,
-         (VALUES ${rows.join(', ')}) AS r(event_id, i, type, data, idempotency_key, payload, parent_ids, clock, metadata)
-       WHERE CASE $2 WHEN 0 THEN TRUE WHEN 1 THEN last.v IS NULL WHEN 2 THEN last.v IS NOT NULL ELSE last.v = $3 END
-       RETURNING global_position, version`;
   }
 
   /**

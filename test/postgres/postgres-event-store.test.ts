@@ -201,7 +201,7 @@ describe.skipIf(!url)('PostgresEventStore: abort, driver errors and the table la
   const inserting = async (waiting?: 'waiting') =>
     (
       await admin.query<{ n: number }>(
-        `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE (query LIKE $1 OR query LIKE '%EXECUTE tot_append_%') AND state = 'active' AND pid <> pg_backend_pid() ${waiting ? "AND wait_event_type = 'Lock'" : ''}`,
+        `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid() ${waiting ? "AND wait_event_type = 'Lock'" : ''}`,
         [`%INSERT INTO ${own}events%`],
       )
     ).rows[0]!.n > 0;
@@ -357,56 +357,6 @@ describe.skipIf(!url)('PostgresEventStore: abort, driver errors and the table la
       expect(error.recoverable, name).toBe(true);
     }
     await store.close();
-  });
-
-  describe('prepared appends', () => {
-    /** A pool of one connection, so that every query of a test meets the same session. */
-    const onePool = () => new pg.Pool({ connectionString: url!, max: 1 });
-    const preparedCount = async (pool: pg.Pool) => (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'tot_append_%'`)).rows[0]!.n;
-    const event = (key: string) => ({ type: 't', data: { key }, idempotencyKey: `${own}${key}` });
-
-    it('prepares the INSERT of a batch size once per connection', async () => {
-      const pool = onePool();
-      const store = new PostgresEventStore({ pool, tablePrefix: own });
-      for (let i = 0; i < 5; i++) await store.append('prep-once', [event(`once-${i}`)], { expectedVersion: i === 0 ? 'no_stream' : i - 1 });
-      expect(await preparedCount(pool)).toBe(1);
-      await store.append('prep-once', [event('once-a'), event('once-b'), event('once-c')], { expectedVersion: 4 });
-      expect(await preparedCount(pool)).toBe(2);
-      expect((await collect(store.readStream('prep-once'))).map((e) => e.version)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-      await store.close();
-      await pool.end();
-    });
-
-    it('appends again after the host drops the statements of its connection', async () => {
-      const pool = onePool();
-      const store = new PostgresEventStore({ pool, tablePrefix: own });
-      await store.append('prep-dropped', [event('dropped-0')], { expectedVersion: 'no_stream' });
-      await pool.query('DISCARD ALL');
-      await store.append('prep-dropped', [event('dropped-1')], { expectedVersion: 0 });
-      await pool.query('DEALLOCATE ALL');
-      await store.append('prep-dropped', [event('dropped-2')], { expectedVersion: 1 });
-      expect((await collect(store.readStream('prep-dropped'))).map((e) => (e.data as { key: string }).key)).toEqual(['dropped-0', 'dropped-1', 'dropped-2']);
-      await store.close();
-      await pool.end();
-    });
-
-    it('lets two stores of the same tables take turns on one connection', async () => {
-      const pool = onePool();
-      const stores = [new PostgresEventStore({ pool, tablePrefix: own }), new PostgresEventStore({ pool, tablePrefix: own })];
-      for (let i = 0; i < 6; i++) await stores[i % 2]!.append('prep-shared', [event(`shared-${i}`)], { expectedVersion: i === 0 ? 'no_stream' : i - 1 });
-      expect(await stores[1]!.streamVersion('prep-shared')).toBe(5);
-      expect(await preparedCount(pool)).toBe(2);
-      await Promise.all(stores.map((s) => s.close()));
-      await pool.end();
-    });
-
-    it('answers an expected version past the 32-bit versions with a conflict, as any other wrong version', async () => {
-      const store = new PostgresEventStore({ pool: admin, tablePrefix: own });
-      await store.append('prep-far', [event('far-0')], { expectedVersion: 'no_stream' });
-      const error = await catchTotError(() => store.append('prep-far', [event('far-1')], { expectedVersion: 2 ** 40 }), 'EXPECTED_VERSION_CONFLICT');
-      expect(error.message).toContain('prep-far');
-      await store.close();
-    });
   });
 
   it('brings tables of the jsonb layout to text columns on setup, keeping their events', async () => {
