@@ -442,8 +442,12 @@ export class AgentSession {
   async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (fastSignalOnly?.(options) === undefined) parseOptions(signalOnlySchema, options, 'AgentSession.refresh');
     return this.serial(async () => {
-      // A start not stored yet: no other writer knows the session.
-      if (this.pendingStart) return;
+      // A start not known to be stored: nothing to read, unless the first write was stored with
+      // it and its reply lost (then the session goes on from the store, that write included).
+      if (this.pendingStart) {
+        if ((await this.ctx.store.streamVersion(this.id)) === null || !(await this.startStored(this.pendingStart))) return;
+        this.pendingStart = undefined;
+      }
       // The stream's version is one indexed lookup in every store; reading the events after ours
       // is a paged query even when there are none, and most refreshes find none (a server's
       // session cache refreshes before every tool call).
@@ -1261,9 +1265,13 @@ export class AgentSession {
         // A start not known to be stored: the stream under the session's id is this session only if
         // it begins with this start (an earlier append stored it, and its reply was lost); then the
         // write goes on as any other. Else it is another session's, never something to build on.
+        // Found stored, the start alone may be what took the key (a checkpoint stored it and its
+        // reply was lost): the write is built again, never refused for it.
+        let startFound = false;
         if (this.pendingStart) {
           if (!(await this.startStored(this.pendingStart))) throw error;
           this.pendingStart = undefined;
+          startFound = true;
         }
         if (attempt > 0) await backoff(attempt);
         const version = this.version;
@@ -1277,7 +1285,7 @@ export class AgentSession {
         }
         // A key taken while nothing new is in the stream is not this writer being behind: it is
         // the key itself (used elsewhere in the store), and trying again cannot help.
-        if (this.version === version && TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT')) throw error;
+        if (!startFound && this.version === version && TotError.hasCode(error, 'IDEMPOTENCY_CONFLICT')) throw error;
       }
     }
   }

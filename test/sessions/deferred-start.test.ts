@@ -51,6 +51,37 @@ describe('a session started with deferStart', () => {
     expect(restored.snapshot()).toEqual(s.snapshot());
   });
 
+  it('reads back, on refresh, a first write that was stored with its start though its reply was lost', async () => {
+    const store = new InMemoryEventStore();
+    const engine = new SessionEngine({ store });
+    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const append = store.append.bind(store);
+    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
+      await append(...args);
+      throw new Error('connection lost after the commit');
+    });
+    await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
+    await s.refresh();
+    expect(s.snapshot().thoughts.map((t) => t.content)).toEqual(['a']);
+    const b = await s.addThought({ role: 'planner', content: 'b', parentIds: [s.snapshot().thoughts[0]!.id] });
+    expect(b.parentIds).toEqual([s.snapshot().thoughts[0]!.id]);
+    expect((await engine.restore(s.id)).snapshot()).toEqual(s.snapshot());
+  });
+
+  it('writes at once after a checkpoint that stored its start but lost the reply', async () => {
+    const store = new InMemoryEventStore();
+    const engine = new SessionEngine({ store });
+    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const append = store.append.bind(store);
+    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
+      await append(...args);
+      throw new Error('connection lost after the commit');
+    });
+    await s.checkpoint().catch(() => undefined);
+    await s.addThought({ role: 'planner', content: 'a' });
+    expect((await engine.restore(s.id)).snapshot().thoughts.map((t) => t.content)).toEqual(['a']);
+  });
+
   it('stores its start before a checkpoint taken ahead of any write, so that a restore finds the session', async () => {
     const store = new InMemoryEventStore();
     const engine = new SessionEngine({ store });
