@@ -553,22 +553,27 @@ function queueFigures(q: NonNullable<typeof qu>): string {
       return xs.length ? `${Math.round(median(xs) * 10) / 10} ms` : '?';
     };
     const runs = (w: string) => `${t.runsPerSecond[w]}${range(of(w).map((r) => r.runsPerSecond))}`;
+    // The targets are for workers that wait on their model (one run at a time): with more runs at
+    // a time, the 2 cores and not the queue are the bound, and the table shows the figures only.
+    const judged = t.concurrencyPerWorker === 1;
     const row = (w: string) => {
       if (w === '1') return `| 1 | ${runs(w)} | | | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
       const target = w === '2' ? q.targets.twoWorkers : q.targets.fourWorkers;
       const ratio = Math.round((t.runsPerSecond[w]! / t.runsPerSecond['1']!) * 100) / 100;
-      return `| ${w} | ${runs(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
+      return judged
+        ? `| ${w} | ${runs(w)} | **${ratio}**${met(ratio >= target)} | ≥ ${target} | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`
+        : `| ${w} | ${runs(w)} | ${ratio} | none: the cores are the bound | ${cpu(w, 'workerCpuMsPerRun')}, ${cpu(w, 'postgresCpuMsPerRun')} |`;
     };
     return `**${t.concurrencyPerWorker === 1 ? 'One run at a time per worker' : `${t.concurrencyPerWorker} runs at a time per worker`}**
 
-| worker processes | runs / s, median (range) | against 1 worker | target | CPU per run: workers, PostgreSQL (medians) |
+| worker processes | runs / s, median (range) | × 1 worker's runs / s (same runs at a time) | target | CPU per run: workers, PostgreSQL (medians) |
 | --- | --- | --- | --- | --- |
 ${Object.keys(t.runsPerSecond).map(row).join('\n')}`;
   };
   const throughput = q.throughput as Throughput[];
   const o = q.overhead;
   return `Search runs of ${q.setup.callsPerRun} model calls at ${q.setup.modelLatencyMs} ms each from a model server (the workers call it with ${q.setup.modelClient}), ${q.setup.runs} runs a round submitted at once
-to worker processes, after ${q.setup.warmRunsPerWorker} warm-up runs per worker, PostgreSQL holding both the pg-boss queue and the event store, on the
+to worker processes, after ${q.setup.warmRunsPerWorker} untimed warm-up runs per worker in each round, PostgreSQL holding both the pg-boss queue and the event store, on the
 same 2 cores as the benchmark; ${q.setup.rounds} rounds, the worker counts in a new order each round.
 
 ${throughput.map(table).join('\n\n')}
@@ -582,7 +587,7 @@ result before it is used), and more workers share the same cores.
 | --- | --- | --- |
 | a run in the worker against the runner called directly with the same store (${o.overheadInWorkerMs.rounds} pairs, in turn) | ${fig(o.overheadInWorkerMs, ' ms', true)}${met(o.overheadInWorkerMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | submit → result with an idle worker, against the runner called directly (the same pairs) | ${fig(o.submitToResultOverDirectMs, ' ms', true)}${met(o.submitToResultOverDirectMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
-| a worker's SIGKILL → its runs running again elsewhere (one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the bound docs/queue.md gives for that lease and poll, ${n(q.takeover.documentedBoundMs)} ms, and 1 s) |
+| a worker's SIGKILL → its runs running again elsewhere (one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
 
 The throughput rows are medians of ${q.setup.rounds} rounds, fewer than the 5 of the rest of this page (a round of
 each worker count takes the queue through start, warm-up, ${q.setup.runs} runs and stop). A run's direct and queued times each spread by
