@@ -6,6 +6,15 @@ import { SessionEngine } from '../../src/sessions/index.js';
 import { SqliteEventStore } from '../../src/sqlite/index.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
 
+/** The store's next append is stored, and then its reply is lost (the caller sees an error). */
+function loseReplyOfNextAppend(store: InMemoryEventStore): void {
+  const append = store.append.bind(store);
+  vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
+    await append(...args);
+    throw new Error('connection lost after the commit');
+  });
+}
+
 describe('a session started with deferStart', () => {
   for (const [name, store] of [
     ['in memory', () => new InMemoryEventStore()],
@@ -39,11 +48,7 @@ describe('a session started with deferStart', () => {
     const store = new InMemoryEventStore();
     const engine = new SessionEngine({ store });
     const s = await engine.startSession({ goal: 'g', deferStart: true });
-    const append = store.append.bind(store);
-    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
-      await append(...args);
-      throw new Error('connection lost after the commit');
-    });
+    loseReplyOfNextAppend(store);
     await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
     await s.addThought({ role: 'planner', content: 'b' });
     const restored = await engine.restore(s.id);
@@ -55,11 +60,7 @@ describe('a session started with deferStart', () => {
     const store = new InMemoryEventStore();
     const engine = new SessionEngine({ store });
     const s = await engine.startSession({ goal: 'g', deferStart: true });
-    const append = store.append.bind(store);
-    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
-      await append(...args);
-      throw new Error('connection lost after the commit');
-    });
+    loseReplyOfNextAppend(store);
     await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
     await s.refresh();
     expect(s.snapshot().thoughts.map((t) => t.content)).toEqual(['a']);
@@ -72,11 +73,7 @@ describe('a session started with deferStart', () => {
     const store = new InMemoryEventStore();
     const engine = new SessionEngine({ store });
     const s = await engine.startSession({ goal: 'g', deferStart: true });
-    const append = store.append.bind(store);
-    vi.spyOn(store, 'append').mockImplementationOnce(async (...args) => {
-      await append(...args);
-      throw new Error('connection lost after the commit');
-    });
+    loseReplyOfNextAppend(store);
     await s.checkpoint().catch(() => undefined);
     await s.addThought({ role: 'planner', content: 'a' });
     expect((await engine.restore(s.id)).snapshot().thoughts.map((t) => t.content)).toEqual(['a']);
