@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TotError } from '../../src/index.js';
-import { RunEmitter } from '../../src/run/run-emitter.js';
-import { startRun, type Run } from '../../src/run/run.js';
+import type { Run } from '../../src/run/run.js';
+import { onKernelRun } from '../helpers/on-run.js';
 
 /** Runs `main` on a run of the kernel and returns what `main` settled with. */
-async function onRun(main: (run: Pick<Run, 'guard'>) => Promise<unknown>, signal?: AbortSignal): Promise<PromiseSettledResult<unknown>> {
-  let settled: PromiseSettledResult<unknown> | undefined;
-  await startRun(
-    { runner: 'test', what: 'test', emitter: new RunEmitter(), options: { strict: false } as never, config: {} },
-    signal ? { signal } : {},
-    { problem: 'p' },
-    (run) => ({
-      async main() {
-        [settled] = await Promise.allSettled([main(run)]);
-      },
-      result: (end) => ({ ...end, stopReason: 'completed' }) as never,
-    }),
-  ).catch(() => undefined);
-  return settled!;
-}
+const onRun = async (main: (run: Pick<Run, 'guard'>) => Promise<unknown>, signal?: AbortSignal) => (await onKernelRun(undefined, main, signal)).settled;
 
 const never = () => new Promise<string>(() => undefined);
 

@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { callModel, TotError, type GenerateResult, type LanguageModel, type RunEventBase } from '../../src/index.js';
-import { RunEmitter } from '../../src/run/run-emitter.js';
-import { startRun, type Run } from '../../src/run/run.js';
+import type { Run } from '../../src/run/run.js';
+import { onKernelRun } from '../helpers/on-run.js';
 
 const ask = { messages: [{ role: 'user' as const, content: 'q' }] };
 
-/** Runs `main` on a run of the kernel (concurrency as given) and returns its events and what `main` settled with. */
-async function onRun(concurrency: number | undefined, main: (run: Pick<Run, 'runModel'>) => Promise<unknown>, signal?: AbortSignal) {
-  const events: RunEventBase[] = [];
-  let settled: PromiseSettledResult<unknown> | undefined;
-  await startRun(
-    { runner: 'test', what: 'test', emitter: new RunEmitter(), options: { strict: false } as never, ...(concurrency === undefined ? {} : { concurrency }), config: {} },
-    { onEvent: (e) => events.push(e), ...(signal ? { signal } : {}) },
-    { problem: 'p' },
-    (run) => ({
-      async main() {
-        [settled] = await Promise.allSettled([main(run)]);
-      },
-      result: (end) => ({ ...end, stopReason: 'completed' }) as never,
-    }),
-  ).catch(() => undefined);
-  return { events, settled: settled! };
-}
+const onRun = (concurrency: number | undefined, main: (run: Pick<Run, 'runModel'>) => Promise<unknown>, signal?: AbortSignal) => onKernelRun(concurrency, main, signal);
 
 describe('a model call through a run', () => {
   it("rejects a provider's untyped error, through callModel, as GENERATION_FAILED with the error as its cause, logged once", async () => {
