@@ -32,8 +32,11 @@ export default defineConfig({
     // the whole suite took 541 s with isolation and 373 s without on the 2-core machine (imports
     // 92 s → 14 s of it). Every file creates its own stores, models and servers; none mocks modules.
     isolate: false,
-    // One worker (vitest's default on 2 cores). `--maxWorkers=2` is safe, each worker having a
-    // PostgreSQL server of its own (test/setup/postgres.ts), but measured no faster on a quiet
-    // 2-core machine (80 s against 77 s for ten process-heavy files), only under others' load.
+    // Two workers, each with a PostgreSQL server of its own (test/setup/postgres.ts). On the 2-core
+    // machine, the whole suite from a quiet start: one worker (vitest's default there) 406–452 s,
+    // two 330–336 s, three 314–348 s. Every file waits on something part of its time (child
+    // processes, Chromium, PostgreSQL, timers), which the other worker's files fill; with two the
+    // cores are already busy all the time (vmstat: no idle), so a third adds nothing.
+    maxWorkers: 2,
   },
 });
