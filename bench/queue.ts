@@ -13,6 +13,7 @@
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
  *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
+ *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file; --pairs 21)
  *   npm run bench:queue -- --concurrency 4   (only that many runs at once per worker; default 1, then 4)
  *   npm run bench:queue -- --fetch           (the workers call the model with fetch, not node:http)
  *
@@ -131,7 +132,10 @@ const arg = (name: string) => {
   return i === -1 ? undefined : process.argv[i + 1];
 };
 const ROUNDS = Number(arg('--rounds') ?? 3);
+/** Direct and queued runs timed in turn for the overhead figures. */
+const OVERHEAD_PAIRS = Number(arg('--pairs') ?? 21);
 const ONLY_THROUGHPUT = arg('--only') === 'throughput';
+const ONLY_OVERHEAD = arg('--only') === 'overhead';
 let cluster: string | undefined;
 let url = process.env.TOT_POSTGRES_URL;
 let clusterData = process.env.TOT_POSTGRES_DATA;
@@ -232,7 +236,7 @@ interface Throughput {
   rounds: Round[];
 }
 const throughput: Throughput[] = [];
-for (const concurrency of CONCURRENCIES) {
+for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < COUNTS.length; k++) {
@@ -282,17 +286,39 @@ const overhead = await (async () => {
   const direct: number[] = [];
   const drives: number[] = [];
   const endToEnd: number[] = [];
+  // Where submit → result goes: the submit call, the wait for a worker to start the run, the run
+  // in the worker (drives), and from the worker's settling to result() returning.
+  const submitCall: number[] = [];
+  const pickup: number[] = [];
+  const resultAfterSettled: number[] = [];
   let started = 0;
+  let settled = 0;
   const stop = new AbortController();
-  const worker = s.queue.work({ flows: [local], concurrency: 1, signal: stop.signal, onRun: (e) => (e.outcome === 'started' ? (started = performance.now()) : drives.push(performance.now() - started)) });
+  const worker = s.queue.work({
+    flows: [local],
+    concurrency: 1,
+    signal: stop.signal,
+    onRun: (e) => {
+      if (e.outcome === 'started') started = performance.now();
+      else {
+        settled = performance.now();
+        drives.push(settled - started);
+      }
+    },
+  });
   await new Promise((r) => setTimeout(r, 1500));
-  for (let i = 0; i < 21; i++) {
+  for (let i = 0; i < OVERHEAD_PAIRS; i++) {
     let t = performance.now();
     await explorer.run(`Solve direct-${i}`, { store: s.store });
     direct.push(performance.now() - t);
     t = performance.now();
-    await s.queue.result(await s.queue.submit(local, { puzzle: `queued-${i}` }));
-    endToEnd.push(performance.now() - t);
+    const id = await s.queue.submit(local, { puzzle: `queued-${i}` });
+    submitCall.push(performance.now() - t);
+    await s.queue.result(id);
+    const done = performance.now();
+    endToEnd.push(done - t);
+    pickup.push(started - t);
+    resultAfterSettled.push(done - settled);
   }
   stop.abort();
   await worker;
@@ -304,9 +330,15 @@ const overhead = await (async () => {
     overheadInWorkerMs: figure(perRun, 1),
     submitToResultMs: figure(endToEnd, 1),
     submitToResultOverDirectMs: figure(direct.map((d, i) => endToEnd[i]! - d), 1),
+    parts: { submitCallMs: figure(submitCall, 1), submitToStartedMs: figure(pickup, 1), settledToResultMs: figure(resultAfterSettled, 1) },
   };
 })();
-console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result`);
+console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result (medians: the submit call ${overhead.parts.submitCallMs.median} ms, submit → the worker starts the run ${overhead.parts.submitToStartedMs.median} ms, the worker settles → result() returns ${overhead.parts.settledToResultMs.median} ms)`);
+if (ONLY_OVERHEAD) {
+  server.close();
+  if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
+  process.exit(0);
+}
 
 // 3. SIGKILL → the runs running again elsewhere.
 const takeover = await (async () => {
