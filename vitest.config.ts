@@ -33,10 +33,10 @@ export default defineConfig({
     // 92 s → 14 s of it). Every file creates its own stores, models and servers; none mocks modules.
     isolate: false,
     // Two workers, each with a PostgreSQL server of its own (test/setup/postgres.ts). On the 2-core
-    // machine, the whole suite from a quiet start: one worker (vitest's default there) 406–452 s,
-    // two 330–336 s, three 314–348 s. Every file waits on something part of its time (child
-    // processes, Chromium, PostgreSQL, timers), which the other worker's files fill; with two the
-    // cores are already busy all the time (vmstat: no idle), so a third adds nothing.
+    // machine, CI's test step took 378 s in two against 406–425 s in one (vitest's default there);
+    // from a quiet start, two took 330–336 s and three 314–348 s. Every file waits on something
+    // part of its time (child processes, Chromium, PostgreSQL, timers), which the other worker's
+    // files fill; with two the cores are already busy all the time (vmstat: no idle).
     maxWorkers: 2,
   },
 });
