@@ -60,7 +60,9 @@ const isLangChar = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <=
 
 /**
  * Fenced blocks: three backticks, a language word, the rest of that line, then the body up to
- * the next three backticks or the end of the text.
+ * the next three backticks or the end of the text. After the language word, the line must end or
+ * go on after a space: three backticks followed by other text (a YAML key "```" in `"```": null`)
+ * open no fence.
  */
 function* fencedBlocks(text: string): Steps<{ lang: string; body: string }[]> {
   const blocks: { lang: string; body: string }[] = [];
@@ -77,6 +79,11 @@ function* fencedBlocks(text: string): Steps<{ lang: string; body: string }[]> {
     }
     const langStart = i;
     while (i < lineEnd && i - langStart < MAX_LANG && isLangChar(text.charCodeAt(i))) i++;
+    const after = i < lineEnd ? text.charCodeAt(i) : 0x0a;
+    if (after !== 0x20 && after !== 0x09 && after !== 0x0d && after !== 0x0a) {
+      from = open + 3;
+      continue;
+    }
     const lang = text.slice(langStart, i).toLowerCase();
     const close = yield* indexOf(text, '```', lineEnd + 1);
     const bodyEnd = close === -1 ? text.length : close;

@@ -34,6 +34,17 @@ describe('parseStructured', () => {
     expect(parseStructured(text, { schema: score, format: 'yaml' })).toMatchObject({ success: true, value: { score: 6, reasoning: 'two lines\nof reasons\n' } });
   });
 
+  it('reads a YAML key of three backticks as a key, not as a fence opening', () => {
+    // As the yaml package writes the key "```": the rest of the reply is no fenced block.
+    const text = '# reply\n"```": null\n"": false\n';
+    expect(parseStructured(text, { schema: z.unknown(), format: 'yaml' })).toMatchObject({ success: true, value: { '```': null, '': false } });
+  });
+
+  it('still opens a fence whose language word is followed by more words on its line', () => {
+    const text = 'Here:\n```yaml title="score"\nscore: 5\nreasoning: ok\n```';
+    expect(parseStructured(text, { schema: score, format: 'yaml' })).toMatchObject({ success: true, value: { score: 5, reasoning: 'ok' } });
+  });
+
   it('parses bare YAML with prose before and after', () => {
     const text = 'My answer follows.\nscore: 4\nreasoning: fine\n\nThanks for asking!';
     expect(parseStructured(text, { schema: score, format: 'yaml' })).toMatchObject({ success: true, value: { score: 4, reasoning: 'fine' } });
