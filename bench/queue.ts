@@ -13,7 +13,8 @@
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
  *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
- *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file; --pairs 21)
+ *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file)
+ *   npm run bench:queue -- --pairs 41        (direct and queued runs timed for the overhead figures; default 21)
  *   npm run bench:queue -- --concurrency 4   (only that many runs at once per worker; default 1, then 4)
  *   npm run bench:queue -- --fetch           (the workers call the model with fetch, not node:http)
  *
@@ -131,11 +132,20 @@ const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i === -1 ? undefined : process.argv[i + 1];
 };
-const ROUNDS = Number(arg('--rounds') ?? 3);
+/** A whole number ≥ 1 given as `name`, else `fallback`; anything else stops the benchmark before it starts a server. */
+const count = (name: string, fallback: number) => {
+  const given = arg(name);
+  if (given === undefined) return fallback;
+  if (!/^[1-9][0-9]*$/.test(given)) throw new Error(`bench:queue: ${name} must be a whole number of at least 1, not "${given}"`);
+  return Number(given);
+};
+const ROUNDS = count('--rounds', 3);
 /** Direct and queued runs timed in turn for the overhead figures. */
-const OVERHEAD_PAIRS = Number(arg('--pairs') ?? 21);
-const ONLY_THROUGHPUT = arg('--only') === 'throughput';
-const ONLY_OVERHEAD = arg('--only') === 'overhead';
+const OVERHEAD_PAIRS = count('--pairs', 21);
+const ONLY = arg('--only');
+if (ONLY !== undefined && ONLY !== 'throughput' && ONLY !== 'overhead') throw new Error(`bench:queue: --only takes throughput or overhead, not "${ONLY}"`);
+const ONLY_THROUGHPUT = ONLY === 'throughput';
+const ONLY_OVERHEAD = ONLY === 'overhead';
 let cluster: string | undefined;
 let url = process.env.TOT_POSTGRES_URL;
 let clusterData = process.env.TOT_POSTGRES_DATA;
@@ -144,6 +154,15 @@ if (!url) {
   url = /TOT_POSTGRES_URL=(.*)/.exec(out)![1]!;
   cluster = /TOT_POSTGRES_DATA=(.*)/.exec(out)![1]!;
   clusterData = cluster;
+  // A benchmark that fails midway stops its throwaway cluster too (stopping it twice is harmless).
+  const started = cluster;
+  process.once('exit', () => {
+    try {
+      execFileSync('bash', ['.ci/postgres', 'stop', started], { stdio: 'ignore' });
+    } catch {
+      // Gone already.
+    }
+  });
 }
 
 /** CPU time of a process in ms, its reaped children's included, from /proc (`undefined` when gone). */
@@ -218,7 +237,7 @@ const { flow } = searchFlow(httpModel(modelUrl));
 const RUNS = 120;
 /** Runs each worker drives before the timed ones. */
 const WARM_RUNS_PER_WORKER = 20;
-const CONCURRENCIES = arg('--concurrency') === undefined ? [1, 4] : [Number(arg('--concurrency'))];
+const CONCURRENCIES = arg('--concurrency') === undefined ? [1, 4] : [count('--concurrency', 1)];
 const COUNTS = [1, 2, 4];
 interface Round {
   workers: number;
@@ -286,23 +305,27 @@ const overhead = await (async () => {
   const direct: number[] = [];
   const drives: number[] = [];
   const endToEnd: number[] = [];
-  // Where submit → result goes: the submit call, the wait for a worker to start the run, the run
-  // in the worker (drives), and from the worker's settling to result() returning.
+  // Where submit → result goes, in parts that add up to it: the submit call, from its return to the
+  // worker starting the run, the run in the worker (drives), and from the worker's settling (the
+  // job completed and announced) to result() returning, which a poll of result() can make negative.
   const submitCall: number[] = [];
   const pickup: number[] = [];
   const resultAfterSettled: number[] = [];
-  let started = 0;
-  let settled = 0;
+  // By run id: a late report can never be taken for the next run's.
+  const startedAt = new Map<string, number>();
+  const settledAt = new Map<string, number>();
+  const onSettled = new Map<string, () => void>();
   const stop = new AbortController();
   const worker = s.queue.work({
     flows: [local],
     concurrency: 1,
     signal: stop.signal,
     onRun: (e) => {
-      if (e.outcome === 'started') started = performance.now();
+      const now = performance.now();
+      if (e.outcome === 'started') startedAt.set(e.runId, now);
       else {
-        settled = performance.now();
-        drives.push(settled - started);
+        settledAt.set(e.runId, now);
+        onSettled.get(e.runId)?.();
       }
     },
   });
@@ -313,12 +336,17 @@ const overhead = await (async () => {
     direct.push(performance.now() - t);
     t = performance.now();
     const id = await s.queue.submit(local, { puzzle: `queued-${i}` });
-    submitCall.push(performance.now() - t);
+    const submitted = performance.now();
     await s.queue.result(id);
     const done = performance.now();
+    // The worker's report of the settle may come after result() returned: waited for before the next pair.
+    if (!settledAt.has(id)) await new Promise<void>((resolve) => onSettled.set(id, resolve));
+    onSettled.delete(id);
+    submitCall.push(submitted - t);
     endToEnd.push(done - t);
-    pickup.push(started - t);
-    resultAfterSettled.push(done - settled);
+    pickup.push(startedAt.get(id)! - submitted);
+    drives.push(settledAt.get(id)! - startedAt.get(id)!);
+    resultAfterSettled.push(done - settledAt.get(id)!);
   }
   stop.abort();
   await worker;
@@ -330,10 +358,10 @@ const overhead = await (async () => {
     overheadInWorkerMs: figure(perRun, 1),
     submitToResultMs: figure(endToEnd, 1),
     submitToResultOverDirectMs: figure(direct.map((d, i) => endToEnd[i]! - d), 1),
-    parts: { submitCallMs: figure(submitCall, 1), submitToStartedMs: figure(pickup, 1), settledToResultMs: figure(resultAfterSettled, 1) },
+    parts: { submitCallMs: figure(submitCall, 1), submittedToStartedMs: figure(pickup, 1), settledToResultMs: figure(resultAfterSettled, 1) },
   };
 })();
-console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result (medians: the submit call ${overhead.parts.submitCallMs.median} ms, submit → the worker starts the run ${overhead.parts.submitToStartedMs.median} ms, the worker settles → result() returns ${overhead.parts.settledToResultMs.median} ms)`);
+console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result (medians: the submit call ${overhead.parts.submitCallMs.median} ms, its return → the worker starts the run ${overhead.parts.submittedToStartedMs.median} ms, the run in the worker ${overhead.inWorkerMs.median} ms, the worker settles → result() returns ${overhead.parts.settledToResultMs.median} ms)`);
 if (ONLY_OVERHEAD) {
   server.close();
   if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
