@@ -8,10 +8,11 @@
  *
  * - Sessions of 10 thoughts: `--sessions` rounds (after 20 untimed), each a line of thinking 1 to 10
  *   that names no session (a new session on ours, as a client starting over; the reference
- *   appends). Median and p99 per call (target: median within 1.5× of the reference's).
+ *   appends). Median and p99 per call (target on `--db memory`: median within 1.5× of the reference's).
  * - One sequence of `--long` thoughts (10,000): numbers 1 to 10,000 in one session, 100 calls at a
  *   time on each server in turn. Median, p99, and the median of the first and the last tenth: a
- *   call's cost must not grow with the sequence (target: median within 1.5× of the reference's).
+ *   call's cost must not grow with the sequence (target on `--db memory`: median within 1.5× of
+ *   the reference's).
  * - Memory per thought: each server's resident set (VmRSS) before and after the long sequence,
  *   over its thoughts; and, measured exactly, the heap each keeps per thought: the reference's own
  *   class and `createMcpServer` on an in-memory store, in this process, through the SDK's in-memory
@@ -280,7 +281,7 @@ try {
       };
     }),
   );
-  for (const t of targets) progress(`${t.case}: median ${t.medianMs} ms / reference ${t.referenceMedianMs} ms = ${t.ratio}× ${t.target === null ? ' (durable: no target)' : ` (target ≤ ${t.target}×: ${t.met ? 'met' : 'not met'})`}; in-process CPU ${t.inProcessCpuUs} / ${t.referenceInProcessCpuUs} µs = ${t.inProcessCpuRatio}×`);
+  for (const t of targets) progress(`${t.case}: median ${t.medianMs} ms / reference ${t.referenceMedianMs} ms = ${t.ratio}×${t.target === null ? ' (durable: no target)' : ` (target ≤ ${t.target}×: ${t.met ? 'met' : 'not met'})`}; in-process CPU ${t.inProcessCpuUs} / ${t.referenceInProcessCpuUs} µs = ${t.inProcessCpuRatio}×`);
   const sqliteCall = inProcess['tot --db sqlite']!.longSequence.medianUs;
   // The floor against the reference's call: its server side in process, and its whole process (stdio included).
   const refProcessUs = ref.longSequence.serverCpuMsPerCall * 1000;
