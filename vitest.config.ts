@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -36,7 +37,8 @@ export default defineConfig({
     // machine, CI's test step took 378 s in two against 406–425 s in one (vitest's default there);
     // from a quiet start, two took 330–336 s and three 314–348 s. Every file waits on something
     // part of its time (child processes, Chromium, PostgreSQL, timers), which the other worker's
-    // files fill; with two the cores are already busy all the time (vmstat: no idle).
-    maxWorkers: 2,
+    // files fill; with two the cores are already busy all the time (vmstat: no idle). On a larger
+    // machine, vitest's own default (a worker per core but one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
