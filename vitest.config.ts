@@ -34,8 +34,8 @@ export default defineConfig({
     // 92 s → 14 s of it). Every file creates its own stores, models and servers; none mocks modules.
     isolate: false,
     // Two workers, each with a PostgreSQL server of its own (test/setup/postgres.ts). On the 2-core
-    // machine, CI's test step took 378 s in two against 406–425 s in one (vitest's default there);
-    // from a quiet start, two took 330–336 s and three 314–348 s. Every file waits on something
+    // machine, alternating whole runs: one worker (vitest's default there) 439 and 472 s, two 372
+    // and 428 s; three took 314–348 s, two 330–336 s in the same hour. Every file waits on something
     // part of its time (child processes, Chromium, PostgreSQL, timers), which the other worker's
     // files fill; with two the cores are already busy all the time (vmstat: no idle). On a larger
     // machine, vitest's own default (a worker per core but one).
