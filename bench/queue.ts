@@ -146,19 +146,17 @@ const ONLY = arg('--only');
 if (ONLY !== undefined && ONLY !== 'throughput' && ONLY !== 'overhead') throw new Error(`bench:queue: --only takes throughput or overhead, not "${ONLY}"`);
 const ONLY_THROUGHPUT = ONLY === 'throughput';
 const ONLY_OVERHEAD = ONLY === 'overhead';
-let cluster: string | undefined;
 let url = process.env.TOT_POSTGRES_URL;
 let clusterData = process.env.TOT_POSTGRES_DATA;
 if (!url) {
   const out = execFileSync('bash', ['.ci/postgres', 'start'], { encoding: 'utf8' });
   url = /TOT_POSTGRES_URL=(.*)/.exec(out)![1]!;
-  cluster = /TOT_POSTGRES_DATA=(.*)/.exec(out)![1]!;
+  const cluster = /TOT_POSTGRES_DATA=(.*)/.exec(out)![1]!;
   clusterData = cluster;
-  // A benchmark that fails midway stops its throwaway cluster too (stopping it twice is harmless).
-  const started = cluster;
+  // A throwaway cluster is stopped when the benchmark exits, however it ends (a failure midway included).
   process.once('exit', () => {
     try {
-      execFileSync('bash', ['.ci/postgres', 'stop', started], { stdio: 'ignore' });
+      execFileSync('bash', ['.ci/postgres', 'stop', cluster], { stdio: 'ignore' });
     } catch {
       // Gone already.
     }
@@ -293,7 +291,6 @@ for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
 }
 if (ONLY_THROUGHPUT) {
   server.close();
-  if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
   process.exit(0);
 }
 
@@ -364,7 +361,6 @@ const overhead = await (async () => {
 console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result (medians: the submit call ${overhead.parts.submitCallMs.median} ms, its return → the worker starts the run ${overhead.parts.submittedToStartedMs.median} ms, the run in the worker ${overhead.inWorkerMs.median} ms, the worker settles → result() returns ${overhead.parts.settledToResultMs.median} ms)`);
 if (ONLY_OVERHEAD) {
   server.close();
-  if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
   process.exit(0);
 }
 
@@ -395,7 +391,6 @@ const takeover = await (async () => {
 console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.max} ms (bound ${takeover.documentedBoundMs} ms)`);
 
 server.close();
-if (cluster) execFileSync('bash', ['.ci/postgres', 'stop', cluster]);
 
 report('queue', {
   setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, warmRunsPerWorker: WARM_RUNS_PER_WORKER, rounds: ROUNDS, modelClient: USE_FETCH ? 'fetch' : 'node:http, keep-alive' },

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { callModel, TotError, type GenerateResult, type LanguageModel, type RunEventBase } from '../../src/index.js';
-import type { Run } from '../../src/run/run.js';
-import { onKernelRun } from '../helpers/on-run.js';
+import { onKernelRun as onRun } from '../helpers/on-run.js';
 
 const ask = { messages: [{ role: 'user' as const, content: 'q' }] };
-
-const onRun = (concurrency: number | undefined, main: (run: Pick<Run, 'runModel'>) => Promise<unknown>, signal?: AbortSignal) => onKernelRun(concurrency, main, signal);
 
 describe('a model call through a run', () => {
   it("rejects a provider's untyped error, through callModel, as GENERATION_FAILED with the error as its cause, logged once", async () => {

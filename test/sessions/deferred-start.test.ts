@@ -15,6 +15,13 @@ function loseReplyOfNextAppend(store: InMemoryEventStore): void {
   });
 }
 
+/** A session started with deferStart on an in-memory store, nothing stored yet. */
+async function deferredSession() {
+  const store = new InMemoryEventStore();
+  const engine = new SessionEngine({ store });
+  return { store, engine, s: await engine.startSession({ goal: 'g', deferStart: true }) };
+}
+
 describe('a session started with deferStart', () => {
   for (const [name, store] of [
     ['in memory', () => new InMemoryEventStore()],
@@ -33,9 +40,7 @@ describe('a session started with deferStart', () => {
   }
 
   it('stores nothing when its first write fails, and its start with the next write', async () => {
-    const store = new InMemoryEventStore();
-    const engine = new SessionEngine({ store });
-    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const { store, engine, s } = await deferredSession();
     vi.spyOn(store, 'append').mockRejectedValueOnce(new Error('disk full'));
     await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('disk full');
     expect(await store.streamVersion(s.id)).toBeNull();
@@ -45,9 +50,7 @@ describe('a session started with deferStart', () => {
   });
 
   it('goes on with its next write when its first was stored but the reply was lost', async () => {
-    const store = new InMemoryEventStore();
-    const engine = new SessionEngine({ store });
-    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const { store, engine, s } = await deferredSession();
     loseReplyOfNextAppend(store);
     await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
     await s.addThought({ role: 'planner', content: 'b' });
@@ -57,9 +60,7 @@ describe('a session started with deferStart', () => {
   });
 
   it('reads back, on refresh, a first write that was stored with its start though its reply was lost', async () => {
-    const store = new InMemoryEventStore();
-    const engine = new SessionEngine({ store });
-    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const { store, engine, s } = await deferredSession();
     loseReplyOfNextAppend(store);
     await expect(s.addThought({ role: 'planner', content: 'a' })).rejects.toThrow('connection lost');
     await s.refresh();
@@ -70,9 +71,7 @@ describe('a session started with deferStart', () => {
   });
 
   it('writes at once after a checkpoint that stored its start but lost the reply', async () => {
-    const store = new InMemoryEventStore();
-    const engine = new SessionEngine({ store });
-    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const { store, engine, s } = await deferredSession();
     loseReplyOfNextAppend(store);
     await s.checkpoint().catch(() => undefined);
     await s.addThought({ role: 'planner', content: 'a' });
@@ -80,16 +79,13 @@ describe('a session started with deferStart', () => {
   });
 
   it('stores its start before a checkpoint taken ahead of any write, so that a restore finds the session', async () => {
-    const store = new InMemoryEventStore();
-    const engine = new SessionEngine({ store });
-    const s = await engine.startSession({ goal: 'g', deferStart: true });
+    const { engine, s } = await deferredSession();
     await s.checkpoint();
     expect((await engine.restore(s.id)).snapshot()).toEqual(s.snapshot());
   });
 
   it('refuses a stream another writer made under its id, reading nothing of it', async () => {
-    const store = new InMemoryEventStore();
-    const s = await new SessionEngine({ store }).startSession({ goal: 'g', deferStart: true });
+    const { store, s } = await deferredSession();
     await store.append(s.id, [{ type: 'session.started', data: { sessionId: s.id, goal: 'other', successCriteria: [], budget: {}, maxThoughtChars: 400, at: 0 }, idempotencyKey: 'other-start' }], { expectedVersion: 'no_stream' });
     await catchTotError(() => s.addThought({ role: 'planner', content: 'a' }), 'EXPECTED_VERSION_CONFLICT');
     expect(s.snapshot().goal).toBe('g');
