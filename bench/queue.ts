@@ -14,7 +14,7 @@
  *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
  *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file)
- *   npm run bench:queue -- --pairs 41        (direct and queued runs timed for the overhead figures; default 21)
+ *   npm run bench:queue -- --pairs 41        (direct and queued runs timed for the overhead figures; default 101)
  *   npm run bench:queue -- --concurrency 4   (only that many runs at once per worker; default 1, then 4)
  *   npm run bench:queue -- --fetch           (the workers call the model with fetch, not node:http)
  *
@@ -141,7 +141,7 @@ const count = (name: string, fallback: number) => {
 };
 const ROUNDS = count('--rounds', 3);
 /** Direct and queued runs timed in turn for the overhead figures. */
-const OVERHEAD_PAIRS = count('--pairs', 21);
+const OVERHEAD_PAIRS = count('--pairs', 101);
 const ONLY = arg('--only');
 if (ONLY !== undefined && ONLY !== 'throughput' && ONLY !== 'overhead') throw new Error(`bench:queue: --only takes throughput or overhead, not "${ONLY}"`);
 const ONLY_THROUGHPUT = ONLY === 'throughput';
@@ -198,13 +198,13 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
 let n = 0;
-// The submitting queue waits for results as a host would: woken by each run's settled notification,
-// with the default fallback poll (250 ms), except where the benchmark times submit → result.
-async function setup(lease = 5, resultPollMs?: number) {
+// The submitting queue waits for results as a host would: each run's settled notification brings its
+// result, with the default fallback poll (250 ms).
+async function setup(lease = 5) {
   const schema = `bq${process.pid}_${n++}`;
   const store = new PostgresEventStore({ connectionString: pg, tablePrefix: `${schema}_` });
   await store.setup();
-  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease, ...(resultPollMs === undefined ? {} : { resultPollMs }) });
+  const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease });
   await queue.list();
   const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
   const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
@@ -297,7 +297,7 @@ if (ONLY_THROUGHPUT) {
 // 2. Overhead per run: in one process, one run at a time, a direct run and a queued run in turn
 // (so that the machine's other work weighs on both alike).
 const overhead = await (async () => {
-  const s = await setup(5, 20);
+  const s = await setup(5);
   const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
   const direct: number[] = [];
   const drives: number[] = [];

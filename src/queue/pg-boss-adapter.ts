@@ -45,6 +45,9 @@ export interface PgBossConfig {
   onError: (error: unknown) => void;
 }
 
+/** The longest notification payload sent (PostgreSQL's limit is 8000 bytes). */
+const NOTIFY_PAYLOAD_BYTES = 7900;
+
 /** pg-boss's longest job expiry (24 hours); a job's heartbeat, where there is one, bounds crash takeover instead. */
 const LONGEST_EXPIRY_SECONDS = 24 * 60 * 60;
 /** pg-boss 12 refuses a shorter heartbeat. */
@@ -123,6 +126,24 @@ export class PgBossAdapter {
   /** Offers again the jobs whose hold passed, in every queue of the schema (any worker may; pg-boss serialises it). */
   async sweep(): Promise<void> {
     await (this.major === 10 ? this.boss.expire!() : this.boss.supervise!());
+  }
+
+  /**
+   * The statement that completes a job this worker holds and announces it, in one round trip
+   * (pg-boss's `complete` and a separate `pg_notify` took two, and the waiter then read the job
+   * back in a third: about 2.5 ms of the queue's overhead per run, the queue benchmark). $1 queue,
+   * $2 run id, $3 output, $4 channel. The notification, sent only when the job was still this
+   * worker's (active), carries the settled job as JSON (its input and answers left out) so that
+   * a waiting `result()` needs no query; a job too large for a notification sends its id alone.
+   * The update is pg-boss's own `complete` for one job, the same on 10, 11 and 12.
+   */
+  completeSql(): string {
+    return `WITH done AS (
+        UPDATE ${this.config.schema}.job SET completed_on = now(), state = 'completed', output = $3::jsonb
+        WHERE name = $1 AND id = $2::uuid AND state = 'active'
+        RETURNING id, json_build_object('id', id, 'name', name, 'state', state, 'data', data - 'input' - 'answers', 'output', output, 'retry_count', retry_count, 'created_on', created_on, 'completed_on', completed_on)::text AS job
+      )
+      SELECT pg_notify($4, CASE WHEN octet_length(job) < ${NOTIFY_PAYLOAD_BYTES} THEN job ELSE id::text END) FROM done`;
   }
 
   /**

@@ -100,6 +100,9 @@ interface JobRow {
   completed_on: Date | null;
 }
 
+/** The form of the run ids the queue hands out (pg-boss job ids). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** PostgreSQL's code of a transaction it failed to break a deadlock. */
 const DEADLOCK = '40P01';
 
@@ -118,6 +121,20 @@ const STATUS_SQL: Record<RunStatus, string> = {
   finished: `(state = 'completed' AND output->>'status' = 'finished')`,
   waiting: `(state = 'completed' AND output->>'status' = 'waiting')`,
 };
+
+/** The settled job a worker's notification carries (PgBossAdapter.completeSql), or `undefined` for a bare run id or anything else. */
+function settledJob(payload: string): JobRow | undefined {
+  if (!payload.startsWith('{')) return undefined;
+  let row: JobRow;
+  try {
+    row = JSON.parse(payload) as JobRow;
+  } catch {
+    return undefined;
+  }
+  const data = row?.data as Partial<RunData> | undefined;
+  if (typeof row?.id !== 'string' || row.state !== 'completed' || typeof data?.flow !== 'string' || typeof data.version !== 'number' || typeof row.output !== 'object' || typeof row.retry_count !== 'number') return undefined;
+  return row;
+}
 
 function toQueuedRun(row: JobRow, maxAttempts: number): QueuedRun {
   let status: RunStatus;
@@ -297,8 +314,7 @@ class PgBossQueue implements RunQueue {
 
   private async get(runId: unknown, where: string, signal: AbortSignal | undefined): Promise<JobRow> {
     const id = parseOptions(runIdSchema, runId, where, 'runId');
-    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
-    const row = uuid ? await raceAbort(this.find(id), signal, where) : undefined;
+    const row = UUID.test(id) ? await raceAbort(this.find(id), signal, where) : undefined;
     if (!row) throw new TotError('INVALID_ARGUMENT', `${where}: this queue has no run "${id}".`, { details: { field: 'runId' } });
     return row;
   }
@@ -310,21 +326,27 @@ class PgBossQueue implements RunQueue {
 
   async result(runId: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     const o = parseOptions(signalOnlySchema, options, 'result');
-    let row = await this.get(runId, 'result', o.signal);
-    if (!SETTLED.has(toQueuedRun(row, this.o.maxAttempts).status)) {
-      // One poll for every run waited on in this process, not one per waiter.
-      let waiter!: (settled: JobRow) => void;
-      const settled = new Promise<JobRow>((resolve) => (waiter = resolve));
-      const list = this.waiting.get(row.id) ?? new Set();
-      list.add(waiter);
-      this.waiting.set(row.id, list);
-      this.pollResults();
-      try {
-        row = await raceAbort(settled, o.signal, 'result');
-      } finally {
-        list.delete(waiter);
-        if (list.size === 0 && this.waiting.get(row.id) === list) this.waiting.delete(row.id);
-      }
+    const given = parseOptions(runIdSchema, runId, 'result', 'runId');
+    // Not a run id this queue hands out: no run to wait for (get says so).
+    if (!UUID.test(given)) await this.get(given, 'result', o.signal);
+    const id = given.toLowerCase();
+    // Waited for before the job is read, so that a settle announced meanwhile is not missed; one
+    // poll and one listener for every run waited on in this process, not one per waiter.
+    let waiter!: (settled: JobRow) => void;
+    const settled = new Promise<JobRow>((resolve) => (waiter = resolve));
+    const list = this.waiting.get(id) ?? new Set();
+    list.add(waiter);
+    this.waiting.set(id, list);
+    this.pollResults();
+    let row: JobRow;
+    try {
+      row = await this.get(given, 'result', o.signal);
+      if (!SETTLED.has(toQueuedRun(row, this.o.maxAttempts).status)) row = await raceAbort(settled, o.signal, 'result');
+    } finally {
+      list.delete(waiter);
+      if (list.size === 0 && this.waiting.get(id) === list) this.waiting.delete(id);
+      // Nobody waits any more: the poll ends now rather than at its next turn.
+      if (this.waiting.size === 0) this.wakePoll?.();
     }
     const info = toQueuedRun(row, this.o.maxAttempts);
     return settledResult(info.runId, info.status, row.output?.result ?? null, info.error);
@@ -332,27 +354,58 @@ class PgBossQueue implements RunQueue {
 
   private readonly waiting = new Map<string, Set<(row: JobRow) => void>>();
   private polling = false;
+  /** Ends the poll's wait: a look now (or the poll's end, when nobody waits). */
+  private wakePoll: (() => void) | undefined;
 
-  /** Looks, every `resultPollMs`, which of the runs waited on settled, in one query; stops when nobody waits. */
+  /**
+   * Waits for the runs waited on to settle: told by the workers' notifications, and looking every
+   * `resultPollMs` in one query in case one was missed (sent before this process listened, or
+   * while its connection was down). Stops when nobody waits.
+   */
   private pollResults(): void {
     if (this.polling) return;
     this.polling = true;
-    let wake: (() => void) | undefined;
+    // A look at once when the listener starts listening (a run may have settled before), not when
+    // it already listened: a waiter is registered before its job is read.
+    let look = false;
+    let registering = true;
     // `undefined` after the listener reconnected: a run may have settled unnoticed meanwhile.
-    const unlisten = this.listener.listen(this.channels.settled, (runId) => {
-      if (runId === undefined || this.waiting.has(runId)) wake?.();
-    });
+    // A worker's notification carries the settled job (settledJob); a cancel's, or a job too large
+    // for a notification, its id alone: then the poll reads it.
+    const unlisten = this.listener.listen(
+      this.channels.settled,
+      (payload) => {
+        const row = payload === undefined ? undefined : settledJob(payload);
+        if (row === undefined) {
+          if (payload === undefined || this.waiting.has(payload)) {
+            look = true;
+            this.wakePoll?.();
+          }
+          return;
+        }
+        for (const waiter of [...(this.waiting.get(row.id) ?? [])]) waiter(row);
+      },
+      () => {
+        if (registering) return;
+        look = true;
+        this.wakePoll?.();
+      },
+    );
+    registering = false;
     void (async () => {
       try {
         while (this.waiting.size > 0 && !this.lifecycle.closing.aborted) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.o.resultPollMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = undefined;
+          if (!look) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, this.o.resultPollMs);
+              this.wakePoll = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+          }
+          this.wakePoll = undefined;
+          look = false;
           if (this.waiting.size === 0 || this.lifecycle.closing.aborted) break;
           const ids = [...this.waiting.keys()];
           let rows: JobRow[] = [];
@@ -361,9 +414,10 @@ class PgBossQueue implements RunQueue {
           } catch (error) {
             this.o.onError?.(error);
           }
-          for (const row of rows) for (const waiter of this.waiting.get(row.id) ?? []) waiter(row);
+          for (const row of rows) for (const waiter of [...(this.waiting.get(row.id) ?? [])]) waiter(row);
         }
       } finally {
+        this.wakePoll = undefined;
         unlisten();
         this.polling = false;
       }
@@ -490,17 +544,15 @@ class PgBossQueue implements RunQueue {
           return;
         case 'failed':
           // Settled without a retry: a flow that fails fails the same way again.
-          await boss.complete(queue, id, { status: 'failed', error: outcome.error } satisfies RunOutput);
-          await this.notify(this.channels.settled, id);
-          return;
+          return complete(queue, id, { status: 'failed', error: outcome.error });
         case 'waiting':
-          await boss.complete(queue, id, { status: 'waiting', result: outcome.result, pending: outcome.pending, ...(outcome.logVersion === undefined ? {} : { logVersion: outcome.logVersion }) } satisfies RunOutput);
-          await this.notify(this.channels.settled, id);
-          return;
+          return complete(queue, id, { status: 'waiting', result: outcome.result, pending: outcome.pending, ...(outcome.logVersion === undefined ? {} : { logVersion: outcome.logVersion }) });
         default:
-          await boss.complete(queue, id, { status: outcome.kind, result: outcome.result } satisfies RunOutput);
-          await this.notify(this.channels.settled, id);
+          return complete(queue, id, { status: outcome.kind, result: outcome.result });
       }
+    };
+    const complete = async (queue: string, id: string, output: RunOutput): Promise<void> => {
+      await boss.getDb().executeSql(pgBoss.completeSql(), [queue, id, JSON.stringify(output), this.channels.settled]);
     };
 
     const drive = (queue: string, row: FetchedJob<RunData>) => {
