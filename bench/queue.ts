@@ -295,7 +295,9 @@ if (ONLY_THROUGHPUT) {
 }
 
 // 2. Overhead per run: in one process, one run at a time, a direct run and a queued run in turn
-// (so that the machine's other work weighs on both alike).
+// (so that the machine's other work weighs on both alike), of the same puzzle: the two make the
+// same model calls, so that their difference is the queue's and not the search's (puzzles of their
+// own made pairs differ by tens of milliseconds either way).
 const overhead = await (async () => {
   const s = await setup(5);
   const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
@@ -303,8 +305,9 @@ const overhead = await (async () => {
   const drives: number[] = [];
   const endToEnd: number[] = [];
   // Where submit → result goes, in parts that add up to it: the submit call, from its return to the
-  // worker starting the run, the run in the worker (drives), and from the worker's settling (the
-  // job completed and announced) to result() returning, which a poll of result() can make negative.
+  // worker starting the run, the run in the worker (drives, until the worker's statement that
+  // completes and announces the run has returned), and from there to result() returning, negative
+  // when the announcement reached result() before the statement's reply reached the worker.
   const submitCall: number[] = [];
   const pickup: number[] = [];
   const resultAfterSettled: number[] = [];
@@ -327,12 +330,16 @@ const overhead = await (async () => {
     },
   });
   await new Promise((r) => setTimeout(r, 1500));
-  for (let i = 0; i < OVERHEAD_PAIRS; i++) {
-    let t = performance.now();
-    await explorer.run(`Solve direct-${i}`, { store: s.store });
+  const runDirect = async (i: number) => {
+    const t = performance.now();
+    await explorer.run(`Solve pair-${i}`, { store: s.store });
     direct.push(performance.now() - t);
-    t = performance.now();
-    const id = await s.queue.submit(local, { puzzle: `queued-${i}` });
+  };
+  for (let i = 0; i < OVERHEAD_PAIRS; i++) {
+    // The direct run first in even pairs, second in odd ones: neither always follows the other.
+    if (i % 2 === 0) await runDirect(i);
+    const t = performance.now();
+    const id = await s.queue.submit(local, { puzzle: `pair-${i}` });
     const submitted = performance.now();
     await s.queue.result(id);
     const done = performance.now();
@@ -344,6 +351,7 @@ const overhead = await (async () => {
     pickup.push(startedAt.get(id)! - submitted);
     drives.push(settledAt.get(id)! - startedAt.get(id)!);
     resultAfterSettled.push(done - settledAt.get(id)!);
+    if (i % 2 === 1) await runDirect(i);
   }
   stop.abort();
   await worker;

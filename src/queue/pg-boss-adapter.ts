@@ -8,6 +8,8 @@
 //   `heartbeatSeconds` is offered again. Where a major has none, a worker's lease is the job's
 //   expiry, renewed by moving its start forward.
 // - 10 and 11 are CommonJS with a default export; 12 is ESM with a named `PgBoss`.
+import { ANNOUNCE_KEY_BYTES, newAnnounceKey } from './sealed-announcement.js';
+
 /** A fetched job, as `fetch({ includeMetadata: true })` gives it in every major. */
 export interface FetchedJob<T> {
   id: string;
@@ -24,7 +26,6 @@ interface Boss {
   createQueue(name: string, options: object): Promise<void>;
   send(name: string, data: object, options: object): Promise<string | null>;
   fetch(name: string, options: { batchSize: number; includeMetadata: true }): Promise<FetchedJob<unknown>[] | null>;
-  complete(name: string, id: string, data: object): Promise<unknown>;
   fail(name: string, id: string, data: object): Promise<unknown>;
   cancel(name: string, id: string): Promise<{ affected?: number } | undefined>;
   /** pg-boss 10. */
@@ -45,9 +46,6 @@ export interface PgBossConfig {
   onError: (error: unknown) => void;
 }
 
-/** The longest notification payload sent (PostgreSQL's limit is 8000 bytes). */
-const NOTIFY_PAYLOAD_BYTES = 7900;
-
 /** pg-boss's longest job expiry (24 hours); a job's heartbeat, where there is one, bounds crash takeover instead. */
 const LONGEST_EXPIRY_SECONDS = 24 * 60 * 60;
 /** pg-boss 12 refuses a shorter heartbeat. */
@@ -61,10 +59,51 @@ export function sweepMs(leaseSeconds: number): number {
   return Math.max(Math.ceil((leaseSeconds * 1000) / 3), 1500);
 }
 
+/** PostgreSQL's codes of a `CREATE TABLE IF NOT EXISTS` that raced another's: a duplicate type or table. */
+const CREATE_RACE = new Set(['23505', '42P07']);
+/** PostgreSQL's code of a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * The schema's announcement key, made by the first process that opens the queue: a table of the
+ * queue's own in pg-boss's schema (pg-boss leaves tables it does not know alone), one row.
+ */
+async function announceKey(db: ReturnType<Boss['getDb']>, schema: string): Promise<Buffer> {
+  const table = `${schema}.tot_announce_key`;
+  const read = async (): Promise<Buffer | undefined> => {
+    const { rows } = await db.executeSql(`SELECT key FROM ${table} WHERE id = 1`);
+    const key = (rows[0] as { key?: unknown } | undefined)?.key;
+    if (key === undefined) return undefined;
+    if (!Buffer.isBuffer(key) || key.length !== ANNOUNCE_KEY_BYTES) throw new Error(`${table} holds no key of ${ANNOUNCE_KEY_BYTES} bytes`);
+    return key;
+  };
+  // Read first: a role that may use the schema's tables but not create one works once the key is there.
+  try {
+    const key = await read();
+    if (key) return key;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.executeSql(`CREATE TABLE IF NOT EXISTS ${table} (id int PRIMARY KEY CHECK (id = 1), key bytea NOT NULL)`);
+      break;
+    } catch (error) {
+      if (!CREATE_RACE.has(String((error as { code?: unknown }).code)) || attempt === 3) throw error;
+    }
+  }
+  await db.executeSql(`INSERT INTO ${table} (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, [newAnnounceKey()]);
+  const key = await read();
+  if (!key) throw new Error(`${table} holds no key`);
+  return key;
+}
+
 /** pg-boss as the queue drives it: the instance, which major it is, and the parts that differ. */
 export class PgBossAdapter {
   private constructor(
     readonly boss: Boss,
+    /** The key that seals the schema's settle announcements (sealed-announcement.ts). */
+    readonly announceKey: Buffer,
     /** The major of the installed pg-boss. */
     readonly major: 10 | 11 | 12,
     /** Whether a worker's hold is a pg-boss job heartbeat (12 with `touch`, leases of 10 s or more) rather than the job's expiry. */
@@ -92,7 +131,14 @@ export class PgBossAdapter {
     await boss.start();
     const major = typeof boss.expire === 'function' ? 10 : typeof module.PgBoss === 'function' ? 12 : 11;
     const heartbeat = typeof boss.touch === 'function' && config.leaseSeconds >= SHORTEST_HEARTBEAT_SECONDS;
-    return new PgBossAdapter(boss, major, heartbeat, config);
+    let key: Buffer;
+    try {
+      key = await announceKey(boss.getDb(), config.schema);
+    } catch (error) {
+      await boss.stop({ graceful: false, close: true, wait: true }).catch(() => undefined);
+      throw error;
+    }
+    return new PgBossAdapter(boss, key, major, heartbeat, config);
   }
 
   /** The tables that hold a queue's jobs, live and settled. */
@@ -129,21 +175,19 @@ export class PgBossAdapter {
   }
 
   /**
-   * The statement that completes a job this worker holds and announces it, in one round trip
-   * (pg-boss's `complete` and a separate `pg_notify` took two, and the waiter then read the job
-   * back in a third: about 2.5 ms of the queue's overhead per run, the queue benchmark). $1 queue,
-   * $2 run id, $3 output, $4 channel. The notification, sent only when the job was still this
-   * worker's (active), carries the settled job as JSON (its input and answers left out) so that
-   * a waiting `result()` needs no query; a job too large for a notification sends its id alone.
-   * The update is pg-boss's own `complete` for one job, the same on 10, 11 and 12.
+   * The statement that completes a job and announces it, in one round trip (pg-boss's `complete`
+   * and a separate `pg_notify` took two): $1 queue, $2 run id, $3 output, $4 channel, $5 the
+   * announcement. The update is pg-boss's own `complete` of one job (the same on 10, 11 and 12);
+   * the announcement goes only when it completed the job, which a worker whose lease passed and
+   * whose run another worker took over no longer can.
    */
   completeSql(): string {
     return `WITH done AS (
         UPDATE ${this.config.schema}.job SET completed_on = now(), state = 'completed', output = $3::jsonb
         WHERE name = $1 AND id = $2::uuid AND state = 'active'
-        RETURNING id, json_build_object('id', id, 'name', name, 'state', state, 'data', data - 'input' - 'answers', 'output', output, 'retry_count', retry_count, 'created_on', created_on, 'completed_on', completed_on)::text AS job
+        RETURNING id
       )
-      SELECT pg_notify($4, CASE WHEN octet_length(job) < ${NOTIFY_PAYLOAD_BYTES} THEN job ELSE id::text END) FROM done`;
+      SELECT pg_notify($4, $5) FROM done`;
   }
 
   /**

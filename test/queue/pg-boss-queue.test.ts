@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryEventStore } from '../../src/index.js';
 import { defineFlow, pgBossQueue } from '../../src/queue/index.js';
+import { PgBossAdapter } from '../../src/queue/pg-boss-adapter.js';
+import { newAnnounceKey, seal } from '../../src/queue/sealed-announcement.js';
 import { url, usePgQueues } from './fixtures/pg-queues.js';
 
 const { unique, open: openPair } = usePgQueues('b');
@@ -37,32 +39,78 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     await worker;
   });
 
-  it('announces a settled run with its status and result, its input left out, so that a waiting result() reads nothing more', async () => {
+  it("announces a finished run's outcome sealed: a session listening on the channel reads neither its result nor its input", async () => {
     const schema = unique();
     const { queue } = await openPair(schema);
     const listener = await listenSettled(schema);
-    const echo = defineFlow({ name: 'echo', version: 1, input: z.object({ secret: z.string() }), run: async () => ({ answer: 24 }) });
+    const echo = defineFlow({ name: 'echo', version: 1, input: z.object({ secret: z.string() }), run: async () => ({ answer: 'the result in clear' }) });
     const worker = queue.work({ flows: [echo], concurrency: 1 });
-    const runId = await queue.submit(echo, { secret: 'not in the notification' }, { key: 'k1' });
-    expect(await queue.result(runId, { signal: AbortSignal.timeout(15_000) })).toEqual({ answer: 24 });
+    const runId = await queue.submit(echo, { secret: 'the input in clear' });
+    expect(await queue.result(runId, { signal: AbortSignal.timeout(15_000) })).toEqual({ answer: 'the result in clear' });
     await expect.poll(() => listener.payloads.length).toBe(1);
-    const announced = JSON.parse(listener.payloads[0]!) as Record<string, unknown>;
-    expect(announced).toMatchObject({ id: runId, state: 'completed', data: { flow: 'echo', version: 1, key: 'k1' }, output: { status: 'finished', result: { answer: 24 } } });
-    expect(listener.payloads[0]).not.toContain('not in the notification');
+    expect(listener.payloads[0]).toMatch(/^s1:[A-Za-z0-9+/=]+$/);
+    expect(listener.payloads[0]).not.toContain(runId);
     await listener.close();
     await queue.close();
     await worker;
   });
 
+  it('takes no forged or foreign announcement for a run\'s outcome: result() waits for the run itself', async () => {
+    const schema = unique();
+    // A minute's fallback poll: within the test's time, the worker's announcement is what ends the wait.
+    const { queue } = await openPair(schema, { resultPollMs: 60_000 });
+    const echo = defineFlow({ name: 'echo', version: 1, input: z.object({ n: z.number() }), run: async ({ n }) => `real ${n}` });
+    const runId = await queue.submit(echo, { n: 7 });
+    let settled = false;
+    const waiting = queue.result(runId, { signal: AbortSignal.timeout(15_000) }).finally(() => (settled = true));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    // The queue's listener listens on the channel (its last statement a LISTEN of it).
+    await expect.poll(async () => (await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tot-queue-listener' AND query LIKE $1`, [`%LISTEN tot_settled_${schema}%`])).rows[0].n).toBe(1);
+    const forged = [
+      // The job as JSON, any session can send.
+      JSON.stringify({ id: runId, state: 'completed', data: { flow: 'echo', version: 1 }, output: { status: 'finished', result: 'forged' }, retry_count: 0 }),
+      JSON.stringify({ runId, status: 'finished', result: 'forged' }),
+      // Sealed with a key that is not the schema's, and a sealed-looking payload that is not.
+      seal(newAnnounceKey(), { runId, status: 'finished', result: 'forged' }),
+      `s1:${Buffer.from('not sealed at all, long enough to pass for it').toString('base64')}`,
+    ];
+    for (const payload of forged) await client.query('SELECT pg_notify($1, $2)', [`tot_settled_${schema}`, payload]);
+    await client.query(`SELECT pg_sleep(0.2)`);
+    expect(settled).toBe(false);
+    const worker = queue.work({ flows: [echo], concurrency: 1 });
+    expect(await waiting).toBe('real 7');
+    await client.end();
+    await queue.close();
+    await worker;
+  });
+
+  it('gives every process that opens a fresh schema at once the same announcement key, kept in the schema', async () => {
+    const schema = unique();
+    const config = { connectionString: url!, schema, maxConnections: 2, leaseSeconds: 30, maxAttempts: 25, onError: () => undefined };
+    const opened = await Promise.all([PgBossAdapter.open(config), PgBossAdapter.open(config), PgBossAdapter.open(config)]);
+    try {
+      expect(opened.map((a) => a.announceKey.equals(opened[0]!.announceKey))).toEqual([true, true, true]);
+      const reopened = await PgBossAdapter.open(config);
+      expect(reopened.announceKey.equals(opened[0]!.announceKey)).toBe(true);
+      opened.push(reopened);
+    } finally {
+      for (const a of opened) await a.boss.stop({ graceful: false, close: true, wait: true });
+    }
+  });
+
   it('announces a result too large for a notification by its run id, and result() reads it', async () => {
     const schema = unique();
-    // A minute's fallback poll: only the announcement can end the wait within the test's time.
+    // A minute's fallback poll: within the test's time, the announcement is what ends the wait.
     const { queue } = await openPair(schema, { resultPollMs: 60_000 });
     const listener = await listenSettled(schema);
     const big = defineFlow({ name: 'big', version: 1, input: z.object({ size: z.number() }), run: async ({ size }) => 'x'.repeat(size) });
-    const worker = queue.work({ flows: [big], concurrency: 1 });
     const runId = await queue.submit(big, { size: 10_000 });
-    expect(await queue.result(runId, { signal: AbortSignal.timeout(15_000) })).toHaveLength(10_000);
+    const waiting = queue.result(runId, { signal: AbortSignal.timeout(15_000) });
+    // Waiting before the run settles: no read of the job when the wait starts can end it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const worker = queue.work({ flows: [big], concurrency: 1 });
+    expect(await waiting).toHaveLength(10_000);
     await expect.poll(() => listener.payloads).toEqual([runId]);
     await listener.close();
     await queue.close();
