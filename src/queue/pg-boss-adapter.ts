@@ -177,9 +177,9 @@ export class PgBossAdapter {
   /**
    * The statement that completes a job and announces it, in one round trip (pg-boss's `complete`
    * and a separate `pg_notify` took two): $1 queue, $2 run id, $3 output, $4 channel, $5 the
-   * announcement. The update is pg-boss's own `complete` of one job (the same on 10, 11 and 12);
-   * the announcement goes only when it completed the job, which a worker whose lease passed and
-   * whose run another worker took over no longer can.
+   * announcement. The update is pg-boss's own `complete` of one job (the same on 10, 11 and 12),
+   * and the announcement goes only when it completed the job: not when the run was cancelled, or
+   * failed or completed meanwhile.
    */
   completeSql(): string {
     return `WITH done AS (
