@@ -591,14 +591,14 @@ result before it is used), and more workers share the same cores.
 | --- | --- | --- |
 | a run in the worker against the runner called directly with the same store (${o.overheadInWorkerMs.rounds} pairs, in turn) | ${fig(o.overheadInWorkerMs, ' ms', true)}${met(o.overheadInWorkerMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | submit → result with an idle worker, against the runner called directly (the same pairs) | ${fig(o.submitToResultOverDirectMs, ' ms', true)}${met(o.submitToResultOverDirectMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
-| where submit → result goes (medians): the submit call; from its return to the worker starting the run; from the reply to the worker's statement that completes and announces the run to \`result()\` returning (negative: the announcement came first) | ${o.parts.submitCallMs.median} ms; ${o.parts.submittedToStartedMs.median} ms; ${o.parts.settledToResultMs.median} ms | |
+| where submit → result goes (medians): the submit call; until the worker starts the run; from the worker's completion of the run to \`result()\` returning (below zero when \`result()\` heard of it first) | ${o.parts.submitCallMs.median} ms; ${o.parts.submittedToStartedMs.median} ms; ${o.parts.settledToResultMs.median} ms | |
 | a worker's SIGKILL → its runs running again elsewhere (one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
 
 The throughput rows are medians of ${q.setup.rounds} rounds, fewer than the 5 of the rest of this page (a round of
 each worker count takes the queue through start, warm-up, ${q.setup.runs} runs and stop). The direct and the queued run of a pair solve
 the same puzzle with the same model calls, but a pair's difference still ranges as shown (the model server's timers and the
-machine's other work), so the overhead medians are good to a few milliseconds, not to one. The worker's announcement of a
-finished run carries its result, so \`result()\` reads nothing more once it is told.`;
+machine's other work), so the overhead medians are good to a few milliseconds, not to one. A finished run's outcome reaches
+\`result()\` in the worker's notification, so \`result()\` queries nothing more.`;
 }
 const queueSection = `
 ## The queue of runs across worker processes (\`npm run bench:queue\`)

@@ -183,8 +183,8 @@ function toQueuedRun(row: JobRow, maxAttempts: number): QueuedRun {
 
 /**
  * A queue of runs on PostgreSQL, through pg-boss (an optional peer: `npm install pg-boss@12` on
- * Node 22 and later, `pg-boss@10` on Node 20; 11 works too, and the queue tells the major from the
- * instance): any process submits, every worker takes runs with `SKIP LOCKED`, and the event store
+ * Node 22.12 and later, `pg-boss@11` on Node 22.0 to 22.11, `pg-boss@10` on Node 20; the queue
+ * tells the major from the instance): any process submits, every worker takes runs with `SKIP LOCKED`, and the event store
  * stays the runs' only journal (the queue hands out run ids). A worker holds each run on a lease it
  * renews (pg-boss 12's job heartbeat for leases of 10 s or more, the job's expiry otherwise); a
  * worker that stops gracefully hands its runs back at once, and a crashed worker's runs are offered
