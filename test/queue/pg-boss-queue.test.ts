@@ -99,6 +99,27 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     }
   });
 
+  it("loses no result when the worker holds another key than the waiter (the key's table dropped or changed meanwhile): the waiter queries the job", async () => {
+    const schema = unique();
+    // A minute's fallback poll: within the test's time, the announcement is what ends the wait.
+    const waiter = await openPair(schema, { resultPollMs: 60_000 });
+    await waiter.queue.list();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`UPDATE ${schema}.tot_announce_key SET key = $1`, [newAnnounceKey()]);
+    await client.end();
+    const echo = defineFlow({ name: 'echo', version: 1, input: z.object({ n: z.number() }), run: async ({ n }) => `real ${n}` });
+    const runId = await waiter.queue.submit(echo, { n: 3 });
+    const waiting = waiter.queue.result(runId, { signal: AbortSignal.timeout(15_000) });
+    // Waiting before the run settles: no read of the job when the wait starts can end it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const other = await openPair(schema);
+    const worker = other.queue.work({ flows: [echo], concurrency: 1 });
+    expect(await waiting).toBe('real 3');
+    await other.queue.close();
+    await worker;
+  });
+
   it('announces a result too large for a notification by its run id, and result() reads it', async () => {
     const schema = unique();
     // A minute's fallback poll: within the test's time, the announcement is what ends the wait.
