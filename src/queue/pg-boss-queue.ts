@@ -42,7 +42,7 @@ export interface PgBossQueueOptions {
   leaseSeconds?: number;
   /** How often an idle worker asks for runs, in ms; default 1000 (a worker with a free slot asks again at once after each run). */
   pollIntervalMs?: number;
-  /** How often a worker checks whether its runs were cancelled, in ms; default 250. */
+  /** How often a worker checks whether its runs were cancelled, in ms, in case it missed `cancel`'s notification (which it acts on at once); default 250. */
   cancelCheckMs?: number;
   /** How often `result` looks whether a run settled, in ms; default 250. */
   resultPollMs?: number;
@@ -441,7 +441,7 @@ class PgBossQueue implements RunQueue {
     const o = parseOptions(signalOnlySchema, options, 'cancel');
     const row = await this.get(runId, 'cancel', o.signal);
     const { boss } = await this.start();
-    // The worker driving it sees the state within cancelCheckMs and aborts the run.
+    // The worker driving it hears of it at once (or sees the state within cancelCheckMs) and aborts the run.
     const done = await raceAbort(boss.cancel(row.name, row.id), o.signal, 'cancel');
     await this.notify(this.channels.settled, row.id);
     return (done?.affected ?? 0) > 0;
@@ -529,19 +529,24 @@ class PgBossQueue implements RunQueue {
     );
     // Offers again the runs of workers whose lease passed.
     timers.push(setInterval(() => void pgBoss.sweep().catch(report), sweepMs(this.o.leaseSeconds)));
-    // Aborts the runs cancelled elsewhere.
-    timers.push(
-      setInterval(() => {
-        const ids = [...jobs.keys()];
-        if (ids.length === 0) return;
-        const names = [...new Set([...jobs.values()].map((j) => j.queue))];
-        this.sql<{ id: string }>(`SELECT id FROM ${this.o.schema}.job WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'cancelled'`, [names, ids])
-          .then((rows) => {
-            for (const { id } of rows) jobs.get(id)?.job.cancel();
-          })
-          .catch(report);
-      }, this.o.cancelCheckMs),
-    );
+    // Aborts the runs cancelled elsewhere: at once when `cancel` announces one of this worker's
+    // runs (its run id on the settled channel), and every cancelCheckMs in case an announcement
+    // was missed.
+    const checkCancelled = () => {
+      const ids = [...jobs.keys()];
+      if (ids.length === 0) return;
+      const names = [...new Set([...jobs.values()].map((j) => j.queue))];
+      this.sql<{ id: string }>(`SELECT id FROM ${this.o.schema}.job WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'cancelled'`, [names, ids])
+        .then((rows) => {
+          for (const { id } of rows) jobs.get(id)?.job.cancel();
+        })
+        .catch(report);
+    };
+    timers.push(setInterval(checkCancelled, this.o.cancelCheckMs));
+    // `undefined` after the listener reconnected: a cancel may have been announced unnoticed meanwhile.
+    const unlistenSettled = this.listener.listen(this.channels.settled, (payload) => {
+      if (payload === undefined || jobs.has(payload)) checkCancelled();
+    });
     for (const t of timers) (t as { unref?: () => void }).unref?.();
 
     const settle = async (queue: string, job: ActiveJob, outcome: JobOutcome): Promise<void> => {
@@ -631,6 +636,7 @@ class PgBossQueue implements RunQueue {
     } finally {
       for (const t of timers) clearInterval(t);
       unlistenSubmitted();
+      unlistenSettled();
       unlisten?.();
       unlistenClose();
       for (const { job } of jobs.values()) job.handBack();

@@ -120,6 +120,44 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     await worker;
   });
 
+  it("aborts a running run as soon as cancel() announces it, not at the worker's next look for cancelled runs", async () => {
+    const schema = unique();
+    // The worker's fallback look for cancelled runs comes every 10 s: the announcement is what stops the run.
+    const workerSide = await openPair(schema, { cancelCheckMs: 10_000 });
+    const caller = await openPair(schema);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let aborted!: () => void;
+    const stopped = new Promise<void>((resolve) => (aborted = resolve));
+    const blocking = defineFlow({
+      name: 'blocking',
+      version: 1,
+      input: z.object({}),
+      run: (_input, run) =>
+        new Promise((_resolve, reject) => {
+          started();
+          run.signal.addEventListener('abort', () => {
+            aborted();
+            reject(run.signal.reason);
+          });
+        }),
+    });
+    const worker = workerSide.queue.work({ flows: [blocking], concurrency: 1 });
+    const runId = await caller.queue.submit(blocking, {});
+    await running;
+    // The worker listens for announcements (it may have taken the run before its LISTEN was done).
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await expect.poll(async () => (await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tot-queue-listener' AND query LIKE $1`, [`%LISTEN tot_settled_${schema}%`])).rows[0].n).toBeGreaterThanOrEqual(1);
+    await client.end();
+    expect(await caller.queue.cancel(runId)).toBe(true);
+    // Well under the 10 s look.
+    await expect(Promise.race([stopped.then(() => 'aborted'), new Promise((resolve) => setTimeout(resolve, 3000, 'still running'))])).resolves.toBe('aborted');
+    expect((await caller.queue.status(runId)).status).toBe('cancelled');
+    await workerSide.queue.close();
+    await worker;
+  });
+
   it('announces a result too large for a notification by its run id, and result() reads it', async () => {
     const schema = unique();
     // A minute's fallback poll: within the test's time, the announcement is what ends the wait.
