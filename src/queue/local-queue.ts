@@ -9,7 +9,7 @@ import { checkInput, isFlow, type Flow } from './flow.js';
 import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
-import { queuedRunId } from './run-id.js';
+import { noSuchRun, queuedRunId } from './run-id.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
 import { answersArgSchema, checkAnswersAgainstLog, movedOn, notWaiting } from './waiting-run.js';
@@ -274,7 +274,7 @@ class LocalQueue implements RunQueue {
   private get(runId: string, where: string): LocalRun {
     const id = parseOptions(runIdSchema, runId, where, 'runId');
     const run = this.runs.get(id);
-    if (!run) throw new TotError('INVALID_ARGUMENT', `${where}: this queue has no run "${id}".`, { details: { field: 'runId' } });
+    if (!run) throw noSuchRun(where, id);
     return run;
   }
 

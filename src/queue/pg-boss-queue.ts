@@ -8,7 +8,7 @@ import { checkInput, isFlow, type Flow } from './flow.js';
 import { listOptionsSchema, runIdSchema, signalOnlySchema, statusFilter, submitOptionsSchema } from './queue-options.js';
 import { SETTLED, type QueuedRun, type RunQueue, type RunStatus, type SubmitOptions, type WorkOptions } from './queue-types.js';
 import { QueueLifecycle, type ParsedWorkOptions } from './queue-lifecycle.js';
-import { queuedRunId } from './run-id.js';
+import { isQueuedRunIdForm, noSuchRun, queuedRunId } from './run-id.js';
 import { NotificationListener } from '../internal/notification-listener.js';
 import { ActiveJob, tell, type JobOutcome } from './run-job.js';
 import { settledResult } from './settled-result.js';
@@ -103,9 +103,6 @@ interface JobRow {
 
 /** The longest announcement sent in full (PostgreSQL's limit is 8000 bytes; a sealed one is ASCII). */
 const NOTIFY_PAYLOAD_CHARS = 7900;
-
-/** The form of the run ids the queue hands out (pg-boss job ids). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** PostgreSQL's code of a transaction it failed to break a deadlock. */
 const DEADLOCK = '40P01';
@@ -323,8 +320,8 @@ class PgBossQueue implements RunQueue {
 
   private async get(runId: unknown, where: string, signal: AbortSignal | undefined): Promise<JobRow> {
     const id = parseOptions(runIdSchema, runId, where, 'runId');
-    const row = UUID.test(id) ? await raceAbort(this.find(id), signal, where) : undefined;
-    if (!row) throw new TotError('INVALID_ARGUMENT', `${where}: this queue has no run "${id}".`, { details: { field: 'runId' } });
+    const row = isQueuedRunIdForm(id) ? await raceAbort(this.find(id), signal, where) : undefined;
+    if (!row) throw noSuchRun(where, id);
     return row;
   }
 
@@ -337,8 +334,8 @@ class PgBossQueue implements RunQueue {
     const o = parseOptions(signalOnlySchema, options, 'result');
     const given = parseOptions(runIdSchema, runId, 'result', 'runId');
     throwIfAborted(o.signal, 'result');
-    // Not a run id this queue hands out: no run to wait for (get says so).
-    if (!UUID.test(given)) await this.get(given, 'result', o.signal);
+    // Not a run id this queue hands out: no run to wait for.
+    if (!isQueuedRunIdForm(given)) throw noSuchRun('result', given);
     const id = given.toLowerCase();
     // Waited for before the job is read, so that a settle announced meanwhile is not missed; one
     // poll and one listener for every run waited on in this process, not one per waiter.
@@ -390,7 +387,7 @@ class PgBossQueue implements RunQueue {
         const key = this.announceKey;
         const announced = payload === undefined || key === undefined ? undefined : unseal(key, payload);
         if (announced === undefined) {
-          if (payload === undefined || !UUID.test(payload) || this.waiting.has(payload)) {
+          if (payload === undefined || !isQueuedRunIdForm(payload) || this.waiting.has(payload)) {
             look = true;
             this.wakePoll?.();
           }

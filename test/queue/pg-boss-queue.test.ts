@@ -23,6 +23,12 @@ async function listenSettled(schema: string) {
   return { payloads, close: () => client.end() };
 }
 
+/** Waits until a queue's notification connection listens on `schema`'s settled channel (its last statement a LISTEN of it). */
+async function untilListening(client: pg.Client, schema: string): Promise<void> {
+  const listening = async () => (await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tot-queue-listener' AND query LIKE $1`, [`%LISTEN tot_settled_${schema}%`])).rows[0].n as number;
+  await expect.poll(listening).toBeGreaterThanOrEqual(1);
+}
+
 const adder = (name: string) => defineFlow({ name, version: 1, input: z.object({ a: z.number() }), run: async ({ a }) => a + 1 });
 
 describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
@@ -65,8 +71,7 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     const waiting = queue.result(runId, { signal: AbortSignal.timeout(15_000) }).finally(() => (settled = true));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    // The queue's listener listens on the channel (its last statement a LISTEN of it).
-    await expect.poll(async () => (await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tot-queue-listener' AND query LIKE $1`, [`%LISTEN tot_settled_${schema}%`])).rows[0].n).toBe(1);
+    await untilListening(client, schema);
     const forged = [
       // The job as JSON, any session can send.
       JSON.stringify({ id: runId, state: 'completed', data: { flow: 'echo', version: 1 }, output: { status: 'finished', result: 'forged' }, retry_count: 0 }),
@@ -148,7 +153,7 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     // The worker listens for announcements (it may have taken the run before its LISTEN was done).
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await expect.poll(async () => (await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tot-queue-listener' AND query LIKE $1`, [`%LISTEN tot_settled_${schema}%`])).rows[0].n).toBeGreaterThanOrEqual(1);
+    await untilListening(client, schema);
     await client.end();
     expect(await caller.queue.cancel(runId)).toBe(true);
     // Well under the 10 s look.
