@@ -59,8 +59,6 @@ export function sweepMs(leaseSeconds: number): number {
   return Math.max(Math.ceil((leaseSeconds * 1000) / 3), 1500);
 }
 
-/** PostgreSQL's codes of a `CREATE TABLE IF NOT EXISTS` that raced another's: a duplicate type or table. */
-const CREATE_RACE = new Set(['23505', '42P07']);
 /** PostgreSQL's code of a table that does not exist. */
 const UNDEFINED_TABLE = '42P01';
 
@@ -84,15 +82,17 @@ async function announceKey(db: ReturnType<Boss['getDb']>, schema: string): Promi
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
   }
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.executeSql(`CREATE TABLE IF NOT EXISTS ${table} (id int PRIMARY KEY CHECK (id = 1), key bytea NOT NULL)`);
-      break;
-    } catch (error) {
-      if (!CREATE_RACE.has(String((error as { code?: unknown }).code)) || attempt === 3) throw error;
-    }
-  }
-  await db.executeSql(`INSERT INTO ${table} (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, [newAnnounceKey()]);
+  // Several processes opening a fresh schema at once: `CREATE TABLE IF NOT EXISTS` is not safe
+  // against a concurrent one (PostgreSQL answers the loser "type … already exists", 42710, or a
+  // unique violation, 23505). The statements run as one implicit transaction (a simple query of
+  // several statements) under a lock of the table's own, so they take turns, and an error rolls
+  // all of them back. The key is hex, and the table's name a checked identifier: both literals.
+  const lockKey = `tot_announce_key:${schema}`;
+  await db.executeSql(
+    `SELECT pg_advisory_xact_lock(hashtext('${lockKey}'));
+     CREATE TABLE IF NOT EXISTS ${table} (id int PRIMARY KEY CHECK (id = 1), key bytea NOT NULL);
+     INSERT INTO ${table} (id, key) VALUES (1, decode('${newAnnounceKey().toString('hex')}', 'hex')) ON CONFLICT (id) DO NOTHING`,
+  );
   const key = await read();
   if (!key) throw new Error(`${table} holds no key`);
   return key;
