@@ -5,10 +5,12 @@
  *
  *   npx tsx bench/compare-runs.ts <first results dir> <second results dir> [--json]
  *
- * Exits with 1 when a figure of the second run lies outside the first's range, or when the two runs
- * have no figure in common; with 2 on bad arguments.
+ * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
+ * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a
+ * figure of the second run lies outside the first's range, when one is missing, or when the runs
+ * have no figure in common; with 2 on bad arguments or an unreadable directory.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,19 +55,22 @@ export function figuresOf(value: unknown, path = ''): Map<string, RunFigure> {
   return out;
 }
 
-/** The figures the two runs have in common, file by file, in the first run's order. */
-export function compareRuns(first: Record<string, unknown>, second: Record<string, unknown>): FigureComparison[] {
-  const out: FigureComparison[] = [];
+/** The figures of the first run beside the second's, file by file in the first run's order, and the ones the second lacks. */
+export function compareRuns(first: Record<string, unknown>, second: Record<string, unknown>): { compared: FigureComparison[]; missing: string[] } {
+  const compared: FigureComparison[] = [];
+  const missing: string[] = [];
   for (const [file, results] of Object.entries(first)) {
-    if (!(file in second)) continue;
-    const theirs = figuresOf(second[file]);
+    const theirs = file in second ? figuresOf(second[file]) : new Map<string, RunFigure>();
     for (const [path, a] of figuresOf(results)) {
       const b = theirs.get(path);
-      if (!b) continue;
-      out.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1 });
+      if (!b) {
+        missing.push(`${file}: ${path}`);
+        continue;
+      }
+      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1 });
     }
   }
-  return out;
+  return { compared, missing };
 }
 
 /** The results files of a directory, parsed, by file name. */
@@ -87,15 +92,24 @@ function main(): number {
     console.error('usage: npx tsx bench/compare-runs.ts <first results dir> <second results dir> [--json]');
     return 2;
   }
-  const comparisons = compareRuns(readResults(dirs[0]!), readResults(dirs[1]!));
-  const outside = comparisons.filter((c) => !c.inside);
-  if (json) console.log(JSON.stringify(comparisons, null, 2));
-  else {
-    for (const c of comparisons) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)})`);
-    const moves = comparisons.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
-    console.log(`\n${comparisons.length} figures in common: ${comparisons.length - outside.length} inside the first run's range, ${outside.length} outside; median move ${pct(moves[moves.length >> 1] ?? 0)}, largest ${pct(moves.at(-1) ?? 0)}`);
+  let runs: [Record<string, unknown>, Record<string, unknown>];
+  try {
+    runs = [readResults(dirs[0]!), readResults(dirs[1]!)];
+  } catch (error) {
+    console.error(`bench/compare-runs: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
   }
-  return comparisons.length === 0 || outside.length > 0 ? 1 : 0;
+  const { compared, missing } = compareRuns(...runs);
+  const outside = compared.filter((c) => !c.inside);
+  if (json) console.log(JSON.stringify({ compared, missing }, null, 2));
+  else {
+    for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)})`);
+    for (const where of missing) console.log(`MISSING ${where}: not in the second run`);
+    const moves = compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
+    console.log(`\n${compared.length} figures compared: ${compared.length - outside.length} inside the first run's range, ${outside.length} outside, ${missing.length} missing from the second run; median move ${pct(moves[(moves.length - 1) >> 1] ?? 0)}, largest ${pct(moves.at(-1) ?? 0)}`);
+  }
+  return compared.length === 0 || outside.length > 0 || missing.length > 0 ? 1 : 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main();
+// Run as a command (through a symlinked path too), not when a test imports it.
+if (process.argv[1] && existsSync(process.argv[1]) && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) process.exitCode = main();

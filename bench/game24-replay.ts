@@ -6,8 +6,8 @@
  * (remaining numbers).
  *
  * Then measures CPU time per tree node on the same replay, in rounds: the process's CPU time over
- * the solve loop (per puzzle, an Explorer and its run; the replay roles are built before, as the
- * reference's driver builds its answers before), divided by the tree nodes created; with every
+ * the solve loop (per puzzle, its replay roles, an Explorer and its run), divided by the tree
+ * nodes created; with every
  * role call made through a 0 ms model, three ways: the calls the reference makes (one per parent
  * expanded, one per value prompt not asked before: the paper's code keeps a value cache across the
  * puzzles of a run, and the evaluator here is behind `withEvaluationCache` with one store for the
@@ -137,8 +137,10 @@ const treeFor = (puzzle: ReplayPuzzle) => new ThoughtTree({ problem: puzzle.step
  * CPU µs per node of one replay: per puzzle, its roles, an Explorer and its run, all timed. The
  * roles are built as each puzzle starts, the way a service builds a request's. Built for all 100
  * puzzles before the clock started (as the reference's driver builds its answers), their tables
- * outlived V8's young generation, and the timed runs paid for copying them to the old one: 6.4 µs
- * per node against 4.5 for the same runs with the roles' building timed too (40 replays each).
+ * outlived V8's young generation, and the timed runs paid for promoting them to the old one: 1.38 MB
+ * promoted per scavenge against 0.31, a scavenge's pause 4.3 ms against 2.8 (--trace-gc-nvp, 30
+ * scavenges each), and 6.0–6.6 µs per node against 4.7–5.0 with the roles' building timed too
+ * (medians of 40 replays, three processes each, alternating).
  */
 async function replayCpu(log: ReplayPuzzle[], nodes: number, calls: Calls, mainThread?: { micros: number }): Promise<number> {
   const rolesFor = replayRoles(zeroMs, calls);

@@ -86,10 +86,14 @@ async function announceKey(db: ReturnType<Boss['getDb']>, schema: string): Promi
   // against a concurrent one (PostgreSQL answers the loser "type … already exists", 42710, or a
   // unique violation, 23505). The statements run as one implicit transaction (a simple query of
   // several statements) under a lock of the table's own, so they take turns, and an error rolls
-  // all of them back. The key is hex, and the table's name a checked identifier: both literals.
+  // all of them back. Read committed whatever the database's default: under repeatable read the
+  // snapshot is taken before the lock is granted, and a process that waited would fail to insert
+  // beside a row it cannot see ("could not serialize access"). The key is hex, and the table's
+  // name a checked identifier: both literals.
   const lockKey = `tot_announce_key:${schema}`;
   await db.executeSql(
-    `SELECT pg_advisory_xact_lock(hashtext('${lockKey}'));
+    `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+     SELECT pg_advisory_xact_lock(hashtext('${lockKey}'));
      CREATE TABLE IF NOT EXISTS ${table} (id int PRIMARY KEY CHECK (id = 1), key bytea NOT NULL);
      INSERT INTO ${table} (id, key) VALUES (1, decode('${newAnnounceKey().toString('hex')}', 'hex')) ON CONFLICT (id) DO NOTHING`,
   );

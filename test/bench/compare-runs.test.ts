@@ -1,5 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, figuresOf } from '../../bench/compare-runs.js';
+
+/** Runs the command on two results directories holding `first` and `second` as a.json. */
+function command(first: unknown, second: unknown | undefined) {
+  const dir = mkdtempSync(join(tmpdir(), 'tot-compare-runs-'));
+  try {
+    for (const [name, results] of [['one', first], ['two', second]] as const) {
+      if (results === undefined) continue;
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'a.json'), JSON.stringify(results));
+    }
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/compare-runs.ts', join(dir, 'one'), join(dir, 'two')], { encoding: 'utf8' });
+    return { status: run.status, out: run.stdout + run.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const fig = (median: number, min: number, max: number) => ({ median, min, max, rounds: 5 });
 
@@ -10,19 +30,31 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
   });
 
   it("counts a second median inside the first run's range, its ends included, as reproduced", () => {
-    const [low, high] = compareRuns({ 'a.json': { lo: fig(4, 3, 5), hi: fig(4, 3, 5) } }, { 'a.json': { lo: fig(3, 2, 9), hi: fig(5, 1, 6) } });
+    const [low, high] = compareRuns({ 'a.json': { lo: fig(4, 3, 5), hi: fig(4, 3, 5) } }, { 'a.json': { lo: fig(3, 2, 9), hi: fig(5, 1, 6) } }).compared;
     expect(low).toMatchObject({ where: 'a.json: lo', inside: true, moved: -0.25 });
     expect(high).toMatchObject({ inside: true, moved: 0.25 });
   });
 
   it("reports a second median outside the first run's range, however narrow the second's own range", () => {
-    const [c] = compareRuns({ 'a.json': { cpu: fig(4, 3.9, 4.1) } }, { 'a.json': { cpu: fig(4.2, 4.2, 4.2) } });
+    const [c] = compareRuns({ 'a.json': { cpu: fig(4, 3.9, 4.1) } }, { 'a.json': { cpu: fig(4.2, 4.2, 4.2) } }).compared;
     expect(c!.inside).toBe(false);
     expect(c!.moved).toBeCloseTo(0.05);
   });
 
-  it('compares only the figures both runs have, and files both runs wrote', () => {
-    const comparisons = compareRuns({ 'a.json': { x: fig(1, 1, 1), only: fig(1, 1, 1) }, 'b.json': { y: fig(1, 1, 1) } }, { 'a.json': { x: fig(1, 1, 1) } });
-    expect(comparisons.map((c) => c.where)).toEqual(['a.json: x']);
+  it('lists as missing every figure of the first run the second lacks: a figure it did not measure, a file it did not write', () => {
+    const { compared, missing } = compareRuns({ 'a.json': { x: fig(1, 1, 1), only: fig(1, 1, 1) }, 'b.json': { y: fig(1, 1, 1) } }, { 'a.json': { x: fig(1, 1, 1) } });
+    expect(compared.map((c) => c.where)).toEqual(['a.json: x']);
+    expect(missing).toEqual(['a.json: only', 'b.json: y']);
   });
+
+  it('exits 0 when every figure is reproduced, 1 when one is outside or missing, 2 when a directory is not there', () => {
+    expect(command({ x: fig(4, 3, 5) }, { x: fig(4.5, 4, 5) })).toMatchObject({ status: 0 });
+    const outside = command({ x: fig(4, 3, 5) }, { x: fig(6, 6, 6) });
+    expect(outside.status).toBe(1);
+    expect(outside.out).toContain('OUTSIDE a.json: x');
+    const missing = command({ x: fig(4, 3, 5), y: fig(1, 1, 1) }, { x: fig(4, 3, 5) });
+    expect(missing.status).toBe(1);
+    expect(missing.out).toContain('MISSING a.json: y');
+    expect(command({ x: fig(4, 3, 5) }, undefined).status).toBe(2);
+  }, 30_000);
 });

@@ -44,8 +44,12 @@ describe.skipIf(!url)('pgBossQueue with worker processes killed while runs flow'
       })();
       while (Date.now() - started < CHAOS_S * 1000) {
         await new Promise((r) => setTimeout(r, 2_000));
+        // A worker that asked the model in the last half second, so that each kill cuts runs off
+        // (the short chaos has only a few kills to interrupt a run with); any worker if none did.
         const live = [...f.workers];
-        const victim = live[Math.floor(Math.random() * live.length)]!;
+        const busy = live.filter((w) => f.server.served.some((s) => s.pid === w.pid && s.at > Date.now() - 500));
+        const pool = busy.length > 0 ? busy : live;
+        const victim = pool[Math.floor(Math.random() * pool.length)]!;
         killedAt.set(victim.pid!, Date.now());
         victim.kill('SIGKILL');
         await exited(victim);

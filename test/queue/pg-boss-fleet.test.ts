@@ -1,6 +1,6 @@
-// A fleet of real worker processes on a real PostgreSQL: a graceful stop, a worker killed with
-// SIGKILL and its runs taken over, a cancel across processes, another flow version. Workers killed
-// and restarted while runs flow: pg-boss-fleet-chaos.soak.test.ts.
+// A fleet of real worker processes on a real PostgreSQL: a graceful stop, a cancel across
+// processes, another flow version. Workers killed with SIGKILL and restarted while runs flow, their
+// runs taken over: pg-boss-fleet-chaos.soak.test.ts.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFixture } from '../helpers/bundle-fixture.js';

@@ -106,6 +106,29 @@ describe.skipIf(!url)('pgBossQueue on PostgreSQL', () => {
     }
   });
 
+  it('gives every process the same announcement key when the database defaults to repeatable read', async () => {
+    // A database of its own, its sessions in repeatable read unless they say otherwise.
+    const database = unique();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.query(`ALTER DATABASE ${database} SET default_transaction_isolation = 'repeatable read'`);
+    const at = new URL(url!);
+    at.pathname = `/${database}`;
+    const config = { connectionString: at.href, schema: 'pgboss', maxConnections: 2, leaseSeconds: 30, maxAttempts: 25, onError: () => undefined };
+    const opened: PgBossAdapter[] = [];
+    try {
+      // Six at once: the ones that waited for the first failed with "could not serialize access"
+      // in three runs out of six before the key was made in read committed.
+      opened.push(...(await Promise.all(Array.from({ length: 6 }, () => PgBossAdapter.open(config)))));
+      expect(opened.map((a) => a.announceKey.equals(opened[0]!.announceKey))).toEqual(opened.map(() => true));
+    } finally {
+      for (const a of opened) await a.boss.stop({ graceful: false, close: true, wait: true });
+      await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
   it("loses no result when the worker holds another key than the waiter (the key's table dropped or changed meanwhile): the waiter queries the job", async () => {
     const schema = unique();
     // A minute's fallback poll: within the test's time, the announcement is what ends the wait.
