@@ -34,7 +34,7 @@ describe.skipIf(!url)('pgBossQueue with worker processes killed while runs flow'
       const ids = new Map<string, string>();
       const killedAt = new Map<number, number>();
       const started = Date.now();
-      // Runs arrive through the chaos, as a service's would, while the chaos goes on.
+      // Runs arrive all through the chaos, as a service's would.
       const submitting = (async () => {
         for (const [i, puzzle] of puzzles.entries()) {
           ids.set(puzzle, await f.queue.submit(searchFlow(countingModel()), { puzzle }, { key: puzzle }));
