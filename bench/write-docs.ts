@@ -152,7 +152,8 @@ model calls' checks, and the replay roles themselves. Each puzzle's roles are bu
 timed loop, as a service builds a request's. (Until 2026-11-28 the roles of all 100 puzzles were built before the
 clock started, as the reference's driver builds its answers. Their tables then outlived V8's young generation, and
 the timed runs paid for promoting them to the old one: 1.38 MB promoted per scavenge against 0.31, and 6.0–6.6 µs per
-node against 4.7–5.0 with their building timed too. The library's code was the same.)
+node against 4.7–5.0 with their building timed too. The library itself did not change, only where the benchmark
+builds the roles.)
 ${g.cpu.perCandidate ? `
 The model calls are the ones the paper's code makes: one per parent expanded, and one per value prompt it has not
 asked before, ${n(g.cpu.modelCalls)} calls. The reference keeps a value cache on its task for the whole run of 100 puzzles
