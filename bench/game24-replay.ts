@@ -7,8 +7,7 @@
  *
  * Then measures CPU time per tree node on the same replay, in rounds: the process's CPU time over
  * the solve loop (per puzzle, its replay roles, an Explorer and its run), divided by the tree
- * nodes created; with every
- * role call made through a 0 ms model, three ways: the calls the reference makes (one per parent
+ * nodes created; with every role call made through a 0 ms model, three ways: the calls the reference makes (one per parent
  * expanded, one per value prompt not asked before: the paper's code keeps a value cache across the
  * puzzles of a run, and the evaluator here is behind `withEvaluationCache` with one store for the
  * log), one call per candidate evaluated (no cache: 2.2 times the calls), and with the roles
@@ -174,15 +173,14 @@ async function checkReplay(log: ReplayPuzzle[], calls: Calls): Promise<{ modelCa
   let stepMismatches = 0;
   const rolesFor = replayRoles(counting, calls);
   for (const puzzle of log) {
-    const run = rolesFor(puzzle);
-    const explorer = explorerFor(run);
-    const tree = treeFor(run.puzzle);
+    const explorer = explorerFor(rolesFor(puzzle));
+    const tree = treeFor(puzzle);
     const selected: string[][] = [];
     explorer.on('search.step', (event) => {
       selected[event.depth - 1] = event.frontier.map((id) => stateOf(tree, tree.node(id)));
     });
-    await explorer.run(tree, { runId: `puzzle-${run.puzzle.idx}` });
-    run.puzzle.steps.forEach((step, i) => {
+    await explorer.run(tree, { runId: `puzzle-${puzzle.idx}` });
+    puzzle.steps.forEach((step, i) => {
       const ours = selected[i] ?? [];
       if (ours.length !== step.select_new_ys.length || ours.some((x, j) => x !== step.select_new_ys[j])) stepMismatches += 1;
     });

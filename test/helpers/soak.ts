@@ -4,7 +4,7 @@
 // after the suite, runs them at full length.
 
 /** Whether the soak tests run at full length: `TOT_SOAK=1`. */
-export const fullSoak = process.env.TOT_SOAK === '1';
+const fullSoak = process.env.TOT_SOAK === '1';
 
 /**
  * `quick` in `npm test`, `full` under `TOT_SOAK=1`.

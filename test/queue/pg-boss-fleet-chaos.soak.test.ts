@@ -1,10 +1,9 @@
 // A fleet of real worker processes on a real PostgreSQL, a worker killed with SIGKILL every 2 s and
 // restarted while runs flow. Randomized: `npm test` runs it for 10 s, `npm run test:soak` for 30 s
 // (test/helpers/soak.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFixture } from '../helpers/bundle-fixture.js';
+import { describe, expect, it } from 'vitest';
 import { soak } from '../helpers/soak.js';
-import { count, driveIntervals, events, exited, fleet, readWorkerLog, reference } from './fixtures/fleet.js';
+import { count, driveIntervals, events, exited, readWorkerLog, reference, useFleets } from './fixtures/fleet.js';
 import { countingModel, searchFlow } from './fixtures/search-flow.js';
 
 const url = process.env.TOT_POSTGRES_URL;
@@ -12,23 +11,13 @@ const url = process.env.TOT_POSTGRES_URL;
 const CHAOS_S = soak({ quick: 10, full: 30 });
 const RUNS = soak({ quick: 60, full: 200 });
 
-let script: string;
-
 describe.skipIf(!url)('pgBossQueue with worker processes killed while runs flow', () => {
-  beforeAll(async () => {
-    script = await bundleFixture('test/queue/fixtures/worker-process.ts');
-  }, 60_000);
-
-  const open: { close(): Promise<void> }[] = [];
-  afterAll(async () => {
-    for (const f of open) await f.close();
-  });
+  const openFleet = useFleets(url);
 
   it(
     `finishes every run while a worker is killed every 2 s for ${CHAOS_S} s: results as uninterrupted, no completed call made twice, no run driven by two workers at once, every call asked by a worker that had taken its run`,
     async () => {
-      const f = await fleet(url!, script, 20);
-      open.push(f);
+      const f = await openFleet(20);
       for (let i = 0; i < 4; i++) f.start({ CONCURRENCY: '8' });
       const puzzles = Array.from({ length: RUNS }, (_, i) => `p${i}`);
       const ids = new Map<string, string>();

@@ -2,31 +2,21 @@
 // processes, another flow version. Workers killed with SIGKILL and restarted while runs flow, their
 // runs taken over: pg-boss-fleet-chaos.soak.test.ts.
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bundleFixture } from '../helpers/bundle-fixture.js';
 import { catchTotError } from '../helpers/expect-tot-error.js';
-import { count, events, exited, fleet, reference, unique, until } from './fixtures/fleet.js';
+import { count, events, exited, reference, unique, until, useFleets } from './fixtures/fleet.js';
 import { countingModel, searchFlow } from './fixtures/search-flow.js';
 
 const url = process.env.TOT_POSTGRES_URL;
 
-let script: string;
-
 describe.skipIf(!url)('pgBossQueue with worker processes', () => {
-  beforeAll(async () => {
-    script = await bundleFixture('test/queue/fixtures/worker-process.ts');
-  }, 60_000);
-
-  const open: { close(): Promise<void> }[] = [];
-  afterAll(async () => {
-    for (const f of open) await f.close();
-  });
+  const openFleet = useFleets(url);
 
   it(
     'a worker stopped with SIGTERM hands its runs back with their logs open, and another worker finishes them',
     async () => {
-      const f = await fleet(url!, script, 60);
-      open.push(f);
+      const f = await openFleet(60);
       const first = f.start({ CONCURRENCY: '3' });
       const puzzles = ['t0', 't1', 't2'].map((p) => p.replace('t', 'p9'));
       const ids = await Promise.all(puzzles.map((puzzle) => f.queue.submit(searchFlow(countingModel()), { puzzle })));
@@ -53,8 +43,7 @@ describe.skipIf(!url)('pgBossQueue with worker processes', () => {
   it(
     'cancel stops a run that another process drives: the log records it aborted and the model is asked nothing more',
     async () => {
-      const f = await fleet(url!, script, 100);
-      open.push(f);
+      const f = await openFleet(100);
       f.start();
       const runId = await f.queue.submit(searchFlow(countingModel()), { puzzle: 'p800' });
       await until(() => f.server.served.filter((s) => s.puzzle === 'p800').length >= 2, 20_000, 'the run to start');
@@ -93,8 +82,7 @@ describe.skipIf(!url)('pgBossQueue with worker processes', () => {
   it(
     'a worker of another flow version fails the run with RESUME_MISMATCH, without retrying it',
     async () => {
-      const f = await fleet(url!, script, 0);
-      open.push(f);
+      const f = await openFleet(0);
       f.start({ FLOW_VERSION: '2' });
       const runId = await f.queue.submit(searchFlow(countingModel(), 1), { puzzle: 'p900' });
       const error = await catchTotError(() => f.queue.result(runId, { signal: AbortSignal.timeout(20_000) }), 'RESUME_MISMATCH');
