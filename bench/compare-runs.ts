@@ -4,6 +4,11 @@
  * says whether the second run's median lies inside the first run's range, and how far it moved.
  *
  *   npx tsx bench/compare-runs.ts <first results dir> <second results dir> [--json]
+ *   npm run bench:compare -- <first> <second> --json > bench/reproduction.json   (the page reports it)
+ *
+ * Beside the count outside, it prints how many would lie outside by chance alone if the machine had
+ * not changed between the runs (the sum over the figures of `chanceOutside(rounds)`): a range of 5
+ * rounds misses the next run's median one time in six even then, one of 15 rounds one in 450.
  *
  * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
  * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a
@@ -13,6 +18,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chanceOutside } from './harness.js';
 
 /** A figure of a results file: the median of its rounds, with their range. */
 export interface RunFigure {
@@ -32,6 +38,8 @@ export interface FigureComparison {
   inside: boolean;
   /** The second median over the first, less one (0.05: 5% higher); null when the first is 0. */
   moved: number | null;
+  /** How likely the second median lies outside the first's range by chance alone, on an unchanged machine: `chanceOutside` of the first's rounds. */
+  chance: number;
 }
 
 const isFigure = (value: unknown): value is RunFigure =>
@@ -67,10 +75,20 @@ export function compareRuns(first: Record<string, unknown>, second: Record<strin
         missing.push(`${file}: ${path}`);
         continue;
       }
-      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1 });
+      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1, chance: chanceOutside(a.rounds) });
     }
   }
   return { compared, missing };
+}
+
+/** The `npm run bench` run most of a directory's results files come from (their `benchRun`), if they name one. */
+export function runOf(results: Record<string, unknown>): string | undefined {
+  const counts = new Map<string, number>();
+  for (const r of Object.values(results)) {
+    const run = (r as { benchRun?: unknown } | null)?.benchRun;
+    if (typeof run === 'string') counts.set(run, (counts.get(run) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 /** The results files of a directory, parsed, by file name. */
@@ -101,12 +119,14 @@ function main(): number {
   }
   const { compared, missing } = compareRuns(...runs);
   const outside = compared.filter((c) => !c.inside);
-  if (json) console.log(JSON.stringify({ compared, missing }, null, 2));
+  // Saved as bench/reproduction.json, the benchmarks page reports it.
+  if (json) console.log(JSON.stringify({ runs: runs.map(runOf), compared, missing }, null, 2));
   else {
     for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)})`);
     for (const where of missing) console.log(`MISSING ${where}: not in the second run`);
     const moves = compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
-    console.log(`\n${compared.length} figures compared: ${compared.length - outside.length} inside the first run's range, ${outside.length} outside, ${missing.length} missing from the second run; median move ${pct(moves[(moves.length - 1) >> 1] ?? 0)}, largest ${pct(moves.at(-1) ?? 0)}`);
+    const byChance = compared.reduce((sum, c) => sum + c.chance, 0);
+    console.log(`\n${compared.length} figures compared: ${compared.length - outside.length} inside the first run's range, ${outside.length} outside (${byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(moves[(moves.length - 1) >> 1] ?? 0)}, largest ${pct(moves.at(-1) ?? 0)}`);
   }
   return compared.length === 0 || outside.length > 0 || missing.length > 0 ? 1 : 0;
 }

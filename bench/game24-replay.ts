@@ -20,7 +20,7 @@
  *
  * npm run bench:game24 -- [--log <path>] [--rounds <n>] [--repeats <n>] [--reference <checkout>] [--csv <24.csv>] [--python <python3>]
  *   --log        default bench/fixtures/game24-gpt4-bfs.json
- *   --rounds     default 11 (at least 5)
+ *   --rounds     default 15 (at least 5)
  *   --repeats    timed replays per side and round (their median is the round's figure), default 5
  *   --reference  a checkout of princeton-nlp/tree-of-thought-llm (read in place, never copied); default $TOT_BENCH_REFERENCE
  *   --csv        the puzzles' 24.csv; default the checkout's own
@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { loadReplayLog, replayEvaluator, replayGenerator, stateOf, type ReplayPuzzle } from '../examples/game24/replay.js';
 import { replayAll } from '../examples/game24/reproduce.js';
 import { bfs, Explorer, ThoughtTree, withEvaluationCache, type Evaluation, type LanguageModel, type ThoughtNode } from '../src/index.js';
-import { benchDir, figure, median, MIN_ROUNDS, report } from './harness.js';
+import { benchDir, figure, median, MIN_ROUNDS, report, ROUNDS } from './harness.js';
 
 const TARGET_RATIO = 1;
 
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       log: { type: 'string' },
-      rounds: { type: 'string', default: '11' },
+      rounds: { type: 'string', default: String(ROUNDS) },
       repeats: { type: 'string', default: '5' },
       reference: { type: 'string' },
       csv: { type: 'string' },

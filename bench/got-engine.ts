@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { InMemoryEventStore, type EventStore } from '../src/index.js';
 import { SessionEngine, type BranchWorker } from '../src/sessions/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
-import { figure, gc, median, report } from './harness.js';
+import { figure, gc, median, report, ROUNDS } from './harness.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000,100000' } } });
 const SIZES = values.sizes!.split(',').map(Number);
@@ -105,7 +105,7 @@ try {
   const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
   const delays = [200, 65, 155, 20, 110];
   const overshoot: number[] = [];
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < ROUNDS + 2; i++) {
     const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'bench' });
     const s = await engine.startSession({ goal: 'race' });
     const t = await s.addThought({ role: 'planner', content: 'five ways' });
@@ -133,7 +133,7 @@ try {
   await writer.close();
   const restores: number[] = [];
   const fullFolds: number[] = [];
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < ROUNDS; i++) {
     const store = new SqliteEventStore({ path });
     let started = performance.now();
     const restored = await new SessionEngine({ store }).restore(s.id);
@@ -150,7 +150,7 @@ try {
   const largeStore = new SqliteEventStore({ path: join(dir, `add-${largest.thoughts}.db`) });
   const largeAfter = (await largeStore.streamVersion(largest.sessionId))! - (await largeStore.loadSnapshot(largest.sessionId))!.version;
   const largeRestores: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < ROUNDS; i++) {
     const started = performance.now();
     await new SessionEngine({ store: largeStore }).restore(largest.sessionId);
     largeRestores.push(performance.now() - started);

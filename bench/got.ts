@@ -19,13 +19,13 @@ import { parseGotRecording } from '../examples/graph-of-thoughts/recording.js';
 import { replayRecording } from '../examples/graph-of-thoughts/replay.js';
 import { simulatedSortingModel } from '../examples/graph-of-thoughts/simulated-model.js';
 import { addSortingOps, type SortState } from '../examples/graph-of-thoughts/sorting.js';
-import { benchDir, figure, median, report } from './harness.js';
+import { benchDir, figure, median, report, ROUNDS } from './harness.js';
 
 const { values } = parseArgs({ options: { recording: { type: 'string', multiple: true }, csv: { type: 'string' }, latency: { type: 'string' }, repeats: { type: 'string' } } });
 const shared = `${benchDir}/../../shared/data/got-reference`;
 const recordings = values.recording ?? [`${shared}/example_prompts_sorting_032.md`, `${shared}/example_prompts_keyword_counting.md`].filter((p) => existsSync(p));
 const latencyMs = Number(values.latency ?? 20);
-const repeats = Number(values.repeats ?? 5);
+const repeats = Number(values.repeats ?? ROUNDS);
 
 // 1. Replays.
 const replays = [];

@@ -16,6 +16,14 @@ export function median(values: number[]): number {
 export const MIN_ROUNDS = 5;
 
 /**
+ * The rounds a benchmark measures a figure over when a round is cheap (seconds at most). A range
+ * is stated so that a second run can be held to it: on an unchanged machine its median falls
+ * outside a range of 15 rounds one time in 450 by chance alone, outside one of 5 rounds one time in
+ * six ({@link chanceOutside}), which over the page's fifty figures is eight of them.
+ */
+export const ROUNDS = 15;
+
+/**
  * A figure measured over rounds: its median and the range of the rounds (every figure on the
  * benchmarks page is shown as a median with its range). Rounded to `digits` decimals.
  */
@@ -24,6 +32,30 @@ export interface Figure {
   min: number;
   max: number;
   rounds: number;
+}
+
+/**
+ * How likely a second run's median falls outside a first run's range (min–max) by chance alone:
+ * both runs `rounds` independent draws from one distribution, as on a machine whose speed does not
+ * change between them. It depends on the rounds only: 16.7% at 5 rounds, 1.2% at 11, 0.22% at 15.
+ * Exact for an odd count; for an even one (a median halfway between two rounds) an upper bound.
+ *
+ * The median of the second run lies below the first's minimum when at least half of its rounds
+ * (`k`) come before every round of the first in the merged order. With `j` of the second run's
+ * rounds first, P(j) = C(2n−j−1, n−1) / C(2n, n), which is 1/2 for j = 0 and shrinks by
+ * (n−j)/(2n−j−1) from each j to the next; above the maximum is the mirror image.
+ */
+export function chanceOutside(rounds: number): number {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+  const n = rounds;
+  const k = Math.ceil(n / 2);
+  let term = 0.5;
+  let below = 0;
+  for (let j = 0; j <= n; j++) {
+    if (j >= k) below += term;
+    term *= (n - j) / (2 * n - j - 1);
+  }
+  return Math.min(1, 2 * below);
 }
 
 /** The {@link Figure} of one measurement per round. */
@@ -67,6 +99,8 @@ export function report(name: string, figures: Record<string, unknown>): void {
     loadAverage1m: { atStart: loadAtStart, atEnd: Math.round(loadavg()[0]! * 100) / 100 },
     // Which \`bench/run.ts\` invocation measured it: the benchmarks page names figures from another run.
     ...(process.env.TOT_BENCH_RUN ? { benchRun: process.env.TOT_BENCH_RUN } : {}),
+    // How long bench/run.ts waited for the machine to be quiet before this benchmark, and whether it was.
+    ...(process.env.TOT_BENCH_QUIET ? { quietBefore: JSON.parse(process.env.TOT_BENCH_QUIET) as unknown } : {}),
     ...figures,
   };
   const dir = `${benchDir}/results/`;

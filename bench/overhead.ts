@@ -3,7 +3,7 @@
  * beam 10,000, depth 5). Targets: ≤ 6 µs of framework time per node, ≤ 320 B of heap per node (they were 20 µs and 2 KB before the run kernel).
  */
 import { bfs, Explorer, type ThoughtEvaluator, type ThoughtGenerator } from '../src/index.js';
-import { figure, gc, report } from './harness.js';
+import { figure, gc, report, ROUNDS } from './harness.js';
 
 const BRANCHING = 10;
 const generator: ThoughtGenerator = {
@@ -28,7 +28,7 @@ const explorer = () =>
 await explorer().run('warm-up');
 
 const runs: { ms: number; nodes: number }[] = [];
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < ROUNDS; i++) {
   const started = performance.now();
   const result = await explorer().run('overhead');
   runs.push({ ms: performance.now() - started, nodes: result.tree.size });

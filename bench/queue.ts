@@ -11,7 +11,8 @@
  *     ≤ the documented bound + 1 s).
  *
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
- *   npm run bench:queue -- --rounds 5        (throughput rounds, each of 1, 2 and 4 workers; default 3)
+ *   npm run bench:queue -- --rounds 7        (throughput rounds, each of 1, 2 and 4 workers; default 5)
+ *   npm run bench:queue -- --kills 5         (workers killed for the takeover figure, one a round; default 11)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
  *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file)
  *   npm run bench:queue -- --pairs 41        (direct and queued runs timed for the overhead figures; default 101)
@@ -26,7 +27,7 @@
  * The same file is the worker process (`--worker`), so that the benchmark needs no other build.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -36,7 +37,7 @@ import { z } from 'zod';
 import { bfs, createEvaluator, createGenerator, Explorer, fromFunction, type GenerateRequest, type GenerateResult, type LanguageModel } from '../src/index.js';
 import { PostgresEventStore } from '../src/postgres/index.js';
 import { defineFlow, pgBossQueue } from '../src/queue/index.js';
-import { figure, median, report } from './harness.js';
+import { figure, median, report, type Figure } from './harness.js';
 
 const LATENCY_MS = 20;
 const self = fileURLToPath(import.meta.url);
@@ -139,7 +140,7 @@ const count = (name: string, fallback: number) => {
   if (!/^[1-9][0-9]*$/.test(given)) throw new Error(`bench:queue: ${name} must be a whole number of at least 1, not "${given}"`);
   return Number(given);
 };
-const ROUNDS = count('--rounds', 3);
+const ROUNDS = count('--rounds', 5);
 /** Direct and queued runs timed in turn for the overhead figures. */
 const OVERHEAD_PAIRS = count('--pairs', 101);
 const ONLY = arg('--only');
@@ -206,10 +207,14 @@ async function setup(lease = 5) {
   await store.setup();
   const queue = pgBossQueue({ connectionString: pg, store, schema, leaseSeconds: lease });
   await queue.list();
-  const log = join(mkdtempSync(join(tmpdir(), 'tot-bench-queue-')), 'workers.jsonl');
+  const logDir = mkdtempSync(join(tmpdir(), 'tot-bench-queue-'));
+  const log = join(logDir, 'workers.jsonl');
   const env = { PG: pg, PREFIX: `${schema}_`, SCHEMA: schema, MODEL: modelUrl, WORKER_LOG: log, LEASE: String(lease) };
-  const lines = () =>
+  const read = () =>
     existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; t: number; runId?: string; outcome?: string; ready?: boolean; stopped?: boolean; cpuMs?: number }) : [];
+  // After close(), the log's last lines (its directory is gone by then).
+  let final: ReturnType<typeof read> | undefined;
+  const lines = () => final ?? read();
   const workers: ChildProcess[] = [];
   const start = async (count: number, concurrency: number) => {
     const before = lines().filter((l) => l.ready).length;
@@ -223,6 +228,8 @@ async function setup(lease = 5) {
     await Promise.all(workers.map((w) => (w.exitCode !== null || w.signalCode !== null ? undefined : new Promise((r) => w.once('exit', r)))));
     await queue.close();
     await store.close();
+    final = read();
+    rmSync(logDir, { recursive: true, force: true });
   };
   return { queue, store, lines, start, workers, close };
 }
@@ -250,6 +257,8 @@ interface Throughput {
   concurrencyPerWorker: number;
   runsPerSecond: Record<string, number>;
   speedup: { twoWorkers: number; fourWorkers: number };
+  /** The same medians with the range of their rounds, and each round's speed-up over the round's one worker. */
+  figures: { runsPerSecond: Record<string, Figure>; speedupPerRound: { twoWorkers: Figure; fourWorkers: Figure } };
   rounds: Round[];
 }
 const throughput: Throughput[] = [];
@@ -286,7 +295,10 @@ for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
   }
   const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond))]));
   const speedup = { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 };
-  throughput.push({ concurrencyPerWorker: concurrency, runsPerSecond: perSecond, speedup, rounds });
+  const of = (w: number) => rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond);
+  const perRound = (w: number) => of(w).map((x, i) => x / of(1)[i]!);
+  const figures = { runsPerSecond: Object.fromEntries(COUNTS.map((w) => [w, figure(of(w), 1)])), speedupPerRound: { twoWorkers: figure(perRound(2)), fourWorkers: figure(perRound(4)) } };
+  throughput.push({ concurrencyPerWorker: concurrency, runsPerSecond: perSecond, speedup, figures, rounds });
   console.error(`bench:queue: ${concurrency} at a time per worker: median runs/s ${COUNTS.map((w) => `${w}: ${perSecond[w]}`).join(', ')}; ×${speedup.twoWorkers} at 2, ×${speedup.fourWorkers} at 4`);
 }
 if (ONLY_THROUGHPUT) {
@@ -372,9 +384,12 @@ if (ONLY_OVERHEAD) {
   process.exit(0);
 }
 
-// 3. SIGKILL → the runs running again elsewhere.
-const takeover = await (async () => {
-  const lease = 5;
+// 3. SIGKILL → the runs running again elsewhere, one kill per round: a kill's figure is the time
+// until the last run its worker held runs again (the runs of one kill wait for the same lease, so
+// they are one measurement, not several).
+const KILLS = count('--kills', 11);
+const lease = 5;
+async function killOnce() {
   const s = await setup(lease);
   await s.start(2, 4);
   const victim = s.workers[0]!;
@@ -394,7 +409,13 @@ const takeover = await (async () => {
   const again = [...held].map((runId) => (s.lines().find((l) => l.runId === runId && l.pid !== victim.pid && l.outcome === 'started' && l.t >= killedAt)?.t ?? NaN) - killedAt);
   const bound = pgBossQueue({ connectionString: pg, store: s.store, leaseSeconds: lease, pollIntervalMs: 100 }).takeoverBoundMs;
   await s.close();
-  return { leaseSeconds: lease, runsHeld: held.size, killToRunningAgainMs: figure(again, 0), documentedBoundMs: bound };
+  if (again.length === 0 || again.some(Number.isNaN)) throw new Error(`takeover: ${again.filter(Number.isNaN).length} of the ${again.length} runs the killed worker held never ran again elsewhere`);
+  return { runsHeld: held.size, lastMs: Math.max(...again), bound };
+}
+const takeover = await (async () => {
+  const kills: Awaited<ReturnType<typeof killOnce>>[] = [];
+  for (let i = 0; i < KILLS; i++) kills.push(await killOnce());
+  return { leaseSeconds: lease, kills: KILLS, runsHeld: kills.map((k) => k.runsHeld), killToRunningAgainMs: figure(kills.map((k) => k.lastMs), 0), documentedBoundMs: kills[0]!.bound };
 })();
 console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.max} ms (bound ${takeover.documentedBoundMs} ms)`);
 

@@ -5,7 +5,7 @@
 import { fromFunction } from '../src/index.js';
 import { FractalSolver, type EvalFunction, type ThinkFunction } from '../src/fractal/index.js';
 import { ChainOfThoughtNode } from '../src/cot/index.js';
-import { figure, gc, report } from './harness.js';
+import { figure, gc, report, ROUNDS } from './harness.js';
 
 /** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */
 function fractal(fanout: number, depth: number) {
@@ -18,7 +18,7 @@ function fractal(fanout: number, depth: number) {
 await fractal(10, 4).run('warm-up');
 const frameRuns: number[] = [];
 let frames = 0;
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < ROUNDS; i++) {
   const started = performance.now();
   const result = await fractal(10, 4).run('bench');
   frames = result.stats.frames;
@@ -49,7 +49,7 @@ const jsonReply = JSON.stringify({ current_thinking: 'working', planning: [{ des
 async function perThought(format: 'yaml' | 'json'): Promise<number[]> {
   const runs: number[] = [];
   // Ten untimed samples first: without them the first samples time the compiler, not the loop.
-  for (let i = -10; i < 5; i++) {
+  for (let i = -10; i < ROUNDS; i++) {
     const text = format === 'yaml' ? reply : jsonReply;
     // An instant model: a plain function (the testing kit's mocks also record every request).
     const node = new ChainOfThoughtNode({ model: fromFunction(() => text), maxThoughts: THOUGHTS, format });

@@ -13,9 +13,9 @@ import { parseArgs } from 'node:util';
 import { bfs, Explorer, InMemoryEventStore, ThoughtTree, type LanguageModel } from '../src/index.js';
 import { withLatency } from '../src/testing/index.js';
 import { loadReplayLog, replayEvaluator, replayGenerator, type ReplayPuzzle } from '../examples/game24/replay.js';
-import { benchDir, figure, median, report } from './harness.js';
+import { benchDir, figure, median, report, ROUNDS } from './harness.js';
 
-const { values } = parseArgs({ options: { log: { type: 'string' }, repeats: { type: 'string', default: '7' } } });
+const { values } = parseArgs({ options: { log: { type: 'string' }, repeats: { type: 'string', default: String(ROUNDS) } } });
 const log = loadReplayLog(values.log ?? `${benchDir}/fixtures/game24-gpt4-bfs.json`);
 const repeats = Number(values.repeats);
 

@@ -1,5 +1,6 @@
 /**
- * Builds benchmarks and runs each in its own Node process (a clean heap, --expose-gc).
+ * Builds benchmarks and runs each in its own Node process (a clean heap, --expose-gc), once the
+ * machine is quiet (`waitForQuiet` below).
  *
  *   npm run bench                          every benchmark, then docs/benchmarks.md
  *   tsx bench/run.ts game24-replay -- …    one benchmark, with its own arguments
@@ -14,7 +15,8 @@
  * a driver only a comparison uses: it is installed here, on the first run of a benchmark that needs it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -69,9 +71,55 @@ await build({
   logLevel: 'warning',
 });
 
+/** The machine's CPU time so far, busy and in all, in clock ticks (the first line of /proc/stat); undefined off Linux. */
+function cpuTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    // idle and iowait: a core waiting for the disk is free for a benchmark to use.
+    return { busy: total - fields[3]! - fields[4]!, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The quiet the machine must reach before a benchmark starts: under a tenth of its cores busy, two seconds in a row. */
+const QUIET = { busyShare: 0.1, seconds: 2, maxWaitSeconds: 120 };
+
+/**
+ * Waits until the machine is quiet before a benchmark. A benchmark leaves work behind it (a
+ * PostgreSQL cluster's shutdown checkpoint, the kernel writing back what it wrote, Chromium's
+ * processes exiting), and a short benchmark that starts in it measures all its rounds in it: in
+ * one run the chain-of-thought figures came out 40% slower right after the event-store benchmark
+ * than in the next run. Writes the dirty pages back first, then samples /proc/stat every second.
+ */
+async function waitForQuiet(): Promise<{ waitedMs: number; busyShare: number | null; quiet: boolean }> {
+  const started = performance.now();
+  try {
+    execFileSync('sync');
+  } catch {
+    // No sync command: the samples below still wait for the writes to settle.
+  }
+  let calm = 0;
+  let share: number | null = null;
+  let before = cpuTicks();
+  if (!before) return { waitedMs: 0, busyShare: null, quiet: false };
+  while (performance.now() - started < QUIET.maxWaitSeconds * 1000) {
+    await sleep(1000);
+    const now = cpuTicks()!;
+    share = now.total === before.total ? 0 : (now.busy - before.busy) / (now.total - before.total);
+    before = now;
+    calm = share < QUIET.busyShare ? calm + 1 : 0;
+    if (calm >= QUIET.seconds) return { waitedMs: Math.round(performance.now() - started), busyShare: Math.round(share * 1000) / 1000, quiet: true };
+  }
+  return { waitedMs: Math.round(performance.now() - started), busyShare: share === null ? null : Math.round(share * 1000) / 1000, quiet: false };
+}
+
 // One id for this invocation's results, so that the benchmarks page can name figures from another run.
 const benchRun = new Date().toISOString();
 for (const name of selected) {
-  execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun } });
+  const quiet = await waitForQuiet();
+  if (!quiet.quiet) console.error(`bench: ${name} starts on a busy machine (${quiet.busyShare === null ? 'no /proc/stat' : `${Math.round(quiet.busyShare * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s`})`);
+  execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet) } });
 }
 if (names.length === 0) execFileSync(process.execPath, ['--import', 'tsx', `${benchDir}write-docs.ts`], { stdio: 'inherit', cwd: root });

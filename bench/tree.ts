@@ -3,11 +3,11 @@
  * Targets (issue #2): ≤ 2 µs per insert and ≤ 600 bytes per node with small content.
  */
 import { ThoughtTree } from '../src/index.js';
-import { figure, gc, report, timeRuns } from './harness.js';
+import { figure, gc, report, ROUNDS, timeRuns } from './harness.js';
 
 const INSERTS = 1_000_000;
 const ROUND_TRIP_NODES = 100_000;
-const RUNS = 5;
+const RUNS = ROUNDS;
 
 /** A 5-ary tree grown breadth first, as a beam search grows one: node i hangs under node floor((i - 1) / 5). */
 function grow(count: number): ThoughtTree {

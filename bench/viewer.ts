@@ -18,13 +18,13 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bfs, callModel, Explorer, fromFunction, InMemoryEventStore, type StoredEvent, type ThoughtEvaluator, type ThoughtGenerator } from '../src/index.js';
 import { renderRunHtml, viewRun } from '../src/viewer/index.js';
-import { figure, median, report } from './harness.js';
+import { figure, median, report, ROUNDS } from './harness.js';
 
 // TOT_CHROMIUM points elsewhere (or nowhere, to see the skip).
 const CHROMIUM = process.env.TOT_CHROMIUM ?? '/usr/bin/chromium';
 const TARGET_MS = 2000;
 
-const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' } } });
+const { values } = parseArgs({ options: { nodes: { type: 'string', default: '10000' }, runs: { type: 'string', default: String(ROUNDS) } } });
 const NODES = Number(values.nodes);
 const RUNS = Number(values.runs);
 if (!Number.isInteger(NODES) || NODES < 2) throw new Error('--nodes: send a whole number of at least 2');

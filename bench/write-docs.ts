@@ -43,7 +43,7 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string });
+  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean; waitedMs: number } });
 // The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
 for (const r of all) if (r.benchRun) runs.set(r.benchRun, (runs.get(r.benchRun) ?? 0) + 1);
@@ -52,6 +52,27 @@ const otherRuns = mainRun ? all.filter((r) => r.benchRun !== mainRun).map((r) =>
 const mainMembers = all.filter((r) => r.benchRun === mainRun).map((r) => r.benchmark).sort();
 const ofMainRun = all.filter((r) => r.benchRun === mainRun && r.loadAverage1m && r.date).sort((a, b) => a.date!.localeCompare(b.date!));
 const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atStart, atEnd: ofMainRun.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...ofMainRun.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
+
+// The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
+const busyStarts = all
+  .filter((r) => r.benchRun === mainRun && r.quietBefore?.quiet === false)
+  .map((r) => `\`${r.benchmark}\``);
+
+/**
+ * The last comparison of two whole runs (\`npm run bench:compare -- <first> <second> --json\`, saved as
+ * bench/reproduction.json): how many of the second run's medians lay inside the first's ranges.
+ */
+const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.meta.url));
+const reproductionText = (() => {
+  if (!existsSync(reproductionFile)) return '';
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: [string, string]; compared: { where: string; inside: boolean; moved: number | null; chance: number }[]; missing: string[] };
+  const outside = rep.compared.filter((c) => !c.inside);
+  const moves = rep.compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
+  const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  const chance = rep.compared.reduce((sum, c) => sum + c.chance, 0);
+  const dates = rep.runs ? ` (${rep.runs[0].slice(0, 16).replace('T', ' ')} and ${rep.runs[1].slice(0, 16).replace('T', ' ')} UTC)` : '';
+  return `Two whole runs${dates}, the second against the first: ${rep.compared.length - outside.length} of ${rep.compared.length} figures inside the first's range, ${outside.length} outside${outside.length === 0 ? '' : ` (${outside.map((c) => `${c.where.replace(/\.json: /, ': ')} ${c.moved === null ? '' : `${c.moved >= 0 ? '+' : ''}${pct(c.moved)}`}`).join('; ')})`}, ${chance.toFixed(2)} expected outside by chance alone; the medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0)} at the median, ${pct(moves.at(-1) ?? 0)} at most${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures missing from the second run`}.`;
+})();
 
 interface StoreFigures {
   medians: Record<string, Record<string, number>>;
@@ -112,9 +133,14 @@ figures below come from ${otherRuns.length === 0 ? `one \`npm run bench\` run on
 (${t.cpu}), ${t.memoryGiB} GiB, Node ${t.node}, on ${t.date.slice(0, 10)}` : `more than one run on the project's machine kind (${t.cores} cores, ${t.cpu}, ${t.memoryGiB} GiB, Node ${t.node}):
 ${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?.date?.slice(0, 10) ?? ''}, the others from earlier runs (each result in
 \`bench/results/\` has its date)`}. The machine is shared:
-${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}A figure
-shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds; a target is judged on the
-median, and one the median misses is marked as missed.
+${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}Each
+benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
+then waits until under a tenth of the cores have been busy for 2 s in a row)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet, after waiting 2 minutes`}. A figure
+shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds (15 rounds
+wherever a round takes seconds at most); a target is judged on the median, and one the median misses
+is marked as missed. The range is what a second run is held to: on an unchanged machine, the median of a
+second run of 15 rounds lies outside the first's range one time in 450 by chance alone, of 5 rounds one
+time in six (\`chanceOutside\` in bench/harness.ts).${reproductionText === '' ? '' : ` ${reproductionText}`}
 
 Benchmarks run compiled, as the package ships: \`bench/run.ts\` bundles each with esbuild. (Run
 through tsx, every closure made at run time goes through esbuild's \`keepNames\` wrapper, which on
@@ -597,9 +623,9 @@ result before it is used), and more workers share the same cores.
 | a run in the worker against the runner called directly with the same store (${o.overheadInWorkerMs.rounds} pairs, in turn) | ${fig(o.overheadInWorkerMs, ' ms', true)}${met(o.overheadInWorkerMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | submit → result with an idle worker, against the runner called directly (the same pairs) | ${fig(o.submitToResultOverDirectMs, ' ms', true)}${met(o.submitToResultOverDirectMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | where submit → result goes (medians): the submit call; until the worker starts the run; from the worker's completion of the run to \`result()\` returning (below zero when \`result()\` heard of it first) | ${o.parts.submitCallMs.median} ms; ${o.parts.submittedToStartedMs.median} ms; ${o.parts.settledToResultMs.median} ms | |
-| a worker's SIGKILL → its runs running again elsewhere (one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
+| a worker's SIGKILL → its runs running again elsewhere (${q.takeover.kills === undefined ? `one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held` : `${q.takeover.kills} kills, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; for each kill, until the last of the ${Math.min(...q.takeover.runsHeld)} to ${Math.max(...q.takeover.runsHeld)} runs its worker held runs again`}) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
 
-The throughput rows are medians of ${q.setup.rounds} rounds, fewer than the 5 of the rest of this page (a round of
+The throughput rows are medians of ${q.setup.rounds} rounds${q.setup.rounds < 15 ? ', fewer than the 15 of the quick figures of this page' : ''} (a round of
 each worker count takes the queue through start, warm-up, ${q.setup.runs} runs and stop). The direct and the queued run of a pair solve
 the same puzzle with the same model calls, but a pair's difference still ranges as shown (the model server's timers and the
 machine's other work), so the overhead medians are good to a few milliseconds, not to one. A finished run's outcome reaches

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, figuresOf } from '../../bench/compare-runs.js';
+import { chanceOutside } from '../../bench/harness.js';
 
 /** Runs the command on two results directories holding `first` and `second` as a.json. */
 function command(first: unknown, second: unknown | undefined) {
@@ -46,6 +47,16 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect(compared.map((c) => c.where)).toEqual(['a.json: x']);
     expect(missing).toEqual(['a.json: only', 'b.json: y']);
   });
+
+  it("gives each figure the chance that its second median lies outside by luck alone, from the first run's rounds", () => {
+    const [c] = compareRuns({ 'a.json': { x: { median: 4, min: 3, max: 5, rounds: 5 } } }, { 'a.json': { x: fig(4, 4, 4) } }).compared;
+    expect(c!.chance).toBe(chanceOutside(5));
+  });
+
+  it('prints how many figures would lie outside by chance alone beside how many do', () => {
+    const out = command({ x: fig(4, 3, 5), y: fig(4, 3, 5) }, { x: fig(4, 3, 5), y: fig(4, 3, 5) }).out;
+    expect(out).toContain('2 inside the first run\'s range, 0 outside (0.33 expected by chance alone');
+  }, 30_000);
 
   it('exits 0 when every figure is reproduced, 1 when one is outside or missing, 2 when a directory is not there', () => {
     expect(command({ x: fig(4, 3, 5) }, { x: fig(4.5, 4, 5) })).toMatchObject({ status: 0 });
