@@ -4,7 +4,7 @@
  * says whether the second run's median lies inside the first run's range, and how far it moved.
  *
  *   npx tsx bench/compare-runs.ts <first results dir> <second results dir> [--json]
- *   npm run bench:compare -- <first> <second> --json > bench/reproduction.json   (the page reports it)
+ *   npx tsx bench/compare-runs.ts <first> <second> --json > bench/reproduction.json   (the page reports it)
  *
  * Beside the count outside, it prints how many would lie outside by chance alone if the machine had
  * not changed between the runs (the sum over the figures of `chanceOutside(rounds)`): a range of 5

@@ -15,7 +15,7 @@
  * a driver only a comparison uses: it is installed here, on the first run of a benchmark that needs it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -71,13 +71,17 @@ await build({
   logLevel: 'warning',
 });
 
-/** The machine's CPU time so far, busy and in all, in clock ticks (the first line of /proc/stat); undefined off Linux. */
-function cpuTicks(): { busy: number; total: number } | undefined {
+/**
+ * The machine's CPU time so far in clock ticks (the first line of /proc/stat): busy, stolen (taken
+ * by the hypervisor for other machines on the same host: a virtual machine's noise that no process
+ * here shows), and in all; undefined off Linux.
+ */
+function cpuTicks(): { busy: number; steal: number; total: number } | undefined {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
     const total = fields.reduce((a, b) => a + b, 0);
     // idle and iowait: a core waiting for the disk is free for a benchmark to use.
-    return { busy: total - fields[3]! - fields[4]!, total };
+    return { busy: total - fields[3]! - fields[4]!, steal: fields[7] ?? 0, total };
   } catch {
     return undefined;
   }
@@ -120,6 +124,20 @@ const benchRun = new Date().toISOString();
 for (const name of selected) {
   const quiet = await waitForQuiet();
   if (!quiet.quiet) console.error(`bench: ${name} starts on a busy machine (${quiet.busyShare === null ? 'no /proc/stat' : `${Math.round(quiet.busyShare * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s`})`);
+  const before = cpuTicks();
+  const started = Date.now();
   execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet) } });
+  const after = cpuTicks();
+  // The machine while the benchmark ran: how busy its cores were (the benchmark's own processes
+  // included) and how much time the hypervisor took. Added to the result the benchmark just wrote.
+  const file = `${benchDir}results/${name}.json`;
+  if (before && after && after.total > before.total && existsSync(file)) {
+    const result = JSON.parse(readFileSync(file, 'utf8')) as { date?: string; benchRun?: string };
+    if (result.benchRun === benchRun && Date.parse(result.date ?? '') >= started) {
+      const share = (ticks: number) => Math.round((ticks / (after.total - before.total)) * 1000) / 1000;
+      const machineDuring = { seconds: Math.round((Date.now() - started) / 100) / 10, busyShare: share(after.busy - before.busy), stealShare: share(after.steal - before.steal) };
+      writeFileSync(file, `${JSON.stringify({ ...result, machineDuring }, null, 2)}\n`);
+    }
+  }
 }
 if (names.length === 0) execFileSync(process.execPath, ['--import', 'tsx', `${benchDir}write-docs.ts`], { stdio: 'inherit', cwd: root });

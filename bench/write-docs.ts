@@ -43,7 +43,7 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean; waitedMs: number } });
+  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number } });
 // The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
 for (const r of all) if (r.benchRun) runs.set(r.benchRun, (runs.get(r.benchRun) ?? 0) + 1);
@@ -53,25 +53,60 @@ const mainMembers = all.filter((r) => r.benchRun === mainRun).map((r) => r.bench
 const ofMainRun = all.filter((r) => r.benchRun === mainRun && r.loadAverage1m && r.date).sort((a, b) => a.date!.localeCompare(b.date!));
 const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atStart, atEnd: ofMainRun.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...ofMainRun.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
 
+// The time the hypervisor took from this machine while each benchmark of that run ran (bench/run.ts, /proc/stat's steal).
+const steals = all
+  .filter((r) => r.benchRun === mainRun && r.machineDuring)
+  .map((r) => ({ benchmark: r.benchmark, steal: r.machineDuring!.stealShare }))
+  .sort((a, b) => b.steal - a.steal);
+const stealText =
+  steals.length === 0
+    ? ''
+    : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
+
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all
   .filter((r) => r.benchRun === mainRun && r.quietBefore?.quiet === false)
   .map((r) => `\`${r.benchmark}\``);
 
 /**
- * The last comparison of two whole runs (\`npm run bench:compare -- <first> <second> --json\`, saved as
+ * The last comparison of two whole runs (\`npx tsx bench/compare-runs.ts <first> <second> --json\`, saved as
  * bench/reproduction.json): how many of the second run's medians lay inside the first's ranges.
  */
 const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.meta.url));
-const reproductionText = (() => {
-  if (!existsSync(reproductionFile)) return '';
-  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: [string, string]; compared: { where: string; inside: boolean; moved: number | null; chance: number }[]; missing: string[] };
+/** Its section of the page, and the sentence the page's opening gives it ('' when there is none). */
+const reproduction = (() => {
+  if (!existsSync(reproductionFile)) return { intro: '', section: '' };
+  type Compared = { where: string; first: Figure; second: Figure; inside: boolean; moved: number | null; chance: number };
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: [string, string]; compared: Compared[]; missing: string[] };
   const outside = rep.compared.filter((c) => !c.inside);
   const moves = rep.compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
-  const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  const pct = (x: number | null) => (x === null ? '' : `${x >= 0 ? '+' : ''}${Math.round(x * 1000) / 10}%`);
   const chance = rep.compared.reduce((sum, c) => sum + c.chance, 0);
-  const dates = rep.runs ? ` (${rep.runs[0].slice(0, 16).replace('T', ' ')} and ${rep.runs[1].slice(0, 16).replace('T', ' ')} UTC)` : '';
-  return `Two whole runs${dates}, the second against the first: ${rep.compared.length - outside.length} of ${rep.compared.length} figures inside the first's range, ${outside.length} outside${outside.length === 0 ? '' : ` (${outside.map((c) => `${c.where.replace(/\.json: /, ': ')} ${c.moved === null ? '' : `${c.moved >= 0 ? '+' : ''}${pct(c.moved)}`}`).join('; ')})`}, ${chance.toFixed(2)} expected outside by chance alone; the medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0)} at the median, ${pct(moves.at(-1) ?? 0)} at most${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures missing from the second run`}.`;
+  const when = (run: string) => run.slice(0, 16).replace('T', ' ');
+  const dates = rep.runs ? `, started ${when(rep.runs[0])} and ${when(rep.runs[1])} UTC` : '';
+  const stale = rep.runs?.[1] !== mainRun ? ' The second run is not the one this page shows.' : '';
+  const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |`);
+  return {
+    intro: ` The last two runs measured against each other: [Reproduction](#reproduction-between-runs).`,
+    section: `
+## Reproduction between runs
+
+Two whole \`npm run bench\` runs${dates}, the second's medians against the first's ranges
+(\`npm run bench:compare\`, saved in \`bench/reproduction.json\`).${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
+lie inside, ${outside.length} outside, where ${chance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
+figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0).replace('+', '')} at the median and by
+${pct(moves.at(-1) ?? 0).replace('+', '')} at most. More figures outside than chance explains means the machine itself ran at another speed
+in the second run: a range of rounds taken within one run does not cover that.
+${
+  outside.length === 0
+    ? ''
+    : `
+| figure (results file: path) | first run | second run's median | moved |
+| --- | --- | --- | --- |
+${rows.join('\n')}
+`
+}`,
+  };
 })();
 
 interface StoreFigures {
@@ -135,12 +170,12 @@ ${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?
 \`bench/results/\` has its date)`}. The machine is shared:
 ${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}Each
 benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
-then waits until under a tenth of the cores have been busy for 2 s in a row)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet, after waiting 2 minutes`}. A figure
+then waits until under a tenth of the cores have been busy for 2 s in a row)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet, after waiting 2 minutes`}.${stealText} A figure
 shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds (15 rounds
 wherever a round takes seconds at most); a target is judged on the median, and one the median misses
 is marked as missed. The range is what a second run is held to: on an unchanged machine, the median of a
 second run of 15 rounds lies outside the first's range one time in 450 by chance alone, of 5 rounds one
-time in six (\`chanceOutside\` in bench/harness.ts).${reproductionText === '' ? '' : ` ${reproductionText}`}
+time in six (\`chanceOutside\` in bench/harness.ts).${reproduction.intro}
 
 Benchmarks run compiled, as the package ships: \`bench/run.ts\` bundles each with esbuild. (Run
 through tsx, every closure made at run time goes through esbuild's \`keepNames\` wrapper, which on
@@ -659,5 +694,5 @@ ${ot ? otelFigures(ot) : 'Not measured.'}
 `;
 // An output path as the argument writes the page there instead (to compare it, or to take one section of it).
 const out = process.argv[2] ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-writeFileSync(out, doc + recording + hostile + adapters + graph + gotEngine + deliberation + mcp + sequentialThinking + queueSection + otelSection + viewer);
+writeFileSync(out, doc + recording + hostile + adapters + graph + gotEngine + deliberation + mcp + sequentialThinking + queueSection + otelSection + viewer + reproduction.section);
 console.log(`${out} written`);
