@@ -7,8 +7,9 @@
  *   npx tsx bench/compare-runs.ts <first> <second> --json > bench/reproduction.json   (the page reports it)
  *
  * Beside the count outside, it prints how many would lie outside by chance alone if the machine had
- * not changed between the runs (the sum over the figures of `chanceOutside(rounds)`): a range of 5
- * rounds misses the next run's median one time in six even then, one of 15 rounds one in 450.
+ * not changed between the runs (the sum over the figures of `chanceOutside` of both runs' rounds):
+ * a range of 5 rounds misses the next run's median of 5 one time in six even then, one of 15
+ * rounds the median of 15 one time in 450.
  *
  * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
  * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a
@@ -38,14 +39,16 @@ export interface FigureComparison {
   inside: boolean;
   /** The second median over the first, less one (0.05: 5% higher); null when the first is 0. */
   moved: number | null;
-  /** How likely the second median lies outside the first's range by chance alone, on an unchanged machine: `chanceOutside` of the first's rounds. */
+  /** How likely the second median lies outside the first's range by chance alone, on an unchanged machine: `chanceOutside` of both runs' rounds. */
   chance: number;
 }
 
 const isFigure = (value: unknown): value is RunFigure =>
   typeof value === 'object' &&
   value !== null &&
-  ['median', 'min', 'max', 'rounds'].every((key) => typeof (value as Record<string, unknown>)[key] === 'number');
+  ['median', 'min', 'max'].every((key) => typeof (value as Record<string, unknown>)[key] === 'number') &&
+  Number.isInteger((value as Record<string, unknown>).rounds) &&
+  ((value as { rounds: number }).rounds >= 1);
 
 /** Every figure of a parsed results file, by its path. */
 export function figuresOf(value: unknown, path = ''): Map<string, RunFigure> {
@@ -75,7 +78,7 @@ export function compareRuns(first: Record<string, unknown>, second: Record<strin
         missing.push(`${file}: ${path}`);
         continue;
       }
-      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1, chance: chanceOutside(a.rounds) });
+      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1, chance: chanceOutside(a.rounds, b.rounds) });
     }
   }
   return { compared, missing };

@@ -105,6 +105,7 @@ try {
   const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
   const delays = [200, 65, 155, 20, 110];
   const overshoot: number[] = [];
+  // Two untimed races first, then ROUNDS timed ones.
   for (let i = 0; i < ROUNDS + 2; i++) {
     const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'bench' });
     const s = await engine.startSession({ goal: 'race' });

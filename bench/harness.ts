@@ -16,10 +16,10 @@ export function median(values: number[]): number {
 export const MIN_ROUNDS = 5;
 
 /**
- * The rounds a benchmark measures a figure over when a round is cheap (seconds at most). A range
- * is stated so that a second run can be held to it: on an unchanged machine its median falls
- * outside a range of 15 rounds one time in 450 by chance alone, outside one of 5 rounds one time in
- * six ({@link chanceOutside}), which over the page's fifty figures is eight of them.
+ * The rounds a benchmark measures a figure over when a round takes a few seconds at most. A range
+ * is stated so that a second run can be held to it: on an unchanged machine the second run's median
+ * falls outside a range of 15 rounds one time in 450 by chance alone, outside one of 5 rounds one
+ * time in six ({@link chanceOutside}).
  */
 export const ROUNDS = 15;
 
@@ -36,24 +36,26 @@ export interface Figure {
 
 /**
  * How likely a second run's median falls outside a first run's range (min–max) by chance alone:
- * both runs `rounds` independent draws from one distribution, as on a machine whose speed does not
- * change between them. It depends on the rounds only: 16.7% at 5 rounds, 1.2% at 11, 0.22% at 15.
- * Exact for an odd count; for an even one (a median halfway between two rounds) an upper bound.
+ * the first run's `rounds` and the second's `secondRounds` (as many by default) all independent
+ * draws from one distribution, as on a machine whose speed does not change between the runs. For
+ * an odd count of second rounds it depends on the counts only: 16.7% at 5 and 5 rounds, 1.2% at 11,
+ * 0.22% at 15. For an even count (a median halfway between two rounds) it is an upper bound.
  *
- * The median of the second run lies below the first's minimum when at least half of its rounds
- * (`k`) come before every round of the first in the merged order. With `j` of the second run's
- * rounds first, P(j) = C(2n−j−1, n−1) / C(2n, n), which is 1/2 for j = 0 and shrinks by
- * (n−j)/(2n−j−1) from each j to the next; above the maximum is the mirror image.
+ * The second median lies below the first's minimum when at least half of the second run's rounds
+ * (`k`) come before every round of the first in the merged order. With `j` of them first,
+ * P(j) = C(m+n−j−1, m−1) / C(m+n, m) for m first and n second rounds: m/(m+n) for j = 0, and each
+ * next j is (n−j)/(m+n−j−1) times the one before. Above the maximum is the mirror image.
  */
-export function chanceOutside(rounds: number): number {
-  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
-  const n = rounds;
+export function chanceOutside(rounds: number, secondRounds = rounds): number {
+  for (const count of [rounds, secondRounds]) if (!Number.isInteger(count) || count < 1) throw new RangeError(`rounds must be a positive integer, got ${count}`);
+  const m = rounds;
+  const n = secondRounds;
   const k = Math.ceil(n / 2);
-  let term = 0.5;
+  let term = m / (m + n);
   let below = 0;
   for (let j = 0; j <= n; j++) {
     if (j >= k) below += term;
-    term *= (n - j) / (2 * n - j - 1);
+    term *= (n - j) / (m + n - j - 1);
   }
   return Math.min(1, 2 * below);
 }

@@ -403,21 +403,30 @@ async function killOnce() {
     if (l.outcome === 'started') held.add(l.runId);
     else held.delete(l.runId);
   }
+  if (held.size === 0) {
+    // The victim finished what it had started before the kill: nothing to take over, so no measurement; the caller tries again.
+    await s.close();
+    return undefined;
+  }
   const killedAt = Date.now();
   victim.kill('SIGKILL');
   await Promise.all(ids.map((id) => s.queue.result(id)));
   const again = [...held].map((runId) => (s.lines().find((l) => l.runId === runId && l.pid !== victim.pid && l.outcome === 'started' && l.t >= killedAt)?.t ?? NaN) - killedAt);
   const bound = pgBossQueue({ connectionString: pg, store: s.store, leaseSeconds: lease, pollIntervalMs: 100 }).takeoverBoundMs;
   await s.close();
-  if (again.length === 0 || again.some(Number.isNaN)) throw new Error(`takeover: ${again.filter(Number.isNaN).length} of the ${again.length} runs the killed worker held never ran again elsewhere`);
+  if (again.some(Number.isNaN)) throw new Error(`takeover: ${again.filter(Number.isNaN).length} of the ${again.length} runs the killed worker held never ran again elsewhere`);
   return { runsHeld: held.size, lastMs: Math.max(...again), bound };
 }
 const takeover = await (async () => {
-  const kills: Awaited<ReturnType<typeof killOnce>>[] = [];
-  for (let i = 0; i < KILLS; i++) kills.push(await killOnce());
+  const kills: NonNullable<Awaited<ReturnType<typeof killOnce>>>[] = [];
+  for (let tries = 0; kills.length < KILLS; tries++) {
+    if (tries >= KILLS * 3) throw new Error(`takeover: the victim held no run at its kill in ${tries - kills.length} of ${tries} tries`);
+    const kill = await killOnce();
+    if (kill) kills.push(kill);
+  }
   return { leaseSeconds: lease, kills: KILLS, runsHeld: kills.map((k) => k.runsHeld), killToRunningAgainMs: figure(kills.map((k) => k.lastMs), 0), documentedBoundMs: kills[0]!.bound };
 })();
-console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.max} ms (bound ${takeover.documentedBoundMs} ms)`);
+console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.median} ms (${takeover.killToRunningAgainMs.min}–${takeover.killToRunningAgainMs.max} ms over ${KILLS} kills; bound ${takeover.documentedBoundMs} ms)`);
 
 server.close();
 

@@ -72,70 +72,72 @@ await build({
 });
 
 /**
- * The machine's CPU time so far in clock ticks (the first line of /proc/stat): busy, stolen (taken
- * by the hypervisor for other machines on the same host: a virtual machine's noise that no process
- * here shows), and in all; undefined off Linux.
+ * The machine's CPU time so far in clock ticks, from the first line of /proc/stat (user nice system
+ * idle iowait irq softirq steal): the cores' work for processes, their wait for the disk, the time
+ * the hypervisor took for other machines on the same host (a virtual machine's noise that no
+ * process here shows), their idle time, and all of it; undefined off Linux.
  */
-function cpuTicks(): { busy: number; steal: number; total: number } | undefined {
+function cpuTicks(): { work: number; iowait: number; steal: number; idle: number; total: number } | undefined {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = fields.reduce((a, b) => a + b, 0);
-    // idle and iowait: a core waiting for the disk is free for a benchmark to use.
-    return { busy: total - fields[3]! - fields[4]!, steal: fields[7] ?? 0, total };
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const work = user! + nice! + system! + (irq ?? 0) + (softirq ?? 0);
+    return { work, iowait: iowait ?? 0, steal: steal ?? 0, idle: idle!, total: work + idle! + (iowait ?? 0) + (steal ?? 0) };
   } catch {
     return undefined;
   }
 }
 
-/** The quiet the machine must reach before a benchmark starts: under a tenth of its cores busy, two seconds in a row. */
+/** The quiet the machine must reach before a benchmark starts: its cores under 10% busy, two seconds in a row. */
 const QUIET = { busyShare: 0.1, seconds: 2, maxWaitSeconds: 120 };
 
 /**
  * Waits until the machine is quiet before a benchmark. A benchmark leaves work behind it (a
  * PostgreSQL cluster's shutdown checkpoint, the kernel writing back what it wrote, Chromium's
- * processes exiting), and a short benchmark that starts in it measures all its rounds in it: in
- * one run the chain-of-thought figures came out 40% slower right after the event-store benchmark
- * than in the next run. Writes the dirty pages back first, then samples /proc/stat every second.
+ * processes exiting), and a short benchmark that starts in it measures all its rounds in it.
+ * Writes the dirty pages back first, then samples /proc/stat every second. Busy here is anything
+ * but idle: waiting for the disk (writes still settling) and time the hypervisor took count too.
+ * `quiet` is null where there is no /proc/stat to tell.
  */
-async function waitForQuiet(): Promise<{ waitedMs: number; busyShare: number | null; quiet: boolean }> {
+async function waitForQuiet(): Promise<{ waitedMs: number; busyShare: number | null; quiet: boolean | null }> {
   const started = performance.now();
   try {
     execFileSync('sync');
   } catch {
-    // No sync command: the samples below still wait for the writes to settle.
+    // No sync command (not Linux): nothing to write back first.
   }
-  let calm = 0;
-  let share: number | null = null;
   let before = cpuTicks();
-  if (!before) return { waitedMs: 0, busyShare: null, quiet: false };
+  if (!before) return { waitedMs: 0, busyShare: null, quiet: null };
+  let calm = 0;
+  let share = 0;
   while (performance.now() - started < QUIET.maxWaitSeconds * 1000) {
     await sleep(1000);
     const now = cpuTicks()!;
-    share = now.total === before.total ? 0 : (now.busy - before.busy) / (now.total - before.total);
+    share = now.total === before.total ? 0 : 1 - (now.idle - before.idle) / (now.total - before.total);
     before = now;
     calm = share < QUIET.busyShare ? calm + 1 : 0;
-    if (calm >= QUIET.seconds) return { waitedMs: Math.round(performance.now() - started), busyShare: Math.round(share * 1000) / 1000, quiet: true };
+    if (calm >= QUIET.seconds) break;
   }
-  return { waitedMs: Math.round(performance.now() - started), busyShare: share === null ? null : Math.round(share * 1000) / 1000, quiet: false };
+  return { waitedMs: Math.round(performance.now() - started), busyShare: Math.round(share * 1000) / 1000, quiet: calm >= QUIET.seconds };
 }
 
 // One id for this invocation's results, so that the benchmarks page can name figures from another run.
 const benchRun = new Date().toISOString();
 for (const name of selected) {
   const quiet = await waitForQuiet();
-  if (!quiet.quiet) console.error(`bench: ${name} starts on a busy machine (${quiet.busyShare === null ? 'no /proc/stat' : `${Math.round(quiet.busyShare * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s`})`);
+  if (quiet.quiet === false) console.error(`bench: ${name} starts on a busy machine (${Math.round(quiet.busyShare! * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s)`);
   const before = cpuTicks();
   const started = Date.now();
   execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet) } });
   const after = cpuTicks();
-  // The machine while the benchmark ran: how busy its cores were (the benchmark's own processes
-  // included) and how much time the hypervisor took. Added to the result the benchmark just wrote.
+  // The machine while the benchmark ran: the share of its cores' time spent on processes (the
+  // benchmark's own included), waiting for the disk, and taken by the hypervisor. Added to the
+  // result the benchmark just wrote.
   const file = `${benchDir}results/${name}.json`;
   if (before && after && after.total > before.total && existsSync(file)) {
     const result = JSON.parse(readFileSync(file, 'utf8')) as { date?: string; benchRun?: string };
     if (result.benchRun === benchRun && Date.parse(result.date ?? '') >= started) {
       const share = (ticks: number) => Math.round((ticks / (after.total - before.total)) * 1000) / 1000;
-      const machineDuring = { seconds: Math.round((Date.now() - started) / 100) / 10, busyShare: share(after.busy - before.busy), stealShare: share(after.steal - before.steal) };
+      const machineDuring = { seconds: Math.round((Date.now() - started) / 100) / 10, busyShare: share(after.work - before.work), iowaitShare: share(after.iowait - before.iowait), stealShare: share(after.steal - before.steal) };
       writeFileSync(file, `${JSON.stringify({ ...result, machineDuring }, null, 2)}\n`);
     }
   }

@@ -1,7 +1,7 @@
 /** Renders docs/benchmarks.md from bench/results/*.json, so the document always shows measured figures. */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { median } from './harness.js';
+import { chanceOutside, median, ROUNDS } from './harness.js';
 
 const results = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url)), 'utf8'));
 const n = (x: number) => x.toLocaleString('en-US');
@@ -43,7 +43,7 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number } });
+  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean | null; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number } });
 // The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
 for (const r of all) if (r.benchRun) runs.set(r.benchRun, (runs.get(r.benchRun) ?? 0) + 1);
@@ -66,7 +66,7 @@ const stealText =
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all
   .filter((r) => r.benchRun === mainRun && r.quietBefore?.quiet === false)
-  .map((r) => `\`${r.benchmark}\``);
+  .map((r) => `\`${r.benchmark}\` (after waiting ${Math.round(r.quietBefore!.waitedMs / 1000)} s)`);
 
 /**
  * The last comparison of two whole runs (\`npx tsx bench/compare-runs.ts <first> <second> --json\`, saved as
@@ -77,26 +77,30 @@ const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.met
 const reproduction = (() => {
   if (!existsSync(reproductionFile)) return { intro: '', section: '' };
   type Compared = { where: string; first: Figure; second: Figure; inside: boolean; moved: number | null; chance: number };
-  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: [string, string]; compared: Compared[]; missing: string[] };
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; compared: Compared[]; missing: string[] };
+  const runs = rep.runs?.length === 2 && rep.runs.every((r) => typeof r === 'string') ? (rep.runs as [string, string]) : undefined;
   const outside = rep.compared.filter((c) => !c.inside);
   const moves = rep.compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
   const pct = (x: number | null) => (x === null ? '' : `${x >= 0 ? '+' : ''}${Math.round(x * 1000) / 10}%`);
   const chance = rep.compared.reduce((sum, c) => sum + c.chance, 0);
   const when = (run: string) => run.slice(0, 16).replace('T', ' ');
-  const dates = rep.runs ? `, started ${when(rep.runs[0])} and ${when(rep.runs[1])} UTC` : '';
-  const stale = rep.runs?.[1] !== mainRun ? ' The second run is not the one this page shows.' : '';
+  const dates = runs ? `, started ${when(runs[0])} and ${when(runs[1])} UTC` : ' (which runs, the comparison does not say)';
+  const current = runs?.[1] === mainRun;
+  const stale = current ? '' : ' The second run is not the one this page shows.';
   const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |`);
   return {
-    intro: ` The last two runs measured against each other: [Reproduction](#reproduction-between-runs).`,
+    intro: current ? ` The run this page shows, measured against the one before it: [Reproduction](#reproduction-between-runs).` : ` Two earlier runs measured against each other: [Reproduction](#reproduction-between-runs).`,
     section: `
 ## Reproduction between runs
 
 Two whole \`npm run bench\` runs${dates}, the second's medians against the first's ranges
-(\`npm run bench:compare\`, saved in \`bench/reproduction.json\`).${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
+(\`npm run bench:compare\`, saved in \`bench/reproduction.json\`): every figure of the results files with a median and a range,
+some of them not on this page.${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
 lie inside, ${outside.length} outside, where ${chance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
 figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0).replace('+', '')} at the median and by
-${pct(moves.at(-1) ?? 0).replace('+', '')} at most. More figures outside than chance explains means the machine itself ran at another speed
-in the second run: a range of rounds taken within one run does not cover that.
+${pct(moves.at(-1) ?? 0).replace('+', '')} at most. More figures outside than chance explains means that the runs differ by more than the
+rounds within one run do: the machine's speed from one half hour to the next, or anything a run's rounds share (one process,
+its compiled code and its heap). A range of rounds taken within one run does not cover that.
 ${
   outside.length === 0
     ? ''
@@ -170,12 +174,13 @@ ${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?
 \`bench/results/\` has its date)`}. The machine is shared:
 ${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}Each
 benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
-then waits until under a tenth of the cores have been busy for 2 s in a row)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet, after waiting 2 minutes`}.${stealText} A figure
-shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds (15 rounds
-wherever a round takes seconds at most); a target is judged on the median, and one the median misses
+then waits until its cores have been under 10% busy for 2 s in a row; the load average above lags by a
+minute, so it still counts the benchmark before)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet`}.${stealText} A figure
+shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds (${ROUNDS} rounds
+wherever a round takes a few seconds at most); a target is judged on the median, and one the median misses
 is marked as missed. The range is what a second run is held to: on an unchanged machine, the median of a
-second run of 15 rounds lies outside the first's range one time in 450 by chance alone, of 5 rounds one
-time in six (\`chanceOutside\` in bench/harness.ts).${reproduction.intro}
+second run of ${ROUNDS} rounds lies outside the first's range one time in ${Math.round(1 / chanceOutside(ROUNDS))} by chance alone, of 5 rounds one
+time in ${Math.round(1 / chanceOutside(5))} (\`chanceOutside\` in bench/harness.ts).${reproduction.intro}
 
 Benchmarks run compiled, as the package ships: \`bench/run.ts\` bundles each with esbuild. (Run
 through tsx, every closure made at run time goes through esbuild's \`keepNames\` wrapper, which on
@@ -658,9 +663,9 @@ result before it is used), and more workers share the same cores.
 | a run in the worker against the runner called directly with the same store (${o.overheadInWorkerMs.rounds} pairs, in turn) | ${fig(o.overheadInWorkerMs, ' ms', true)}${met(o.overheadInWorkerMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | submit → result with an idle worker, against the runner called directly (the same pairs) | ${fig(o.submitToResultOverDirectMs, ' ms', true)}${met(o.submitToResultOverDirectMs.median <= q.targets.overheadMs)} | ≤ ${q.targets.overheadMs} ms |
 | where submit → result goes (medians): the submit call; until the worker starts the run; from the worker's completion of the run to \`result()\` returning (below zero when \`result()\` heard of it first) | ${o.parts.submitCallMs.median} ms; ${o.parts.submittedToStartedMs.median} ms; ${o.parts.settledToResultMs.median} ms | |
-| a worker's SIGKILL → its runs running again elsewhere (${q.takeover.kills === undefined ? `one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held` : `${q.takeover.kills} kills, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; for each kill, until the last of the ${Math.min(...q.takeover.runsHeld)} to ${Math.max(...q.takeover.runsHeld)} runs its worker held runs again`}) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
+| a worker's SIGKILL → its runs running again elsewhere (${q.takeover.kills === undefined ? `one kill, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; the time of each of the ${q.takeover.runsHeld} runs it held` : `${q.takeover.kills} kills, lease ${q.takeover.leaseSeconds} s, workers polling every 100 ms; for each kill, until the last of the ${Math.min(...q.takeover.runsHeld) === Math.max(...q.takeover.runsHeld) ? Math.min(...q.takeover.runsHeld) : `${Math.min(...q.takeover.runsHeld)} to ${Math.max(...q.takeover.runsHeld)}`} runs its worker held runs again`}) | ${fig(q.takeover.killToRunningAgainMs, ' ms', true)}${met(q.takeover.killToRunningAgainMs.median <= q.targets.takeoverMs)} | ≤ ${n(q.targets.takeoverMs)} ms (the documented takeover bound, \`queue.takeoverBoundMs\` = ${n(q.takeover.documentedBoundMs)} ms for this lease and poll, plus 1 s) |
 
-The throughput rows are medians of ${q.setup.rounds} rounds${q.setup.rounds < 15 ? ', fewer than the 15 of the quick figures of this page' : ''} (a round of
+The throughput rows are medians of ${q.setup.rounds} rounds${q.setup.rounds < ROUNDS ? `, fewer than the ${ROUNDS} of the quick figures of this page` : ''} (a round of
 each worker count takes the queue through start, warm-up, ${q.setup.runs} runs and stop). The direct and the queued run of a pair solve
 the same puzzle with the same model calls, but a pair's difference still ranges as shown (the model server's timers and the
 machine's other work), so the overhead medians are good to a few milliseconds, not to one. A finished run's outcome reaches

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, figuresOf } from '../../bench/compare-runs.js';
-import { chanceOutside } from '../../bench/harness.js';
 
 /** Runs the command on two results directories holding `first` and `second` as a.json. */
 function command(first: unknown, second: unknown | undefined) {
@@ -48,9 +47,15 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect(missing).toEqual(['a.json: only', 'b.json: y']);
   });
 
-  it("gives each figure the chance that its second median lies outside by luck alone, from the first run's rounds", () => {
-    const [c] = compareRuns({ 'a.json': { x: { median: 4, min: 3, max: 5, rounds: 5 } } }, { 'a.json': { x: fig(4, 4, 4) } }).compared;
-    expect(c!.chance).toBe(chanceOutside(5));
+  it("gives each figure the chance that its second median lies outside by luck alone, from both runs' rounds", () => {
+    const [c] = compareRuns({ 'a.json': { x: fig(4, 3, 5) } }, { 'a.json': { x: { median: 4, min: 4, max: 4, rounds: 15 } } }).compared;
+    // 5 rounds, then 15: of the C(20, 5) orders of the merged rounds, 792 put eight or more of the second run's below all of the first's, as many above.
+    expect(c!.chance).toBeCloseTo((2 * 792) / 15_504, 12);
+  });
+
+  it('takes for a figure only a median and range over a whole, positive number of rounds', () => {
+    const results = { a: { median: 1, min: 1, max: 1, rounds: 0 }, b: { median: 1, min: 1, max: 1, rounds: 2.5 }, c: { median: 1, min: 1, max: 1, rounds: 3 } };
+    expect([...figuresOf(results).keys()]).toEqual(['c']);
   });
 
   it('prints how many figures would lie outside by chance alone beside how many do', () => {
