@@ -9,7 +9,7 @@
  * Beside the count outside, it prints how many would lie outside by chance alone if the machine had
  * not changed between the runs (the sum over the figures of `chanceOutside` of both runs' rounds):
  * a range of 5 rounds misses the next run's median of 5 one time in six even then, one of 15
- * rounds the median of 15 one time in 450.
+ * rounds the median of 15 one time in 455.
  *
  * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
  * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a

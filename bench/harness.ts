@@ -18,7 +18,7 @@ export const MIN_ROUNDS = 5;
 /**
  * The rounds a benchmark measures a figure over when a round takes a few seconds at most. A range
  * is stated so that a second run can be held to it: on an unchanged machine the second run's median
- * falls outside a range of 15 rounds one time in 450 by chance alone, outside one of 5 rounds one
+ * falls outside a range of 15 rounds one time in 455 by chance alone, outside one of 5 rounds one
  * time in six ({@link chanceOutside}).
  */
 export const ROUNDS = 15;

@@ -94,8 +94,8 @@ const reproduction = (() => {
 ## Reproduction between runs
 
 Two whole \`npm run bench\` runs${dates}, the second's medians against the first's ranges
-(\`npm run bench:compare\`, saved in \`bench/reproduction.json\`): every figure of the results files with a median and a range,
-some of them not on this page.${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
+(\`npm run bench:compare\`, its \`--json\` saved as \`bench/reproduction.json\`): every figure of the results files with a median
+and a range, some of them not on this page.${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
 lie inside, ${outside.length} outside, where ${chance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
 figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0).replace('+', '')} at the median and by
 ${pct(moves.at(-1) ?? 0).replace('+', '')} at most. More figures outside than chance explains means that the runs differ by more than the
@@ -105,6 +105,8 @@ ${
   outside.length === 0
     ? ''
     : `
+The figures outside (moved: the second median over the first, less one; for a time, + is slower, for a rate or a speed-up, faster):
+
 | figure (results file: path) | first run | second run's median | moved |
 | --- | --- | --- | --- |
 ${rows.join('\n')}
