@@ -19,22 +19,14 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chanceOutside } from './harness.js';
-
-/** A figure of a results file: the median of its rounds, with their range. */
-export interface RunFigure {
-  median: number;
-  min: number;
-  max: number;
-  rounds: number;
-}
+import { chanceOutside, type Figure } from './harness.js';
 
 /** One figure of the first run beside the same figure of the second. */
 export interface FigureComparison {
   /** The results file and the figure's path in it, as `file: a.b.c`. */
   where: string;
-  first: RunFigure;
-  second: RunFigure;
+  first: Figure;
+  second: Figure;
   /** Whether the second run's median lies inside the first run's range. */
   inside: boolean;
   /** The second median over the first, less one (0.05: 5% higher); null when the first is 0. */
@@ -43,7 +35,7 @@ export interface FigureComparison {
   chance: number;
 }
 
-const isFigure = (value: unknown): value is RunFigure =>
+const isFigure = (value: unknown): value is Figure =>
   typeof value === 'object' &&
   value !== null &&
   ['median', 'min', 'max'].every((key) => typeof (value as Record<string, unknown>)[key] === 'number') &&
@@ -51,8 +43,8 @@ const isFigure = (value: unknown): value is RunFigure =>
   ((value as { rounds: number }).rounds >= 1);
 
 /** Every figure of a parsed results file, by its path. */
-export function figuresOf(value: unknown, path = ''): Map<string, RunFigure> {
-  const out = new Map<string, RunFigure>();
+export function figuresOf(value: unknown, path = ''): Map<string, Figure> {
+  const out = new Map<string, Figure>();
   if (isFigure(value)) {
     out.set(path, value);
     return out;
@@ -71,7 +63,7 @@ export function compareRuns(first: Record<string, unknown>, second: Record<strin
   const compared: FigureComparison[] = [];
   const missing: string[] = [];
   for (const [file, results] of Object.entries(first)) {
-    const theirs = file in second ? figuresOf(second[file]) : new Map<string, RunFigure>();
+    const theirs = file in second ? figuresOf(second[file]) : new Map<string, Figure>();
     for (const [path, a] of figuresOf(results)) {
       const b = theirs.get(path);
       if (!b) {
@@ -82,6 +74,13 @@ export function compareRuns(first: Record<string, unknown>, second: Record<strin
     }
   }
   return { compared, missing };
+}
+
+/** A comparison in numbers: how many figures lie inside and outside, how many would by chance alone, and how far the medians moved (as fractions). */
+export function summarise(compared: readonly FigureComparison[]): { inside: number; outside: number; byChance: number; medianMove: number; largestMove: number } {
+  const outside = compared.filter((c) => !c.inside).length;
+  const moves = compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
+  return { inside: compared.length - outside, outside, byChance: compared.reduce((sum, c) => sum + c.chance, 0), medianMove: moves[(moves.length - 1) >> 1] ?? 0, largestMove: moves.at(-1) ?? 0 };
 }
 
 /** The `npm run bench` run most of a directory's results files come from (their `benchRun`), if they name one. */
@@ -103,7 +102,7 @@ export function readResults(dir: string): Record<string, unknown> {
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
-const show = (f: RunFigure) => `${f.median} (${f.min}–${f.max}, ${f.rounds} rounds)`;
+const show = (f: Figure) => `${f.median} (${f.min}–${f.max}, ${f.rounds} rounds)`;
 
 function main(): number {
   const args = process.argv.slice(2);
@@ -121,17 +120,15 @@ function main(): number {
     return 2;
   }
   const { compared, missing } = compareRuns(...runs);
-  const outside = compared.filter((c) => !c.inside);
+  const sum = summarise(compared);
   // Saved as bench/reproduction.json, the benchmarks page reports it.
   if (json) console.log(JSON.stringify({ runs: runs.map(runOf), compared, missing }, null, 2));
   else {
     for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)})`);
     for (const where of missing) console.log(`MISSING ${where}: not in the second run`);
-    const moves = compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
-    const byChance = compared.reduce((sum, c) => sum + c.chance, 0);
-    console.log(`\n${compared.length} figures compared: ${compared.length - outside.length} inside the first run's range, ${outside.length} outside (${byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(moves[(moves.length - 1) >> 1] ?? 0)}, largest ${pct(moves.at(-1) ?? 0)}`);
+    console.log(`\n${compared.length} figures compared: ${sum.inside} inside the first run's range, ${sum.outside} outside (${sum.byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(sum.medianMove)}, largest ${pct(sum.largestMove)}`);
   }
-  return compared.length === 0 || outside.length > 0 || missing.length > 0 ? 1 : 0;
+  return compared.length === 0 || sum.outside > 0 || missing.length > 0 ? 1 : 0;
 }
 
 // Run as a command (through a symlinked path too), not when a test imports it.

@@ -293,11 +293,12 @@ for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
       console.error(`bench:queue: ${concurrency} at a time per worker, round ${round + 1}, ${workers} worker(s): ${r.runsPerSecond} runs/s (load ${r.loadAverage1m}; CPU per run: workers ${r.workerCpuMsPerRun} ms, PostgreSQL ${r.postgresCpuMsPerRun ?? '?'} ms)`);
     }
   }
-  const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond))]));
+  // Each worker count's runs per second, round by round (a round measures every count).
+  const of = Object.fromEntries(COUNTS.map((w) => [w, rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond)])) as Record<number, number[]>;
+  const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(of[w]!)]));
   const speedup = { twoWorkers: Math.round((perSecond[2]! / perSecond[1]!) * 100) / 100, fourWorkers: Math.round((perSecond[4]! / perSecond[1]!) * 100) / 100 };
-  const of = (w: number) => rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond);
-  const perRound = (w: number) => of(w).map((x, i) => x / of(1)[i]!);
-  const figures = { runsPerSecond: Object.fromEntries(COUNTS.map((w) => [w, figure(of(w), 1)])), speedupPerRound: { twoWorkers: figure(perRound(2)), fourWorkers: figure(perRound(4)) } };
+  const perRound = (w: number) => of[w]!.map((x, i) => x / of[1]![i]!);
+  const figures = { runsPerSecond: Object.fromEntries(COUNTS.map((w) => [w, figure(of[w]!, 1)])), speedupPerRound: { twoWorkers: figure(perRound(2)), fourWorkers: figure(perRound(4)) } };
   throughput.push({ concurrencyPerWorker: concurrency, runsPerSecond: perSecond, speedup, figures, rounds });
   console.error(`bench:queue: ${concurrency} at a time per worker: median runs/s ${COUNTS.map((w) => `${w}: ${perSecond[w]}`).join(', ')}; ×${speedup.twoWorkers} at 2, ×${speedup.fourWorkers} at 4`);
 }

@@ -1,7 +1,8 @@
 /** Renders docs/benchmarks.md from bench/results/*.json, so the document always shows measured figures. */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chanceOutside, median, ROUNDS } from './harness.js';
+import { summarise, type FigureComparison } from './compare-runs.js';
+import { chanceOutside, median, ROUNDS, type Figure } from './harness.js';
 
 const results = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url)), 'utf8'));
 const n = (x: number) => x.toLocaleString('en-US');
@@ -14,13 +15,6 @@ const r = results('reasoning-loops');
 const rec = results('recording');
 const met = (ok: boolean) => (ok ? '' : ' (not met)');
 
-/** A figure measured over rounds (bench/harness.ts `figure`): its median, then the range of the rounds. */
-interface Figure {
-  median: number;
-  min: number;
-  max: number;
-  rounds: number;
-}
 /** `median unit (min–max)`, the median in bold when it is the figure a target is judged on. */
 const fig = (x: Figure, unit = '', bold = false) => `${bold ? '**' : ''}${x.median}${unit}${bold ? '**' : ''} (${x.min}–${x.max}${unit})`;
 /** The range of a benchmark's rounds, ` (min–max unit)`, when its result lists them (else nothing). */
@@ -76,13 +70,11 @@ const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.met
 /** Its section of the page, and the sentence the page's opening gives it ('' when there is none). */
 const reproduction = (() => {
   if (!existsSync(reproductionFile)) return { intro: '', section: '' };
-  type Compared = { where: string; first: Figure; second: Figure; inside: boolean; moved: number | null; chance: number };
-  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; compared: Compared[]; missing: string[] };
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; compared: FigureComparison[]; missing: string[] };
   const runs = rep.runs?.length === 2 && rep.runs.every((r) => typeof r === 'string') ? (rep.runs as [string, string]) : undefined;
   const outside = rep.compared.filter((c) => !c.inside);
-  const moves = rep.compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
+  const sum = summarise(rep.compared);
   const pct = (x: number | null) => (x === null ? '' : `${x >= 0 ? '+' : ''}${Math.round(x * 1000) / 10}%`);
-  const chance = rep.compared.reduce((sum, c) => sum + c.chance, 0);
   const when = (run: string) => run.slice(0, 16).replace('T', ' ');
   const dates = runs ? `, started ${when(runs[0])} and ${when(runs[1])} UTC` : ' (which runs, the comparison does not say)';
   const current = runs?.[1] === mainRun;
@@ -95,10 +87,10 @@ const reproduction = (() => {
 
 Two whole \`npm run bench\` runs${dates}, the second's medians against the first's ranges
 (\`npm run bench:compare\`, its \`--json\` saved as \`bench/reproduction.json\`): every figure of the results files with a median
-and a range, some of them not on this page.${stale} **${rep.compared.length - outside.length} of ${rep.compared.length}** figures
-lie inside, ${outside.length} outside, where ${chance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
-figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(moves[(moves.length - 1) >> 1] ?? 0).replace('+', '')} at the median and by
-${pct(moves.at(-1) ?? 0).replace('+', '')} at most. More figures outside than chance explains means that the runs differ by more than the
+and a range, some of them not on this page.${stale} **${sum.inside} of ${rep.compared.length}** figures
+lie inside, ${sum.outside} outside, where ${sum.byChance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
+figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(sum.medianMove).replace('+', '')} at the median and by
+${pct(sum.largestMove).replace('+', '')} at most. More figures outside than chance explains means that the runs differ by more than the
 rounds within one run do: the machine's speed from one half hour to the next, or anything a run's rounds share (one process,
 its compiled code and its heap). A range of rounds taken within one run does not cover that.
 ${

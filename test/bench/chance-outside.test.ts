@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chanceOutside, median } from '../../bench/harness.js';
-
-/** A small seeded generator (mulberry32): the simulation below is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../src/index.js';
 
 /** The share of `trials` pairs of runs (`first` and `second` draws) whose second median lies outside the first's range. */
 function simulate(first: number, second: number, trials: number, next: () => number): number {
@@ -55,7 +45,7 @@ describe("chanceOutside: how often a second run's median misses a first run's ra
   });
 
   it('agrees with a simulation of runs of random rounds for odd counts, and bounds it from above for even ones', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const trials = 40_000;
     for (const [first, second] of [[5, 5], [7, 7], [11, 11], [5, 15], [15, 5]] as const) {
       const p = chanceOutside(first, second);
