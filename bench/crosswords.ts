@@ -16,7 +16,7 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProposals, loadPuzzles, loadSteps, type RecordedStep } from '../examples/crosswords/replay.js';
 import { paperMetrics, recordedPuzzleIndices, replayPuzzle, type StepMismatch, type StepRecord } from '../examples/crosswords/reproduce.js';
-import { benchDir, figure, report } from './harness.js';
+import { benchDir, figure, passRounds, pooled, report, ROUNDS } from './harness.js';
 
 const data = resolve(benchDir, '..', '../shared/data/tot-reference/crosswords/');
 
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       log: { type: 'string', default: `${data}/infoss_dfs_prune_0-45.json` },
       indices: { type: 'string' },
       'no-prune': { type: 'boolean', default: false },
-      repeats: { type: 'string', default: '15' },
+      repeats: { type: 'string', default: String(ROUNDS) },
       'metrics-only': { type: 'boolean', default: false },
     },
   });
@@ -90,8 +90,10 @@ async function cpuPerStep(replayAll: () => Promise<unknown>, steps: number, repe
   };
   // Warm-up: the JIT settles over the first replays.
   for (let i = 0; i < 5; i++) await measure();
-  const runs: { cpu: number; wall: number }[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await measure());
+  const passRuns: { cpu: number; wall: number }[] = [];
+  // This pass's share of the repeats (bench/run.ts runs the list in passes); the figures are of every pass's.
+  for (const _ of passRounds(repeats)) passRuns.push(await measure());
+  const runs = pooled('runs', passRuns);
   const round = (x: number) => Math.round(x * 10) / 10;
   return {
     steps,

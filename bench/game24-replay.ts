@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { loadReplayLog, replayEvaluator, replayGenerator, stateOf, type ReplayPuzzle } from '../examples/game24/replay.js';
 import { replayAll } from '../examples/game24/reproduce.js';
 import { bfs, Explorer, ThoughtTree, withEvaluationCache, type Evaluation, type LanguageModel, type ThoughtNode } from '../src/index.js';
-import { benchDir, figure, median, MIN_ROUNDS, report, ROUNDS } from './harness.js';
+import { benchDir, figure, median, MIN_ROUNDS, passRounds, pooled, report, ROUNDS } from './harness.js';
 
 const TARGET_RATIO = 1;
 
@@ -240,9 +240,11 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     return { withModel: median(withModel), perCandidate: median(perCandidate), withoutModel: median(withoutModel), cacheWithoutModel: median(cacheWithoutModel), withModelBest: Math.min(...withModel), withModelMainThreadShare: mainThreadMicros() === undefined ? undefined : mainThread.micros / processMicros };
   };
   const runReference = reference && 'run' in reference ? reference.run : undefined;
-  const perRound: { withModel: number; perCandidate: number; withoutModel: number; cacheWithoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; loadAverage1m: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } }[] = [];
+  type Round = { withModel: number; perCandidate: number; withoutModel: number; cacheWithoutModel: number; withModelBest: number; withModelMainThreadShare: number | undefined; loadAverage1m: number; reference?: { asWritten: number; printsSilenced: number; asWrittenBest: number } };
+  const passPerRound: Round[] = [];
   let referenceInfo: Omit<ReferenceRound, 'asWritten' | 'printsSilenced'> | undefined;
-  for (let r = 0; r < rounds; r++) {
+  // This pass's share of the rounds (bench/run.ts runs the list in passes), numbered over the whole run.
+  for (const r of passRounds(rounds)) {
     // Alternating which side goes first, so that neither always runs in the same state of a shared machine.
     let theirs: ReferenceRound | undefined;
     if (runReference && r % 2 === 1) theirs = runReference(repeats);
@@ -253,9 +255,11 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     if (theirs) {
       const { asWritten, printsSilenced, ...info } = theirs;
       referenceInfo = info;
-      perRound.push({ ...mine, reference: { asWritten: median(asWritten), printsSilenced: median(printsSilenced), asWrittenBest: Math.min(...asWritten) } });
-    } else perRound.push(mine);
+      passPerRound.push({ ...mine, reference: { asWritten: median(asWritten), printsSilenced: median(printsSilenced), asWrittenBest: Math.min(...asWritten) } });
+    } else passPerRound.push(mine);
   }
+  // Every pass's rounds so far: the figures below are of them all.
+  const perRound = pooled('perRound', passPerRound);
   const withRef = perRound.filter((r) => r.reference !== undefined) as Required<(typeof perRound)[number]>[];
   const comparison = withRef.length === 0
     ? { unavailable: reference === undefined ? 'no --reference checkout given (or TOT_BENCH_REFERENCE)' : 'unavailable' in reference ? reference.unavailable : 'no rounds' }

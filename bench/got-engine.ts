@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { InMemoryEventStore, type EventStore } from '../src/index.js';
 import { SessionEngine, type BranchWorker } from '../src/sessions/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
-import { figure, gc, median, report, ROUNDS } from './harness.js';
+import { figure, gc, median, passRounds, pooled, report, ROUNDS } from './harness.js';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000,100000' } } });
 const SIZES = values.sizes!.split(',').map(Number);
@@ -104,9 +104,11 @@ try {
   // The race: five branches, each worker a timer; every plan valid.
   const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
   const delays = [200, 65, 155, 20, 110];
-  const overshoot: number[] = [];
-  // Two untimed races first, then ROUNDS timed ones.
-  for (let i = 0; i < ROUNDS + 2; i++) {
+  // The rounds below are this pass's share (bench/run.ts runs the list in passes); the figures are of every pass's.
+  const passRoundCount = passRounds(ROUNDS).length;
+  const passOvershoot: number[] = [];
+  // Two untimed races first, then the timed ones.
+  for (let i = 0; i < passRoundCount + 2; i++) {
     const engine = new SessionEngine({ store: new InMemoryEventStore(), writerId: 'bench' });
     const s = await engine.startSession({ goal: 'race' });
     const t = await s.addThought({ role: 'planner', content: 'five ways' });
@@ -120,8 +122,9 @@ try {
     const out = await s.runParallel({ branchIds: branches.map((b) => b.id), strategy: 'race', worker });
     const wall = performance.now() - started;
     if (out.winner?.name !== 'd20') throw new Error(`the race was won by ${out.winner?.name}`);
-    if (i >= 2) overshoot.push(wall - Math.min(...delays));
+    if (i >= 2) passOvershoot.push(wall - Math.min(...delays));
   }
+  const overshoot = pooled('overshoot', passOvershoot);
 
   // A 10,000-event session on SQLite, restored from its latest checkpoint (and, for comparison, from its events alone).
   const path = join(dir, 'restore.db');
@@ -132,30 +135,33 @@ try {
   const events = s.version + 1;
   const eventsAfterCheckpoint = s.version - (await writer.loadSnapshot(s.id))!.version;
   await writer.close();
-  const restores: number[] = [];
-  const fullFolds: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  const passRestores: { fromCheckpoint: number; fromEvents: number }[] = [];
+  for (let i = 0; i < passRoundCount; i++) {
     const store = new SqliteEventStore({ path });
     let started = performance.now();
     const restored = await new SessionEngine({ store }).restore(s.id);
-    restores.push(performance.now() - started);
+    const fromCheckpoint = performance.now() - started;
     if (restored.version !== s.version) throw new Error('the restore missed events');
     const bare = Object.assign(Object.create(store) as EventStore, { loadSnapshot: async () => null });
     started = performance.now();
     await new SessionEngine({ store: bare }).restore(s.id);
-    fullFolds.push(performance.now() - started);
+    passRestores.push({ fromCheckpoint, fromEvents: performance.now() - started });
     await store.close();
   }
+  const restoreRounds = pooled('restores', passRestores);
+  const restores = restoreRounds.map((r) => r.fromCheckpoint);
+  const fullFolds = restoreRounds.map((r) => r.fromEvents);
   // The largest session grown above: its restore, as a session that size is read back.
   const largest = sqlite.at(-1)!;
   const largeStore = new SqliteEventStore({ path: join(dir, `add-${largest.thoughts}.db`) });
   const largeAfter = (await largeStore.streamVersion(largest.sessionId))! - (await largeStore.loadSnapshot(largest.sessionId))!.version;
-  const largeRestores: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  const passLargeRestores: number[] = [];
+  for (let i = 0; i < passRoundCount; i++) {
     const started = performance.now();
     await new SessionEngine({ store: largeStore }).restore(largest.sessionId);
-    largeRestores.push(performance.now() - started);
+    passLargeRestores.push(performance.now() - started);
   }
+  const largeRestores = pooled('largeRestores', passLargeRestores);
   await largeStore.close();
   const strip = (g: Growth[]) => g.map(({ sessionId: _id, ...rest }) => rest);
 

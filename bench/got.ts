@@ -19,7 +19,7 @@ import { parseGotRecording } from '../examples/graph-of-thoughts/recording.js';
 import { replayRecording } from '../examples/graph-of-thoughts/replay.js';
 import { simulatedSortingModel } from '../examples/graph-of-thoughts/simulated-model.js';
 import { addSortingOps, type SortState } from '../examples/graph-of-thoughts/sorting.js';
-import { benchDir, figure, median, report, ROUNDS } from './harness.js';
+import { benchDir, figure, median, passRounds, pooled, report, ROUNDS } from './harness.js';
 
 const { values } = parseArgs({ options: { recording: { type: 'string', multiple: true }, csv: { type: 'string' }, latency: { type: 'string' }, repeats: { type: 'string' } } });
 const shared = `${benchDir}/../../shared/data/got-reference`;
@@ -130,44 +130,47 @@ async function idealSchedule(concurrency: number): Promise<number> {
 
 const calls = inputs.length * CALLS_PER_LIST;
 const criticalPath = (c: number) => Math.max(CHAIN, Math.ceil(calls / c)) * latencyMs;
-const wide: number[] = [];
-const narrow: number[] = [];
+// Each loop below measures this pass's share of its rounds (bench/run.ts runs the list in passes);
+// the figures are of every pass's rounds.
+const passWide: number[] = [];
 let solved = 0;
-for (let i = 0; i < repeats; i++) {
+for (const _ of passRounds(repeats)) {
   const r = await timed(tableModel(latencyMs), 64);
-  wide.push(r.ms);
+  passWide.push(r.ms);
   solved = r.solved;
 }
-const ideal: number[] = [];
-for (let i = 0; i < repeats; i++) ideal.push(await idealSchedule(64));
+const wide = pooled('wide', passWide);
+const passIdeal: number[] = [];
+for (const _ of passRounds(repeats)) passIdeal.push(await idealSchedule(64));
+const ideal = pooled('ideal', passIdeal);
 // One list at a time, as a user sorting one list runs it: the critical path is then the chain
 // itself (split → sort → merge → improve, 4 × latency), with nothing to queue behind.
 const singleGraph = batchGraph(1);
-const perList: number[] = [];
-for (const list of inputs) {
+const passPerList: number[] = [];
+for (const list of passRounds(inputs.length).map((i) => inputs[i]!)) {
   const started = performance.now();
   const r = await singleGraph.run({ model: tableModel(latencyMs), input: { lists: [list] } as unknown as SortState, concurrency: 64 });
-  perList.push(performance.now() - started);
+  passPerList.push(performance.now() - started);
   if (r.stopReason !== 'completed' || r.errors.length > 0) throw new Error(`single-list run: ${r.stopReason}, ${r.errors.length} errors`);
 }
-// Concurrency 1 takes calls × latency (10 s for 500 calls at 20 ms): one sample.
-narrow.push((await timed(tableModel(latencyMs), 1)).ms);
+const perList = pooled('perList', passPerList);
+// Concurrency 1 takes calls × latency (10 s for 500 calls at 20 ms): one sample a pass.
+const narrow = pooled('narrow', [(await timed(tableModel(latencyMs), 1)).ms]);
 
 // 3. Overhead with an instant model: the same table, answering at once.
 const table = tableModel(0);
-const perThought: number[] = [];
-const perCall: number[] = [];
+const passOverhead: { perThought: number; perCall: number }[] = [];
 let thoughts = 0;
 let callsPerRun = 0;
-for (let i = -3; i < repeats * 2; i++) {
+for (let i = -3; i < passRounds(repeats * 2).length; i++) {
   const r = await timed(table, 64);
   thoughts = r.thoughts;
   callsPerRun = r.calls;
-  if (i >= 0) {
-    perThought.push((r.ms * 1000) / r.thoughts);
-    perCall.push((r.ms * 1000) / r.calls);
-  }
+  if (i >= 0) passOverhead.push({ perThought: (r.ms * 1000) / r.thoughts, perCall: (r.ms * 1000) / r.calls });
 }
+const overheadRounds = pooled('overhead', passOverhead);
+const perThought = overheadRounds.map((r) => r.perThought);
+const perCall = overheadRounds.map((r) => r.perCall);
 
 const round = (x: number) => Math.round(x * 100) / 100;
 report('got', {
@@ -181,9 +184,9 @@ report('got', {
     criticalPathMs: { chain: CHAIN * latencyMs, atConcurrency64: criticalPath(64), atConcurrency1: criticalPath(1) },
     idealSchedule64: { ms: figure(ideal), runs: ideal.map(round) },
     concurrency64: { ms: figure(wide), runs: wide.map(round), ratioToCriticalPath: round(median(wide) / criticalPath(64)), ratioToIdealSchedule: round(median(wide) / median(ideal)), target: 1.15 },
-    concurrency1: { ms: round(narrow[0]!) },
+    concurrency1: { ms: round(median(narrow)), samples: narrow.length },
     singleList64: { lists: perList.length, ms: figure(perList), maxMs: round(Math.max(...perList)), chainMs: CHAIN * latencyMs, ratioToChain: round(median(perList) / (CHAIN * latencyMs)), maxRatioToChain: round(Math.max(...perList) / (CHAIN * latencyMs)), target: 1.15 },
-    speedup: round(narrow[0]! / median(wide)),
+    speedup: round(median(narrow) / median(wide)),
     speedupTarget: 10,
   },
   overhead: { thoughtsPerRun: thoughts, callsPerRun, microsPerThought: figure(perThought), microsPerCall: figure(perCall), runs: perThought.map(round), target: 20, note: 'Per thought counts every thought the run makes, the copies that score, keepBest and select make included (38 of the 70 per list); per call is the same time over the model calls.' },

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -67,6 +67,84 @@ export function figure(values: number[], digits = 2): Figure {
   return { median: round(median(values)), min: round(Math.min(...values)), max: round(Math.max(...values)), rounds: values.length };
 }
 
+/**
+ * Which pass of a run this process is. A whole `npm run bench` runs every benchmark that measures
+ * figures over rounds in passes (`bench/run.ts --passes`, 3 by default): the list is run once per
+ * pass, and each pass measures its share of every figure's rounds ({@link passRounds}), so that a
+ * figure's rounds come from across the run's half hour and not from one minute of it. The machine
+ * drifts between half hours by more than the rounds of one minute spread; a range from one minute
+ * could not hold a second run's median. Each pass adds its rounds to the earlier passes' ones
+ * ({@link pooled}) and computes its figures from them all, so the last pass writes figures of
+ * every round. `bench/run.ts` sets TOT_BENCH_PASS ("2/3") and TOT_BENCH_POOL (the file the rounds
+ * are kept in between passes); without them a benchmark is one pass of its whole rounds.
+ */
+export const pass = ((): { index: number; of: number; pool: string | undefined } => {
+  const given = process.env.TOT_BENCH_PASS;
+  if (given === undefined) return { index: 1, of: 1, pool: undefined };
+  const [index, of] = given.split('/').map(Number);
+  if (!Number.isInteger(index) || !Number.isInteger(of) || index! < 1 || index! > of!) throw new Error(`TOT_BENCH_PASS must be "<pass>/<passes>", such as "2/3" (got "${given}")`);
+  const pool = process.env.TOT_BENCH_POOL;
+  if (of! > 1 && !pool) throw new Error('TOT_BENCH_PASS names more than one pass but TOT_BENCH_POOL names no file to keep the rounds in between them');
+  return { index: index!, of: of!, pool };
+})();
+
+/**
+ * The rounds this pass measures of `total` (their indices over the whole run, for a benchmark that
+ * varies its order by round): the passes take consecutive shares, as equal as whole rounds allow
+ * (15 over 3 passes: 0–4, 5–9, 10–14; 5 over 3: 0, 1–2, 3–4).
+ */
+export function passRounds(total: number): number[] {
+  if (!Number.isInteger(total) || total < pass.of) throw new RangeError(`${total} rounds cannot be shared by ${pass.of} passes: every pass needs one at least`);
+  const first = Math.floor((total * (pass.index - 1)) / pass.of);
+  const end = Math.floor((total * pass.index) / pass.of);
+  return Array.from({ length: end - first }, (_, i) => first + i);
+}
+
+interface Pool {
+  benchRun: string | undefined;
+  pass: number;
+  of: number;
+  items: Record<string, unknown[]>;
+}
+
+let earlierRounds: Record<string, unknown[]> | undefined;
+/** The rounds the earlier passes of this run pooled, by key; read when first needed. */
+function earlier(): Record<string, unknown[]> {
+  if (earlierRounds) return earlierRounds;
+  if (pass.index === 1) return (earlierRounds = {});
+  const file = pass.pool!;
+  const found = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Pool) : undefined;
+  if (!found || found.benchRun !== process.env.TOT_BENCH_RUN || found.pass !== pass.index - 1 || found.of !== pass.of) {
+    throw new Error(`pass ${pass.index} of ${pass.of} found no rounds of pass ${pass.index - 1} of this run in ${file} (did that pass fail?)`);
+  }
+  return (earlierRounds = found.items);
+}
+const pooledNow: Record<string, unknown[]> = {};
+
+/**
+ * This pass's rounds of a measurement after the earlier passes' rounds of it: what a benchmark
+ * computes its figures (and anything derived from them) from. `key` names the measurement within
+ * the benchmark; every pass must pool the same keys. The rounds must survive JSON.
+ */
+export function pooled<T>(key: string, rounds: T[]): T[] {
+  if (key in pooledNow) throw new Error(`the rounds of "${key}" were pooled twice in one pass`);
+  if (pass.index > 1 && !(key in earlier())) throw new Error(`pass ${pass.index} pooled "${key}", which the earlier passes did not measure`);
+  const all = [...((earlier()[key] ?? []) as T[]), ...rounds];
+  pooledNow[key] = all;
+  return all;
+}
+
+/** Keeps this pass's pooled rounds for the next pass; called by {@link report}. */
+function keepPool(): void {
+  if (pass.of === 1) return;
+  const keys = Object.keys(pooledNow);
+  if (keys.length === 0) throw new Error(`the benchmark ran in ${pass.of} passes but pooled no rounds: each pass measured its share and kept none of the others'`);
+  const missed = Object.keys(earlier()).filter((key) => !(key in pooledNow));
+  if (missed.length > 0) throw new Error(`pass ${pass.index} did not measure ${missed.map((k) => `"${k}"`).join(', ')}, which the earlier passes did`);
+  const pool: Pool = { benchRun: process.env.TOT_BENCH_RUN, pass: pass.index, of: pass.of, items: pooledNow };
+  writeFileSync(pass.pool!, JSON.stringify(pool));
+}
+
 /** The one-minute load average when the benchmark process started: with the one at its end, how busy the machine was. */
 const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
 
@@ -91,6 +169,7 @@ export function gc(): void {
 
 /** Prints the result as JSON and writes it to bench/results/<name>.json with the machine it ran on. */
 export function report(name: string, figures: Record<string, unknown>): void {
+  keepPool();
   const result = {
     benchmark: name,
     date: new Date().toISOString(),
@@ -103,6 +182,8 @@ export function report(name: string, figures: Record<string, unknown>): void {
     ...(process.env.TOT_BENCH_RUN ? { benchRun: process.env.TOT_BENCH_RUN } : {}),
     // How long bench/run.ts waited for the machine to be quiet before this benchmark, and whether it was.
     ...(process.env.TOT_BENCH_QUIET ? { quietBefore: JSON.parse(process.env.TOT_BENCH_QUIET) as unknown } : {}),
+    // The passes its rounds were measured in, when more than one: the figures are of the passes so far.
+    ...(pass.of > 1 ? { passes: { done: pass.index, of: pass.of } } : {}),
     ...figures,
   };
   const dir = `${benchDir}/results/`;

@@ -11,7 +11,7 @@
  *     ≤ the documented bound + 1 s).
  *
  *   npm run bench:queue                      (TOT_POSTGRES_URL, or a throwaway cluster from .ci/postgres)
- *   npm run bench:queue -- --rounds 7        (throughput rounds, each of 1, 2 and 4 workers; default 5)
+ *   npm run bench:queue -- --rounds 9        (throughput rounds, each of 1, 2 and 4 workers; default 7)
  *   npm run bench:queue -- --kills 5         (workers killed for the takeover figure, one a round; default 11)
  *   npm run bench:queue -- --only throughput (no overhead or takeover figures, no result file)
  *   npm run bench:queue -- --only overhead   (the overhead figures alone, no result file)
@@ -37,7 +37,7 @@ import { z } from 'zod';
 import { bfs, createEvaluator, createGenerator, Explorer, fromFunction, type GenerateRequest, type GenerateResult, type LanguageModel } from '../src/index.js';
 import { PostgresEventStore } from '../src/postgres/index.js';
 import { defineFlow, pgBossQueue } from '../src/queue/index.js';
-import { figure, median, report, type Figure } from './harness.js';
+import { figure, median, passRounds, pooled, report, type Figure } from './harness.js';
 
 const LATENCY_MS = 20;
 const self = fileURLToPath(import.meta.url);
@@ -140,7 +140,9 @@ const count = (name: string, fallback: number) => {
   if (!/^[1-9][0-9]*$/.test(given)) throw new Error(`bench:queue: ${name} must be a whole number of at least 1, not "${given}"`);
   return Number(given);
 };
-const ROUNDS = count('--rounds', 5);
+// Each figure's rounds, pairs and kills are shared by the passes bench/run.ts runs the list in
+// (`passRounds`), and each pass's figures are of every pass's so far (`pooled`).
+const ROUNDS = count('--rounds', 7);
 /** Direct and queued runs timed in turn for the overhead figures. */
 const OVERHEAD_PAIRS = count('--pairs', 101);
 const ONLY = arg('--only');
@@ -263,8 +265,8 @@ interface Throughput {
 }
 const throughput: Throughput[] = [];
 for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
-  const rounds: Round[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  const passRoundsMeasured: Round[] = [];
+  for (const round of passRounds(ROUNDS)) {
     for (let k = 0; k < COUNTS.length; k++) {
       const workers = COUNTS[(round + k) % COUNTS.length]!;
       const s = await setup();
@@ -289,10 +291,11 @@ for (const concurrency of ONLY_OVERHEAD ? [] : CONCURRENCIES) {
       }, 0);
       const r: Round = { workers, runsPerSecond: Math.round((RUNS / seconds) * 10) / 10, loadAverage1m: Math.round(load * 100) / 100, workerCpuMsPerRun: Math.round((workerCpu / RUNS) * 10) / 10 };
       if (pgBefore !== undefined && pgAfter !== undefined) r.postgresCpuMsPerRun = Math.round(((pgAfter - pgBefore) / RUNS) * 10) / 10;
-      rounds.push(r);
+      passRoundsMeasured.push(r);
       console.error(`bench:queue: ${concurrency} at a time per worker, round ${round + 1}, ${workers} worker(s): ${r.runsPerSecond} runs/s (load ${r.loadAverage1m}; CPU per run: workers ${r.workerCpuMsPerRun} ms, PostgreSQL ${r.postgresCpuMsPerRun ?? '?'} ms)`);
     }
   }
+  const rounds = pooled(`throughput-${concurrency}`, passRoundsMeasured);
   // Each worker count's runs per second, round by round (a round measures every count).
   const of = Object.fromEntries(COUNTS.map((w) => [w, rounds.filter((r) => r.workers === w).map((r) => r.runsPerSecond)])) as Record<number, number[]>;
   const perSecond: Record<string, number> = Object.fromEntries(COUNTS.map((w) => [w, median(of[w]!)]));
@@ -314,16 +317,12 @@ if (ONLY_THROUGHPUT) {
 const overhead = await (async () => {
   const s = await setup(5);
   const { explorer, flow: local } = searchFlow(httpModel(modelUrl));
-  const direct: number[] = [];
-  const drives: number[] = [];
-  const endToEnd: number[] = [];
+  type Pair = { direct: number; drive: number; endToEnd: number; submitCall: number; pickup: number; resultAfterSettled: number };
+  const passPairs: Pair[] = [];
   // Where submit → result goes, in parts that add up to it: the submit call, from its return to the
   // worker starting the run, the run in the worker (drives, until the worker's statement that
   // completes and announces the run has returned), and from there to result() returning, negative
   // when the announcement reached result() before the statement's reply reached the worker.
-  const submitCall: number[] = [];
-  const pickup: number[] = [];
-  const resultAfterSettled: number[] = [];
   // By run id: a late report can never be taken for the next run's.
   const startedAt = new Map<string, number>();
   const settledAt = new Map<string, number>();
@@ -346,11 +345,11 @@ const overhead = await (async () => {
   const runDirect = async (i: number) => {
     const t = performance.now();
     await explorer.run(`Solve pair-${i}`, { store: s.store });
-    direct.push(performance.now() - t);
+    return performance.now() - t;
   };
-  for (let i = 0; i < OVERHEAD_PAIRS; i++) {
+  for (const i of passRounds(OVERHEAD_PAIRS)) {
     // The direct run first in even pairs, second in odd ones: neither always follows the other.
-    if (i % 2 === 0) await runDirect(i);
+    let direct = i % 2 === 0 ? await runDirect(i) : 0;
     const t = performance.now();
     const id = await s.queue.submit(local, { puzzle: `pair-${i}` });
     const submitted = performance.now();
@@ -359,16 +358,16 @@ const overhead = await (async () => {
     // The worker's report of the settle may come after result() returned: waited for before the next pair.
     if (!settledAt.has(id)) await new Promise<void>((resolve) => onSettled.set(id, resolve));
     onSettled.delete(id);
-    submitCall.push(submitted - t);
-    endToEnd.push(done - t);
-    pickup.push(startedAt.get(id)! - submitted);
-    drives.push(settledAt.get(id)! - startedAt.get(id)!);
-    resultAfterSettled.push(done - settledAt.get(id)!);
-    if (i % 2 === 1) await runDirect(i);
+    if (i % 2 === 1) direct = await runDirect(i);
+    passPairs.push({ direct, drive: settledAt.get(id)! - startedAt.get(id)!, endToEnd: done - t, submitCall: submitted - t, pickup: startedAt.get(id)! - submitted, resultAfterSettled: done - settledAt.get(id)! });
   }
   stop.abort();
   await worker;
   await s.close();
+  const pairs = pooled('overheadPairs', passPairs);
+  const direct = pairs.map((p) => p.direct);
+  const drives = pairs.map((p) => p.drive);
+  const endToEnd = pairs.map((p) => p.endToEnd);
   const perRun = direct.map((d, i) => drives[i]! - d);
   return {
     directMs: figure(direct, 1),
@@ -376,7 +375,7 @@ const overhead = await (async () => {
     overheadInWorkerMs: figure(perRun, 1),
     submitToResultMs: figure(endToEnd, 1),
     submitToResultOverDirectMs: figure(direct.map((d, i) => endToEnd[i]! - d), 1),
-    parts: { submitCallMs: figure(submitCall, 1), submittedToStartedMs: figure(pickup, 1), settledToResultMs: figure(resultAfterSettled, 1) },
+    parts: { submitCallMs: figure(pairs.map((p) => p.submitCall), 1), submittedToStartedMs: figure(pairs.map((p) => p.pickup), 1), settledToResultMs: figure(pairs.map((p) => p.resultAfterSettled), 1) },
   };
 })();
 console.error(`bench:queue: overhead ${overhead.overheadInWorkerMs.median} ms per run in the worker, ${overhead.submitToResultOverDirectMs.median} ms from submit to result (medians: the submit call ${overhead.parts.submitCallMs.median} ms, its return → the worker starts the run ${overhead.parts.submittedToStartedMs.median} ms, the run in the worker ${overhead.inWorkerMs.median} ms, the worker settles → result() returns ${overhead.parts.settledToResultMs.median} ms)`);
@@ -419,15 +418,17 @@ async function killOnce() {
   return { runsHeld: held.size, lastMs: Math.max(...again), bound };
 }
 const takeover = await (async () => {
-  const kills: NonNullable<Awaited<ReturnType<typeof killOnce>>>[] = [];
-  for (let tries = 0; kills.length < KILLS; tries++) {
-    if (tries >= KILLS * 3) throw new Error(`takeover: the victim held no run at its kill in ${tries - kills.length} of ${tries} tries`);
+  const passKills: NonNullable<Awaited<ReturnType<typeof killOnce>>>[] = [];
+  const wanted = passRounds(KILLS).length;
+  for (let tries = 0; passKills.length < wanted; tries++) {
+    if (tries >= wanted * 3) throw new Error(`takeover: the victim held no run at its kill in ${tries - passKills.length} of ${tries} tries`);
     const kill = await killOnce();
-    if (kill) kills.push(kill);
+    if (kill) passKills.push(kill);
   }
+  const kills = pooled('kills', passKills);
   return { leaseSeconds: lease, kills: KILLS, runsHeld: kills.map((k) => k.runsHeld), killToRunningAgainMs: figure(kills.map((k) => k.lastMs), 0), documentedBoundMs: kills[0]!.bound };
 })();
-console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.median} ms (${takeover.killToRunningAgainMs.min}–${takeover.killToRunningAgainMs.max} ms over ${KILLS} kills; bound ${takeover.documentedBoundMs} ms)`);
+console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.median} ms (${takeover.killToRunningAgainMs.min}–${takeover.killToRunningAgainMs.max} ms over ${takeover.killToRunningAgainMs.rounds} kills; bound ${takeover.documentedBoundMs} ms)`);
 
 server.close();
 

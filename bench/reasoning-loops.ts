@@ -5,7 +5,7 @@
 import { fromFunction } from '../src/index.js';
 import { FractalSolver, type EvalFunction, type ThinkFunction } from '../src/fractal/index.js';
 import { ChainOfThoughtNode } from '../src/cot/index.js';
-import { figure, gc, report, ROUNDS } from './harness.js';
+import { figure, gc, passRounds, pooled, report, ROUNDS } from './harness.js';
 
 /** A balanced recursion: every frame above the leaves calls `fanout` children, leaves return. */
 function fractal(fanout: number, depth: number) {
@@ -16,14 +16,17 @@ function fractal(fanout: number, depth: number) {
 
 // 1 + 10 + 100 + 1000 + 10000 = 11,111 frames.
 await fractal(10, 4).run('warm-up');
-const frameRuns: number[] = [];
+// This pass's share of the rounds (bench/run.ts runs the list in passes); the figures are of every pass's rounds.
+const PASS_ROUNDS = passRounds(ROUNDS).length;
+const passFrameRuns: number[] = [];
 let frames = 0;
-for (let i = 0; i < ROUNDS; i++) {
+for (let i = 0; i < PASS_ROUNDS; i++) {
   const started = performance.now();
   const result = await fractal(10, 4).run('bench');
   frames = result.stats.frames;
-  frameRuns.push(((performance.now() - started) * 1000) / frames);
+  passFrameRuns.push(((performance.now() - started) * 1000) / frames);
 }
+const frameRuns = pooled('frameRuns', passFrameRuns);
 
 gc();
 const before = process.memoryUsage().heapUsed;
@@ -49,7 +52,7 @@ const jsonReply = JSON.stringify({ current_thinking: 'working', planning: [{ des
 async function perThought(format: 'yaml' | 'json'): Promise<number[]> {
   const runs: number[] = [];
   // Ten untimed samples first: without them the first samples time the compiler, not the loop.
-  for (let i = -10; i < ROUNDS; i++) {
+  for (let i = -10; i < PASS_ROUNDS; i++) {
     const text = format === 'yaml' ? reply : jsonReply;
     // An instant model: a plain function (the testing kit's mocks also record every request).
     const node = new ChainOfThoughtNode({ model: fromFunction(() => text), maxThoughts: THOUGHTS, format });
@@ -58,7 +61,7 @@ async function perThought(format: 'yaml' | 'json'): Promise<number[]> {
     for (let r = 0; r < RUNS_PER_SAMPLE; r++) thoughts += (await node.run('bench')).thoughts.length;
     if (i >= 0) runs.push(((performance.now() - started) * 1000) / thoughts);
   }
-  return runs;
+  return pooled(`${format}ThoughtRuns`, runs);
 }
 const thoughtRuns = await perThought('yaml');
 const jsonThoughtRuns = await perThought('json');

@@ -37,7 +37,7 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean | null; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number } });
+  .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean | null; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number }; passes?: { done: number; of: number } });
 // The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
 for (const r of all) if (r.benchRun) runs.set(r.benchRun, (runs.get(r.benchRun) ?? 0) + 1);
@@ -56,6 +56,14 @@ const stealText =
   steals.length === 0
     ? ''
     : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
+
+// The passes that run went through the list in (bench/run.ts), and any benchmark that did not finish them all.
+const passCount = Math.max(1, ...all.filter((r) => r.benchRun === mainRun).map((r) => r.passes?.of ?? 1));
+const unfinishedPasses = all.filter((r) => r.benchRun === mainRun && r.passes && r.passes.done < r.passes.of).map((r) => `\`${r.benchmark}\` (${r.passes!.done} of ${r.passes!.of})`);
+const passText =
+  passCount === 1
+    ? ''
+    : ` The run went through the list in ${passCount} passes, and every benchmark with figures over rounds measured a share of each figure's rounds in each pass ${ROUNDS % passCount === 0 ? ` (${ROUNDS / passCount} of ${ROUNDS} in each)` : ''}, so that a range spans the whole run and not one minute of it: the machine's speed drifts from one half hour to the next by more than the rounds of one minute spread. The other benchmarks ran once, in one of the passes, and a value measured once (a heap size, a session's growth) is the last pass's.${unfinishedPasses.length === 0 ? '' : ` Not every pass finished for ${unfinishedPasses.join(', ')}: their figures are of the passes that did.`}`;
 
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all
@@ -174,7 +182,7 @@ shown as \`median (min–max)\` is the median of at least 5 rounds, with the ran
 wherever a round takes a few seconds at most); a target is judged on the median, and one the median misses
 is marked as missed. The range is what a second run is held to: on an unchanged machine, the median of a
 second run of ${ROUNDS} rounds lies outside the first's range one time in ${Math.round(1 / chanceOutside(ROUNDS))} by chance alone, of 5 rounds one
-time in ${Math.round(1 / chanceOutside(5))} (\`chanceOutside\` in bench/harness.ts).${reproduction.intro}
+time in ${Math.round(1 / chanceOutside(5))} (\`chanceOutside\` in bench/harness.ts).${passText}${reproduction.intro}
 
 Benchmarks run compiled, as the package ships: \`bench/run.ts\` bundles each with esbuild. (Run
 through tsx, every closure made at run time goes through esbuild's \`keepNames\` wrapper, which on
@@ -447,7 +455,7 @@ lower bound: the longest chain (${gb.criticalPathMs.chain} ms) or the calls over
 | | wall (median) | ratio | target |
 | --- | --- | --- | --- |
 | concurrency 64 | ${figOr(gb.concurrency64.ms, gb.concurrency64.medianMs, gb.concurrency64.runs, ' ms')} | ${gb.concurrency64.ratioToCriticalPath} × the critical path (${gb.concurrency64.ratioToIdealSchedule} × the ideal schedule, ${figOr(gb.idealSchedule64.ms, gb.idealSchedule64.medianMs, gb.idealSchedule64.runs, ' ms')}) | ≤ ${gb.concurrency64.target}${met(gb.concurrency64.ratioToCriticalPath <= gb.concurrency64.target)} |
-${gb.singleList64 ? `| each list on its own, concurrency 64 (${gb.singleList64.lists} runs) | ${gb.singleList64.ms ? fig(gb.singleList64.ms, ' ms') : `${gb.singleList64.medianMs} ms (max ${gb.singleList64.maxMs} ms)`} | ${gb.singleList64.ratioToChain} × its chain of ${gb.singleList64.chainMs} ms (max ${gb.singleList64.maxRatioToChain}) | ≤ ${gb.singleList64.target}${met(gb.singleList64.ratioToChain <= gb.singleList64.target)} |\n` : ''}| concurrency 1 | ${gb.concurrency1.ms} ms | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
+${gb.singleList64 ? `| each list on its own, concurrency 64 (${gb.singleList64.lists} runs) | ${gb.singleList64.ms ? fig(gb.singleList64.ms, ' ms') : `${gb.singleList64.medianMs} ms (max ${gb.singleList64.maxMs} ms)`} | ${gb.singleList64.ratioToChain} × its chain of ${gb.singleList64.chainMs} ms (max ${gb.singleList64.maxRatioToChain}) | ≤ ${gb.singleList64.target}${met(gb.singleList64.ratioToChain <= gb.singleList64.target)} |\n` : ''}| concurrency 1 | ${gb.concurrency1.ms} ms${gb.concurrency1.samples > 1 ? ` (median of ${gb.concurrency1.samples} runs, one a pass)` : ''} | ${gb.speedup} × slower than concurrency 64 | ≥ ${gb.speedupTarget}${met(gb.speedup >= gb.speedupTarget)} |
 
 Framework overhead with a model that answers at once: ${figOr(got.overhead.microsPerThought, got.overhead.medianMicrosPerThought, got.overhead.runs, ' µs', true)} per thought${met(med(got.overhead.microsPerThought, got.overhead.medianMicrosPerThought) <= got.overhead.target)} (${n(got.overhead.thoughtsPerRun)} thoughts
 per run; target ≤ ${got.overhead.target} µs), the example's parse and score functions included.${got.overhead.microsPerCall || got.overhead.medianMicrosPerCall ? ` Per thought counts the
