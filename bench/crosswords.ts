@@ -97,7 +97,7 @@ async function cpuPerStep(replayAll: () => Promise<unknown>, steps: number, repe
   const round = (x: number) => Math.round(x * 10) / 10;
   return {
     steps,
-    repeats,
+    repeats: runs.length,
     cpuMicrosPerStep: figure(runs.map((r) => r.cpu), 1),
     wallMicrosPerStep: figure(runs.map((r) => r.wall), 1),
     runsCpuMicrosPerStep: runs.map((r) => round(r.cpu)),

@@ -285,7 +285,7 @@ async function cpuPerNode(log: ReplayPuzzle[], rounds: number, repeats: number, 
     // whose selection differs from the log's (0: the replay is the logged run).
     modelCalls: checks.valueCache.modelCalls,
     stepMismatches: checks.valueCache.stepMismatches,
-    rounds,
+    rounds: perRound.length,
     repeatsPerRound: repeats,
     model: '0 ms',
     calls: 'one per parent expanded and one per value prompt not asked before in the log (withEvaluationCache, one store for the log, as the reference keeps its value_cache)',

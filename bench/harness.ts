@@ -74,14 +74,15 @@ export function figure(values: number[], digits = 2): Figure {
  * figure's rounds come from across the run's half hour and not from one minute of it. The machine
  * drifts between half hours by more than the rounds of one minute spread; a range from one minute
  * could not hold a second run's median. Each pass adds its rounds to the earlier passes' ones
- * ({@link pooled}) and computes its figures from them all, so the last pass writes figures of
- * every round. `bench/run.ts` sets TOT_BENCH_PASS ("2/3") and TOT_BENCH_POOL (the file the rounds
- * are kept in between passes); without them a benchmark is one pass of its whole rounds.
+ * ({@link pooled}) and computes its figures from them all; the last pass writes the result, with
+ * figures of every round (an earlier pass prints its figures so far and writes no result).
+ * `bench/run.ts` sets TOT_BENCH_PASS ("2/3") and TOT_BENCH_POOL (the file the rounds are kept in
+ * between passes); without them a benchmark is one pass of its whole rounds.
  */
 export const pass = ((): { index: number; of: number; pool: string | undefined } => {
   const given = process.env.TOT_BENCH_PASS;
   if (given === undefined) return { index: 1, of: 1, pool: undefined };
-  const [index, of] = given.split('/').map(Number);
+  const [, index, of] = (/^(\d+)\/(\d+)$/.exec(given) ?? []).map(Number);
   if (!Number.isInteger(index) || !Number.isInteger(of) || index! < 1 || index! > of!) throw new Error(`TOT_BENCH_PASS must be "<pass>/<passes>", such as "2/3" (got "${given}")`);
   const pool = process.env.TOT_BENCH_POOL;
   if (of! > 1 && !pool) throw new Error('TOT_BENCH_PASS names more than one pass but TOT_BENCH_POOL names no file to keep the rounds in between them');
@@ -107,18 +108,25 @@ interface Pool {
   items: Record<string, unknown[]>;
 }
 
-let earlierRounds: Record<string, unknown[]> | undefined;
-/** The rounds the earlier passes of this run pooled, by key; read when first needed. */
-function earlier(): Record<string, unknown[]> {
-  if (earlierRounds) return earlierRounds;
-  if (pass.index === 1) return (earlierRounds = {});
+/**
+ * The rounds the earlier passes of this run pooled, by key: read as the process starts, so that a
+ * pass that cannot go on stops before it measures anything.
+ */
+const earlier: Record<string, unknown[]> = ((): Record<string, unknown[]> => {
+  if (pass.index === 1) return {};
   const file = pass.pool!;
-  const found = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Pool) : undefined;
-  if (!found || found.benchRun !== process.env.TOT_BENCH_RUN || found.pass !== pass.index - 1 || found.of !== pass.of) {
-    throw new Error(`pass ${pass.index} of ${pass.of} found no rounds of pass ${pass.index - 1} of this run in ${file} (did that pass fail?)`);
+  const want = `pass ${pass.index} of ${pass.of} needs the rounds of pass ${pass.index - 1} of this run (${process.env.TOT_BENCH_RUN ?? 'unnamed'}) in ${file}`;
+  if (!existsSync(file)) throw new Error(`${want}, and there is no such file (did that pass fail?)`);
+  let found: Pool;
+  try {
+    found = JSON.parse(readFileSync(file, 'utf8')) as Pool;
+  } catch (error) {
+    throw new Error(`${want}, and the file is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  return (earlierRounds = found.items);
-}
+  if (found.benchRun !== process.env.TOT_BENCH_RUN) throw new Error(`${want}, and the file holds run ${found.benchRun ?? 'unnamed'}'s`);
+  if (found.pass !== pass.index - 1 || found.of !== pass.of) throw new Error(`${want}, and the file holds pass ${found.pass} of ${found.of}'s`);
+  return found.items;
+})();
 const pooledNow: Record<string, unknown[]> = {};
 
 /**
@@ -128,8 +136,13 @@ const pooledNow: Record<string, unknown[]> = {};
  */
 export function pooled<T>(key: string, rounds: T[]): T[] {
   if (key in pooledNow) throw new Error(`the rounds of "${key}" were pooled twice in one pass`);
-  if (pass.index > 1 && !(key in earlier())) throw new Error(`pass ${pass.index} pooled "${key}", which the earlier passes did not measure`);
-  const all = [...((earlier()[key] ?? []) as T[]), ...rounds];
+  if (pass.index > 1 && !(key in earlier)) throw new Error(`pass ${pass.index} pooled "${key}", which the earlier passes did not measure`);
+  // Kept in JSON between passes, where NaN and Infinity would come back as null, and then as 0 in a figure.
+  JSON.stringify(rounds, (_key, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError(`a round of "${key}" is ${value}: rounds must be finite numbers, which JSON keeps`);
+    return value;
+  });
+  const all = [...((earlier[key] ?? []) as T[]), ...rounds];
   pooledNow[key] = all;
   return all;
 }
@@ -139,7 +152,7 @@ function keepPool(): void {
   if (pass.of === 1) return;
   const keys = Object.keys(pooledNow);
   if (keys.length === 0) throw new Error(`the benchmark ran in ${pass.of} passes but pooled no rounds: each pass measured its share and kept none of the others'`);
-  const missed = Object.keys(earlier()).filter((key) => !(key in pooledNow));
+  const missed = Object.keys(earlier).filter((key) => !(key in pooledNow));
   if (missed.length > 0) throw new Error(`pass ${pass.index} did not measure ${missed.map((k) => `"${k}"`).join(', ')}, which the earlier passes did`);
   const pool: Pool = { benchRun: process.env.TOT_BENCH_RUN, pass: pass.index, of: pass.of, items: pooledNow };
   writeFileSync(pass.pool!, JSON.stringify(pool));
@@ -167,7 +180,11 @@ export function gc(): void {
   collect();
 }
 
-/** Prints the result as JSON and writes it to bench/results/<name>.json with the machine it ran on. */
+/**
+ * Prints the result as JSON and writes it to bench/results/<name>.json with the machine it ran on;
+ * in a pass before the last, prints it (figures of the passes so far) and keeps the rounds for the
+ * next pass instead.
+ */
 export function report(name: string, figures: Record<string, unknown>): void {
   keepPool();
   const result = {
@@ -182,12 +199,13 @@ export function report(name: string, figures: Record<string, unknown>): void {
     ...(process.env.TOT_BENCH_RUN ? { benchRun: process.env.TOT_BENCH_RUN } : {}),
     // How long bench/run.ts waited for the machine to be quiet before this benchmark, and whether it was.
     ...(process.env.TOT_BENCH_QUIET ? { quietBefore: JSON.parse(process.env.TOT_BENCH_QUIET) as unknown } : {}),
-    // The passes its rounds were measured in, when more than one: the figures are of the passes so far.
+    // The passes its rounds were measured in, when more than one (bench/run.ts): printed after each, written after the last.
     ...(pass.of > 1 ? { passes: { done: pass.index, of: pass.of } } : {}),
     ...figures,
   };
+  console.log(JSON.stringify(result, null, 2));
+  if (pass.index < pass.of) return;
   const dir = `${benchDir}/results/`;
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${name}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  console.log(JSON.stringify(result, null, 2));
 }

@@ -37,7 +37,7 @@ import { z } from 'zod';
 import { bfs, createEvaluator, createGenerator, Explorer, fromFunction, type GenerateRequest, type GenerateResult, type LanguageModel } from '../src/index.js';
 import { PostgresEventStore } from '../src/postgres/index.js';
 import { defineFlow, pgBossQueue } from '../src/queue/index.js';
-import { figure, median, passRounds, pooled, report, type Figure } from './harness.js';
+import { figure, median, pass, passRounds, pooled, report, type Figure } from './harness.js';
 
 const LATENCY_MS = 20;
 const self = fileURLToPath(import.meta.url);
@@ -147,6 +147,8 @@ const ROUNDS = count('--rounds', 7);
 const OVERHEAD_PAIRS = count('--pairs', 101);
 const ONLY = arg('--only');
 if (ONLY !== undefined && ONLY !== 'throughput' && ONLY !== 'overhead') throw new Error(`bench:queue: --only takes throughput or overhead, not "${ONLY}"`);
+// Leaving early skips report(), which keeps a pass's rounds for the next pass.
+if (ONLY !== undefined && pass.of > 1) throw new Error('bench:queue: --only measures part of the benchmark and writes no result; run it in one pass');
 const ONLY_THROUGHPUT = ONLY === 'throughput';
 const ONLY_OVERHEAD = ONLY === 'overhead';
 let url = process.env.TOT_POSTGRES_URL;
@@ -426,14 +428,14 @@ const takeover = await (async () => {
     if (kill) passKills.push(kill);
   }
   const kills = pooled('kills', passKills);
-  return { leaseSeconds: lease, kills: KILLS, runsHeld: kills.map((k) => k.runsHeld), killToRunningAgainMs: figure(kills.map((k) => k.lastMs), 0), documentedBoundMs: kills[0]!.bound };
+  return { leaseSeconds: lease, kills: kills.length, runsHeld: kills.map((k) => k.runsHeld), killToRunningAgainMs: figure(kills.map((k) => k.lastMs), 0), documentedBoundMs: kills[0]!.bound };
 })();
 console.error(`bench:queue: takeover ${takeover.killToRunningAgainMs.median} ms (${takeover.killToRunningAgainMs.min}–${takeover.killToRunningAgainMs.max} ms over ${takeover.killToRunningAgainMs.rounds} kills; bound ${takeover.documentedBoundMs} ms)`);
 
 server.close();
 
 report('queue', {
-  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, warmRunsPerWorker: WARM_RUNS_PER_WORKER, rounds: ROUNDS, modelClient: USE_FETCH ? 'fetch' : 'node:http, keep-alive' },
+  setup: { modelLatencyMs: LATENCY_MS, callsPerRun: 6, runs: RUNS, warmRunsPerWorker: WARM_RUNS_PER_WORKER, rounds: throughput[0] ? throughput[0].rounds.length / COUNTS.length : ROUNDS, modelClient: USE_FETCH ? 'fetch' : 'node:http, keep-alive' },
   throughput,
   targets: { twoWorkers: 1.8, fourWorkers: 3, overheadMs: 10, takeoverMs: takeover.documentedBoundMs + 1000 },
   overhead,

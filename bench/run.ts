@@ -3,16 +3,19 @@
  * machine is quiet (`waitForQuiet` below).
  *
  *   npm run bench                          every benchmark in 3 passes, then docs/benchmarks.md
- *   npm run bench -- --passes 1            every benchmark in one pass (a third of the time apart from the fixed costs, ranges of a few minutes)
+ *   npm run bench -- --passes 1            every benchmark in one pass: the same rounds, without the later passes' start-up costs, each range from a few minutes
  *   tsx bench/run.ts game24-replay -- …    one benchmark, with its own arguments, in one pass
+ *   tsx bench/run.ts --passes 3 tree       one benchmark in 3 passes
  *
  * Passes: the machine's speed drifts from one half hour to the next by more than the rounds of one
  * benchmark spread over a minute (three whole runs in a row showed 11 to 14 of 61 figures outside
  * the run before's ranges, where chance alone would put 2). So a whole run goes through the list
- * `--passes` times, and a benchmark that measures figures over rounds (POOLED) measures a share of
- * its rounds in each pass, adding them to the earlier passes' (bench/harness.ts, `pooled`): every
- * figure's rounds, and so its range, come from across the run. The other benchmarks run once, in
- * one of the passes, spread so that the passes take about as long.
+ * `--passes` times, and a benchmark that measures figures over rounds (POOLED in bench/plan.ts)
+ * measures a share of its rounds in each pass, adding them to the earlier passes' (bench/harness.ts,
+ * `pooled`): every figure's rounds, and so its range, come from across the run. It writes its
+ * result in its last pass only, so a run stopped midway leaves the results it had whole. The other
+ * benchmarks run once, each in one of the passes, spread by how long they took last time so that
+ * the passes take about as long.
  *
  * Benchmarks run compiled, the way users run the package: tsx compiles with esbuild's keepNames,
  * which wraps every function made at run time (each closure) in a name-setting call, and on the
@@ -28,31 +31,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { parseRunArgs, passesOf, POOLED } from './plan.js';
 
-/** The benchmarks whose figures are pooled over passes: each of them calls `passRounds` and `pooled`. */
-const POOLED = ['tree', 'overhead', 'game24-replay', 'crosswords', 'reasoning-loops', 'recording', 'got', 'got-engine', 'viewer', 'queue'];
-const ALL = ['tree', 'overhead', 'game24-replay', 'crosswords', 'latency', 'event-store', 'reasoning-loops', 'recording', 'hostile-replies', 'adapters', 'got', 'got-engine', 'mad-replay', 'deliberation', 'mcp', 'sequential-thinking', 'viewer', 'queue', 'otel'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const out = `${root}.tmp/bench/`;
 
-const argv = process.argv.slice(2);
-const split = argv.indexOf('--');
-const own = split === -1 ? argv : argv.slice(0, split);
-const passesAt = own.indexOf('--passes');
-const givenPasses = passesAt === -1 ? undefined : own[passesAt + 1];
-if (givenPasses !== undefined && !/^[1-5]$/.test(givenPasses)) throw new Error(`--passes takes a whole number from 1 to 5 (every figure has 5 rounds at least), not "${givenPasses}"`);
-if (passesAt !== -1 && givenPasses === undefined) throw new Error('--passes needs a number');
-const names = own.filter((a, i) => a !== '' && (passesAt === -1 || (i !== passesAt && i !== passesAt + 1)));
-const extra = split === -1 ? [] : argv.slice(split + 1);
-const selected = names.length === 0 ? ALL : names;
-for (const name of selected) if (!ALL.includes(name)) throw new Error(`no benchmark "${name}" (known: ${ALL.join(', ')})`);
-for (const name of POOLED) if (!ALL.includes(name)) throw new Error(`POOLED names "${name}", which ALL does not`);
-// A whole run in 3 passes; named benchmarks in one unless told.
-const PASSES = givenPasses === undefined ? (names.length === 0 ? 3 : 1) : Number(givenPasses);
-/** The pass a benchmark runs in: every pass for a pooled one, else one pass, in turn down the list. */
-const unpooled = selected.filter((name) => !POOLED.includes(name));
-const runsIn = (name: string, pass: number) => POOLED.includes(name) || unpooled.indexOf(name) % PASSES === pass - 1;
+const { names, selected, extra, passes: PASSES } = parseRunArgs(process.argv.slice(2));
+/** The seconds a benchmark took in the last run that wrote its result, if it says. */
+const lastSeconds = (name: string): number | undefined => {
+  try {
+    return (JSON.parse(readFileSync(`${benchDir}results/${name}.json`, 'utf8')) as { machineDuring?: { seconds?: number } }).machineDuring?.seconds;
+  } catch {
+    return undefined;
+  }
+};
+const passesFor = passesOf(selected, PASSES, lastSeconds);
 
 // Benchmarks that import a package from bench/peers, and the packages they import from there.
 const NEEDS_PEERS = ['event-store', 'sequential-thinking'];
@@ -150,31 +144,33 @@ type Ticks = NonNullable<ReturnType<typeof cpuTicks>>;
 /** Per benchmark, over its passes so far: the machine's ticks while it ran, its seconds, and the quiet before each pass. */
 const during = new Map<string, { ticks: Ticks; seconds: number; quiet: Awaited<ReturnType<typeof waitForQuiet>>[] }>();
 for (let pass = 1; pass <= PASSES; pass++) {
-  for (const name of selected.filter((n) => runsIn(n, pass))) {
+  for (const name of selected.filter((n) => passesFor.get(n)!.includes(pass))) {
+    const pooledHere = PASSES > 1 && POOLED.includes(name);
     const quiet = await waitForQuiet();
     if (quiet.quiet === false) console.error(`bench: ${name} starts on a busy machine (${Math.round(quiet.busyShare! * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s)`);
-    if (PASSES > 1) console.error(`bench: ${name}, pass ${pass} of ${PASSES}${POOLED.includes(name) ? '' : ' (its only one)'}`);
-    const passEnv = PASSES > 1 && POOLED.includes(name) ? { TOT_BENCH_PASS: `${pass}/${PASSES}`, TOT_BENCH_POOL: `${poolDir}${name}.json` } : {};
+    if (PASSES > 1) console.error(`bench: ${name}, pass ${pass} of ${PASSES}${pooledHere ? '' : ' (its only one)'}`);
+    const passEnv = pooledHere ? { TOT_BENCH_PASS: `${pass}/${PASSES}`, TOT_BENCH_POOL: `${poolDir}${name}.json` } : {};
     const before = cpuTicks();
     const started = Date.now();
     execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet), ...passEnv } });
     const after = cpuTicks();
-    // The machine while the benchmark ran, over its passes so far: the share of its cores' time
-    // spent on processes (the benchmark's own included), waiting for the disk, and taken by the
-    // hypervisor; and how quiet it was before each pass. Added to the result the benchmark just wrote.
-    const file = `${benchDir}results/${name}.json`;
-    if (!before || !after || after.total <= before.total || !existsSync(file)) continue;
-    const result = JSON.parse(readFileSync(file, 'utf8')) as { date?: string; benchRun?: string };
-    if (result.benchRun !== benchRun || Date.parse(result.date ?? '') < started) continue;
+    // The machine while the benchmark ran, over its passes: the share of its cores' time spent on
+    // processes (the benchmark's own included), waiting for the disk, and taken by the hypervisor;
+    // and how quiet it was before each pass. Added to its result after its last pass, which writes it.
     const sum = during.get(name) ?? { ticks: { work: 0, iowait: 0, steal: 0, idle: 0, total: 0 }, seconds: 0, quiet: [] };
-    for (const key of ['work', 'iowait', 'steal', 'idle', 'total'] as const) sum.ticks[key] += after[key] - before[key];
+    if (before && after) for (const key of ['work', 'iowait', 'steal', 'idle', 'total'] as const) sum.ticks[key] += after[key] - before[key];
     sum.seconds += (Date.now() - started) / 1000;
     sum.quiet.push(quiet);
     during.set(name, sum);
+    const file = `${benchDir}results/${name}.json`;
+    if (pass !== passesFor.get(name)!.at(-1) || sum.ticks.total <= 0 || !existsSync(file)) continue;
+    const result = JSON.parse(readFileSync(file, 'utf8')) as { date?: string; benchRun?: string };
+    // A result of an earlier run (a benchmark that measured nothing here, as the viewer without a browser) is left as it was.
+    if (result.benchRun !== benchRun || Date.parse(result.date ?? '') < started) continue;
     const share = (ticks: number) => Math.round((ticks / sum.ticks.total) * 1000) / 1000;
     const machineDuring = { seconds: Math.round(sum.seconds * 10) / 10, busyShare: share(sum.ticks.work), iowaitShare: share(sum.ticks.iowait), stealShare: share(sum.ticks.steal) };
-    // Over the passes: quiet only if every pass started quiet, with the waits added up.
-    const quietBefore = sum.quiet.length === 1 ? sum.quiet[0] : { waitedMs: sum.quiet.reduce((ms, q) => ms + q.waitedMs, 0), busyShare: Math.max(...sum.quiet.map((q) => q.busyShare ?? 0)), quiet: sum.quiet.some((q) => q.quiet === null) ? null : sum.quiet.every((q) => q.quiet), passes: sum.quiet.length };
+    // Over the passes: quiet only if every pass started quiet; the longest wait.
+    const quietBefore = sum.quiet.length === 1 ? sum.quiet[0] : { waitedMs: Math.max(...sum.quiet.map((q) => q.waitedMs)), busyShare: Math.max(...sum.quiet.map((q) => q.busyShare ?? 0)), quiet: sum.quiet.some((q) => q.quiet === null) ? null : sum.quiet.every((q) => q.quiet), passes: sum.quiet.length };
     writeFileSync(file, `${JSON.stringify({ ...result, quietBefore, machineDuring }, null, 2)}\n`);
   }
 }

@@ -52,7 +52,7 @@ const after = process.memoryUsage().heapUsed;
 const bytesPerNode = (after - before) / kept.size;
 
 report('tree', {
-  runs: RUNS,
+  runs: insertMs.length,
   insert: { nodes: INSERTS, microsPerInsert: figure(insertMicros, 3), runsMicrosPerInsert: insertMicros.map(round), target: 2 },
   pathDepth20: { calls: PATH_CALLS, nanosPerCall: figure(pathMs.map((ms) => (ms * 1e6) / PATH_CALLS), 3) },
   jsonRoundTrip: { nodes: ROUND_TRIP_NODES, ms: figure(roundTripMs, 3), runsMs: roundTripMs.map(round) },

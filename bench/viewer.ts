@@ -145,7 +145,7 @@ report('viewer', {
   nodes: totalNodes,
   modelCalls: llmCalls,
   events: events.length,
-  runs: RUNS,
+  runs: runs.length,
   browser: CHROMIUM,
   viewport: '1400x900',
   htmlBytes: Buffer.byteLength(html),

@@ -57,13 +57,12 @@ const stealText =
     ? ''
     : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
 
-// The passes that run went through the list in (bench/run.ts), and any benchmark that did not finish them all.
+// The passes that run went through the list in (bench/run.ts).
 const passCount = Math.max(1, ...all.filter((r) => r.benchRun === mainRun).map((r) => r.passes?.of ?? 1));
-const unfinishedPasses = all.filter((r) => r.benchRun === mainRun && r.passes && r.passes.done < r.passes.of).map((r) => `\`${r.benchmark}\` (${r.passes!.done} of ${r.passes!.of})`);
 const passText =
   passCount === 1
     ? ''
-    : ` The run went through the list in ${passCount} passes, and every benchmark with figures over rounds measured a share of each figure's rounds in each pass ${ROUNDS % passCount === 0 ? ` (${ROUNDS / passCount} of ${ROUNDS} in each)` : ''}, so that a range spans the whole run and not one minute of it: the machine's speed drifts from one half hour to the next by more than the rounds of one minute spread. The other benchmarks ran once, in one of the passes, and a value measured once (a heap size, a session's growth) is the last pass's.${unfinishedPasses.length === 0 ? '' : ` Not every pass finished for ${unfinishedPasses.join(', ')}: their figures are of the passes that did.`}`;
+    : ` The run went through the list in ${passCount} passes, and every benchmark with figures over rounds measured a share of each figure's rounds in each pass${ROUNDS % passCount === 0 ? ` (of ${ROUNDS} rounds, ${ROUNDS / passCount} a pass)` : ''}, so that a range spans the whole run and not one minute of it: the machine's speed drifts from one half hour to the next by more than the rounds of one minute spread. The other benchmarks ran once, in one of the passes. A value that is not a figure (a heap size, a session's growth) is measured in every pass, and the page shows the last pass's.`;
 
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all

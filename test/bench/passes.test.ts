@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -111,21 +111,36 @@ describe('pooled: each pass’s figures are of every pass’s rounds so far', ()
     expect(await benchmarkPass('1/2', [7])).toEqual([7]);
   });
 
-  it('stops a later pass whose earlier pass left no rounds (it failed before its report)', async () => {
-    const h = await processOf('2/3');
-    expect(() => h.pooled('ms', [1])).toThrow(`pass 2 of 3 found no rounds of pass 1 of this run in ${join(dir, 'pool.json')}`);
+  it('writes the result in the last pass only: a run stopped midway leaves the result it had', async () => {
+    await benchmarkPass('1/2', [1]);
+    expect(existsSync(join(dir, 'results', 'toy.json'))).toBe(false);
+    await benchmarkPass('2/2', [2]);
+    expect(written('toy')).toMatchObject({ ms: { rounds: 2 }, passes: { done: 2, of: 2 } });
+  });
+
+  it('stops a later pass as it starts when its earlier pass left no rounds (it failed before its report)', async () => {
+    await expect(processOf('2/3')).rejects.toThrow(`pass 2 of 3 needs the rounds of pass 1 of this run (run-1) in ${join(dir, 'pool.json')}, and there is no such file (did that pass fail?)`);
   });
 
   it('stops a later pass that finds the rounds of another run', async () => {
     await benchmarkPass('1/2', [1]);
-    const h = await processOf('2/2', 'run-2');
-    expect(() => h.pooled('ms', [2])).toThrow('found no rounds of pass 1 of this run');
+    await expect(processOf('2/2', 'run-2')).rejects.toThrow("and the file holds run run-1's");
   });
 
   it('stops a pass that skipped a pass', async () => {
     await benchmarkPass('1/3', [1]);
-    const h = await processOf('3/3');
-    expect(() => h.pooled('ms', [3])).toThrow('found no rounds of pass 2 of this run');
+    await expect(processOf('3/3')).rejects.toThrow("and the file holds pass 1 of 3's");
+  });
+
+  it('stops a later pass whose pool file is not JSON', async () => {
+    writeFileSync(join(dir, 'pool.json'), '{"benchRun": "run-1", "pass": 1');
+    await expect(processOf('2/2')).rejects.toThrow('and the file is not JSON');
+  });
+
+  it('refuses a round that JSON would not keep between passes', async () => {
+    const h = await processOf('1/2');
+    expect(() => h.pooled('ms', [1, Number.NaN])).toThrow('a round of "ms" is NaN');
+    expect(() => h.pooled('pairs', [{ plain: 1, recorded: Number.POSITIVE_INFINITY }])).toThrow('a round of "pairs" is Infinity');
   });
 
   it('stops a pass that pools a measurement the earlier passes did not make', async () => {
@@ -158,7 +173,7 @@ describe('pooled: each pass’s figures are of every pass’s rounds so far', ()
 
 describe('the pass a process is told it runs', () => {
   it('refuses a pass that is not "<pass>/<passes>"', async () => {
-    for (const bad of ['2', '0/3', '4/3', 'a/b', '1.5/3']) await expect(processOf(bad), bad).rejects.toThrow('TOT_BENCH_PASS must be "<pass>/<passes>"');
+    for (const bad of ['2', '0/3', '4/3', 'a/b', '1.5/3', '1/2/3']) await expect(processOf(bad), bad).rejects.toThrow('TOT_BENCH_PASS must be "<pass>/<passes>"');
   });
 
   it('refuses more than one pass without a file to keep the rounds in', async () => {
