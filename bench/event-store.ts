@@ -43,7 +43,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { InMemoryEventStore, replayRun, type EventStore, type RunEventInput, type SearchEvent } from '../src/index.js';
 import { PostgresEventStore } from '../src/postgres/index.js';
 import { SqliteEventStore } from '../src/sqlite/index.js';
-import { benchDir, gc, median, report } from './harness.js';
+import { benchDir, gc, median, passRounds, pooled, report } from './harness.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -296,6 +296,16 @@ type Samples = Record<string, Record<string, number[]>>;
 
 const rotate = <T>(items: readonly T[], by: number) => items.map((_, i) => items[(i + by) % items.length]!);
 
+/**
+ * This pass's samples after the earlier passes' (bench/run.ts runs the list in passes, and each
+ * pass measures its share of the rounds, `passRounds`): what the medians and ranges are taken from.
+ */
+function pooledSamples(key: string, samples: Samples): Samples {
+  const out: Samples = {};
+  for (const part of pooled(key, [samples])) for (const [name, workloads] of Object.entries(part)) for (const [workload, rates] of Object.entries(workloads)) ((out[name] ??= {})[workload] ??= []).push(...rates);
+  return out;
+}
+
 async function measure(label: string, contenders: Contender[], sizes: Sizes, afterLoad?: () => Promise<void>) {
   const started = performance.now();
   const runId = `read-${label}-${Date.now()}`;
@@ -308,7 +318,7 @@ async function measure(label: string, contenders: Contender[], sizes: Sizes, aft
     await appends(c, Math.min(sizes.batched, 2_000), BATCH, sizes.budgetMs / 4);
   }
   const samples: Samples = Object.fromEntries(contenders.map((c) => [c.name, { singles: [], batched: [], read: [] }]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (const round of passRounds(ROUNDS)) {
     for (const workload of WORKLOADS) {
       for (const c of rotate(contenders, round)) {
         const rate =
@@ -318,14 +328,14 @@ async function measure(label: string, contenders: Contender[], sizes: Sizes, aft
     }
     console.error(`${label}: round ${round + 1} of ${ROUNDS} done (${Math.round((performance.now() - started) / 1000)} s)`);
   }
-  return { runId, samples };
+  return { runId, samples: pooledSamples(label, samples) };
 }
 
 /** Reads only, interleaved as above (the PostgreSQL reads after ANALYZE). */
-async function measureReads(contenders: Contender[], runId: string): Promise<Samples> {
+async function measureReads(label: string, contenders: Contender[], runId: string): Promise<Samples> {
   const samples: Samples = Object.fromEntries(contenders.map((c) => [c.name, { read: [] }]));
-  for (let round = 0; round < ROUNDS; round++) for (const c of rotate(contenders, round)) samples[c.name]!.read!.push(await reads(c, runId));
-  return samples;
+  for (const round of passRounds(ROUNDS)) for (const c of rotate(contenders, round)) samples[c.name]!.read!.push(await reads(c, runId));
+  return pooledSamples(label, samples);
 }
 
 async function replayMs(store: EventStore, runId: string): Promise<number> {
@@ -424,7 +434,7 @@ if (!ONLY || ONLY === 'postgres') {
       const { runId, samples } = await measure('postgres', contenders, SIZES.postgres, noAutovacuum);
       const stale = summarise(samples);
       await pool.query('ANALYZE');
-      const analyzed = summarise(await measureReads(contenders, runId));
+      const analyzed = summarise(await measureReads('postgres-analyzed', contenders, runId));
       results.postgres = {
         ...stale,
         analyzedRead: {

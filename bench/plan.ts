@@ -9,9 +9,10 @@ export const ALL = ['tree', 'overhead', 'game24-replay', 'crosswords', 'latency'
 
 /**
  * The benchmarks whose figures are pooled over passes: each calls `passRounds` and `pooled` of
- * bench/harness.ts (test/bench/run-plan.test.ts checks that every benchmark with a figure is here).
+ * bench/harness.ts (test/bench/run-plan.test.ts checks that every benchmark with a figure is
+ * here). event-store keeps its rounds as samples, not `figure()`s, and is pooled too.
  */
-export const POOLED = ['tree', 'overhead', 'game24-replay', 'crosswords', 'reasoning-loops', 'recording', 'got', 'got-engine', 'viewer', 'queue'];
+export const POOLED = ['tree', 'overhead', 'game24-replay', 'crosswords', 'event-store', 'reasoning-loops', 'recording', 'got', 'got-engine', 'viewer', 'queue'];
 
 /** The most passes: every figure has 5 rounds at least, and every pass needs one of them. */
 export const MAX_PASSES = 5;
