@@ -1,7 +1,8 @@
 /**
  * Does a second `npm run bench` reproduce the first? For every figure (a median with its range over
- * rounds: `{ median, min, max, rounds }`) found at the same place in both runs' results files, it
- * says whether the second run's median lies inside the first run's range, and how far it moved.
+ * rounds: `{ median, min, max, rounds }`, or a list of numbers inside `samples`, one per round, as
+ * the event stores' benchmark keeps its rows) found at the same place in both runs' results files,
+ * it says whether the second run's median lies inside the first run's range, and how far it moved.
  *
  *   npx tsx bench/compare-runs.ts <first results dir> <second results dir> [--json]
  *   npx tsx bench/compare-runs.ts <first> <second> --json > bench/reproduction.json   (the page reports it)
@@ -19,7 +20,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chanceOutside, type Figure } from './harness.js';
+import { chanceOutside, median, type Figure } from './harness.js';
 
 /** One figure of the first run beside the same figure of the second. */
 export interface FigureComparison {
@@ -42,18 +43,24 @@ const isFigure = (value: unknown): value is Figure =>
   Number.isInteger((value as Record<string, unknown>).rounds) &&
   ((value as { rounds: number }).rounds >= 1);
 
-/** Every figure of a parsed results file, by its path. */
-export function figuresOf(value: unknown, path = ''): Map<string, Figure> {
+const isRounds = (value: unknown): value is number[] => Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+/** Every figure of a parsed results file, by its path; `inSamples` under a `samples` key, whose lists of numbers are rounds. */
+export function figuresOf(value: unknown, path = '', inSamples = false): Map<string, Figure> {
   const out = new Map<string, Figure>();
   if (isFigure(value)) {
     out.set(path, value);
+    return out;
+  }
+  if (inSamples && isRounds(value)) {
+    out.set(path, { median: median(value), min: Math.min(...value), max: Math.max(...value), rounds: value.length });
     return out;
   }
   if (typeof value !== 'object' || value === null) return out;
   for (const [key, child] of Object.entries(value)) {
     // Per-round lists hold the rounds themselves, not figures of the run.
     if (key === 'perRound') continue;
-    for (const [p, f] of figuresOf(child, path === '' ? key : `${path}.${key}`)) out.set(p, f);
+    for (const [p, f] of figuresOf(child, path === '' ? key : `${path}.${key}`, inSamples || key === 'samples')) out.set(p, f);
   }
   return out;
 }

@@ -53,6 +53,16 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect(c!.chance).toBeCloseTo((2 * 792) / 15_504, 12);
   });
 
+  it("takes each list of numbers under a results file's samples for a figure of that many rounds", () => {
+    const results = { memory: { samples: { tot: { singles: [5, 1, 3], read: [2, 4] } }, medians: { tot: { singles: 3 } } } };
+    expect(Object.fromEntries(figuresOf(results))).toEqual({ 'memory.samples.tot.singles': { median: 3, min: 1, max: 5, rounds: 3 }, 'memory.samples.tot.read': { median: 3, min: 2, max: 4, rounds: 2 } });
+  });
+
+  it('takes no list for a figure outside samples, nor a list of records inside', () => {
+    const results = { runs: [1, 2, 3], residentMemory: { samples: [{ rssMB: 100 }, { rssMB: 110 }] } };
+    expect(figuresOf(results).size).toBe(0);
+  });
+
   it('takes for a figure only a median and range over a whole, positive number of rounds', () => {
     const results = { a: { median: 1, min: 1, max: 1, rounds: 0 }, b: { median: 1, min: 1, max: 1, rounds: 2.5 }, c: { median: 1, min: 1, max: 1, rounds: 3 } };
     expect([...figuresOf(results).keys()]).toEqual(['c']);
