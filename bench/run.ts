@@ -143,8 +143,10 @@ mkdirSync(poolDir, { recursive: true });
 type Ticks = NonNullable<ReturnType<typeof cpuTicks>>;
 /** Per benchmark, over its passes so far: the machine's ticks while it ran, its seconds, and the quiet before each pass. */
 const during = new Map<string, { ticks: Ticks; seconds: number; quiet: Awaited<ReturnType<typeof waitForQuiet>>[] }>();
+/** Pooled benchmarks that ended a pass without keeping its rounds: they measured nothing (the viewer without a browser), so the later passes skip them. */
+const measuredNothing = new Set<string>();
 for (let pass = 1; pass <= PASSES; pass++) {
-  for (const name of selected.filter((n) => passesFor.get(n)!.includes(pass))) {
+  for (const name of selected.filter((n) => passesFor.get(n)!.includes(pass) && !measuredNothing.has(n))) {
     const pooledHere = PASSES > 1 && POOLED.includes(name);
     const quiet = await waitForQuiet();
     if (quiet.quiet === false) console.error(`bench: ${name} starts on a busy machine (${Math.round(quiet.busyShare! * 100)}% of the cores busy after ${Math.round(quiet.waitedMs / 1000)} s)`);
@@ -154,6 +156,14 @@ for (let pass = 1; pass <= PASSES; pass++) {
     const started = Date.now();
     execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet), ...passEnv } });
     const after = cpuTicks();
+    if (pooledHere && pass < PASSES) {
+      const kept = existsSync(passEnv.TOT_BENCH_POOL!) ? (JSON.parse(readFileSync(passEnv.TOT_BENCH_POOL!, 'utf8')) as { benchRun?: string; pass?: number }) : undefined;
+      if (kept?.benchRun !== benchRun || kept.pass !== pass) {
+        measuredNothing.add(name);
+        console.error(`bench: ${name} kept no rounds in pass ${pass} of ${PASSES} (it measured nothing): the later passes skip it`);
+        continue;
+      }
+    }
     // The machine while the benchmark ran, over its passes: the share of its cores' time spent on
     // processes (the benchmark's own included), waiting for the disk, and taken by the hypervisor;
     // and how quiet it was before each pass. Added to its result after its last pass, which writes it.

@@ -57,12 +57,13 @@ const stealText =
     ? ''
     : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
 
-// The passes that run went through the list in (bench/run.ts).
+// The passes that run went through the list in (bench/run.ts), and the benchmarks that pooled their rounds over them.
 const passCount = Math.max(1, ...all.filter((r) => r.benchRun === mainRun).map((r) => r.passes?.of ?? 1));
+const pooledNames = all.filter((r) => r.benchRun === mainRun && (r.passes?.of ?? 1) > 1).map((r) => `\`${r.benchmark}\``);
 const passText =
   passCount === 1
     ? ''
-    : ` The run went through the list in ${passCount} passes, and every benchmark with figures over rounds measured a share of each figure's rounds in each pass${ROUNDS % passCount === 0 ? ` (of ${ROUNDS} rounds, ${ROUNDS / passCount} a pass)` : ''}, so that a range spans the whole run and not one minute of it: the machine's speed drifts from one half hour to the next by more than the rounds of one minute spread. The other benchmarks ran once, in one of the passes. A value that is not a figure (a heap size, a session's growth) is measured in every pass, and the page shows the last pass's.`;
+    : ` The run went through the list in ${passCount} passes. Over half an hour the machine's speed drifts by more than rounds taken within one minute vary, so a range from one minute misses the next run's median too often; so ${pooledNames.join(', ')} measured a share of each figure's rounds in each pass${ROUNDS % passCount === 0 ? ` (of ${ROUNDS} rounds, ${ROUNDS / passCount} a pass)` : ''}, and their figures are of the rounds of all the passes. The other benchmarks ran once, in one of the passes. In a pooled benchmark, a value that is not a figure (a heap size, a session's growth) is measured in every pass, and the page shows the last pass's.`;
 
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all
@@ -104,7 +105,7 @@ ${
   outside.length === 0
     ? ''
     : `
-The figures outside (moved: the second median over the first, less one; for a time, + is slower, for a rate or a speed-up, faster):
+The figures outside (moved: the second median over the first, less one; for a time, + is slower; for a rate or a speed-up, + is faster):
 
 | figure (results file: path) | first run | second run's median | moved |
 | --- | --- | --- | --- |
