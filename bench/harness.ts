@@ -71,9 +71,9 @@ export function figure(values: number[], digits = 2): Figure {
  * Which pass of a run this process is. A whole `npm run bench` runs every benchmark that measures
  * figures over rounds in passes (`bench/run.ts --passes`, 3 by default): the list is run once per
  * pass, and each pass measures its share of every figure's rounds ({@link passRounds}), so that a
- * figure's rounds come from across the run's half hour and not from one minute of it. The machine
- * drifts between half hours by more than the rounds of one minute spread; a range from one minute
- * could not hold a second run's median. Each pass adds its rounds to the earlier passes' ones
+ * figure's rounds come from across the run's half hour and not from one minute of it. Over half
+ * an hour the machine's speed drifts by more than rounds taken within one minute vary, so a range
+ * from one minute misses the next run's median too often. Each pass adds its rounds to the earlier passes' ones
  * ({@link pooled}) and computes its figures from them all; the last pass writes the result, with
  * figures of every round (an earlier pass prints its figures so far and writes no result).
  * `bench/run.ts` sets TOT_BENCH_PASS ("2/3") and TOT_BENCH_POOL (the file the rounds are kept in

@@ -7,9 +7,9 @@
  *   tsx bench/run.ts game24-replay -- …    one benchmark, with its own arguments, in one pass
  *   tsx bench/run.ts --passes 3 tree       one benchmark in 3 passes
  *
- * Passes: the machine's speed drifts from one half hour to the next by more than the rounds of one
- * benchmark spread over a minute (three whole runs in a row showed 11 to 14 of 61 figures outside
- * the run before's ranges, where chance alone would put 2). So a whole run goes through the list
+ * Passes: over half an hour the machine's speed drifts by more than one benchmark's rounds, taken
+ * within a minute, vary (three whole runs in a row without passes showed 11 to 14 of 61 figures
+ * outside the run before's ranges, where chance alone would put 2). So a whole run goes through the list
  * `--passes` times, and a benchmark that measures figures over rounds (POOLED in bench/plan.ts)
  * measures a share of its rounds in each pass, adding them to the earlier passes' (bench/harness.ts,
  * `pooled`): every figure's rounds, and so its range, come from across the run. It writes its
