@@ -20,7 +20,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chanceOutside, median, type Figure } from './harness.js';
+import { chanceOutside, figure, type Figure } from './harness.js';
 
 /** One figure of the first run beside the same figure of the second. */
 export interface FigureComparison {
@@ -53,7 +53,7 @@ export function figuresOf(value: unknown, path = '', inSamples = false): Map<str
     return out;
   }
   if (inSamples && isRounds(value)) {
-    out.set(path, { median: median(value), min: Math.min(...value), max: Math.max(...value), rounds: value.length });
+    out.set(path, figure(value));
     return out;
   }
   if (typeof value !== 'object' || value === null) return out;

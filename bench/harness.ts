@@ -73,8 +73,8 @@ export function figure(values: number[], digits = 2): Figure {
  * pass, and each pass measures its share of every figure's rounds ({@link passRounds}), so that a
  * figure's rounds come from across the run's half hour and not from one minute of it. Over half
  * an hour the machine's speed drifts by more than rounds taken within one minute vary, so a range
- * from one minute misses the next run's median too often. Each pass adds its rounds to the earlier passes' ones
- * ({@link pooled}) and computes its figures from them all; the last pass writes the result, with
+ * from one minute misses the next run's median too often. Each pass adds its rounds to the earlier
+ * passes' ones ({@link pooled}) and computes its figures from them all; the last pass writes the result, with
  * figures of every round (an earlier pass prints its figures so far and writes no result).
  * `bench/run.ts` sets TOT_BENCH_PASS ("2/3") and TOT_BENCH_POOL (the file the rounds are kept in
  * between passes); without them a benchmark is one pass of its whole rounds.
@@ -101,11 +101,17 @@ export function passRounds(total: number): number[] {
   return Array.from({ length: end - first }, (_, i) => first + i);
 }
 
-interface Pool {
+/** The rounds a pass keeps for the next, in the file TOT_BENCH_POOL names. */
+export interface Pool {
   benchRun: string | undefined;
   pass: number;
   of: number;
   items: Record<string, unknown[]>;
+}
+
+/** The pool in `file`, or undefined when there is none; throws when the file is not JSON. */
+export function readPool(file: string): Pool | undefined {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Pool) : undefined;
 }
 
 /**
@@ -116,13 +122,13 @@ const earlier: Record<string, unknown[]> = ((): Record<string, unknown[]> => {
   if (pass.index === 1) return {};
   const file = pass.pool!;
   const want = `pass ${pass.index} of ${pass.of} needs the rounds of pass ${pass.index - 1} of this run (${process.env.TOT_BENCH_RUN ?? 'unnamed'}) in ${file}`;
-  if (!existsSync(file)) throw new Error(`${want}, and there is no such file (did that pass fail?)`);
-  let found: Pool;
+  let found: Pool | undefined;
   try {
-    found = JSON.parse(readFileSync(file, 'utf8')) as Pool;
+    found = readPool(file);
   } catch (error) {
     throw new Error(`${want}, and the file is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
+  if (!found) throw new Error(`${want}, and there is no such file (did that pass fail?)`);
   if (found.benchRun !== process.env.TOT_BENCH_RUN) throw new Error(`${want}, and the file holds run ${found.benchRun ?? 'unnamed'}'s`);
   if (found.pass !== pass.index - 1 || found.of !== pass.of) throw new Error(`${want}, and the file holds pass ${found.pass} of ${found.of}'s`);
   return found.items;

@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { readPool } from './harness.js';
 import { parseRunArgs, passesOf, POOLED } from './plan.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -157,7 +158,7 @@ for (let pass = 1; pass <= PASSES; pass++) {
     execFileSync(process.execPath, ['--expose-gc', `${out}${name}.mjs`, ...extra], { stdio: 'inherit', cwd: root, env: { ...process.env, TOT_BENCH_DIR: benchDir, TOT_BENCH_RUN: benchRun, TOT_BENCH_QUIET: JSON.stringify(quiet), ...passEnv } });
     const after = cpuTicks();
     if (pooledHere && pass < PASSES) {
-      const kept = existsSync(passEnv.TOT_BENCH_POOL!) ? (JSON.parse(readFileSync(passEnv.TOT_BENCH_POOL!, 'utf8')) as { benchRun?: string; pass?: number }) : undefined;
+      const kept = readPool(passEnv.TOT_BENCH_POOL!);
       if (kept?.benchRun !== benchRun || kept.pass !== pass) {
         measuredNothing.add(name);
         console.error(`bench: ${name} kept no rounds in pass ${pass} of ${PASSES} (it measured nothing): the later passes skip it`);

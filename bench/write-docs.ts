@@ -58,8 +58,9 @@ const stealText =
     : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
 
 // The passes that run went through the list in (bench/run.ts), and the benchmarks that pooled their rounds over them.
-const passCount = Math.max(1, ...all.filter((r) => r.benchRun === mainRun).map((r) => r.passes?.of ?? 1));
-const pooledNames = all.filter((r) => r.benchRun === mainRun && (r.passes?.of ?? 1) > 1).map((r) => `\`${r.benchmark}\``);
+const pooledInRun = all.filter((r) => r.benchRun === mainRun && (r.passes?.of ?? 1) > 1);
+const passCount = Math.max(1, ...pooledInRun.map((r) => r.passes!.of));
+const pooledNames = pooledInRun.map((r) => `\`${r.benchmark}\``);
 const passText =
   passCount === 1
     ? ''
