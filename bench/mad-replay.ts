@@ -10,15 +10,15 @@
  *
  * npm run bench:mad -- [--dir <folder>] [--rounds N]
  *
- * Prints one JSON object { debates, stopRoundMatches, finalMatches, moderatorStops, judgeDecisions,
- * replayMisses, wallMs } and writes it to bench/results/mad-replay.json; what differs, debate by
+ * Prints { debates, stopRoundMatches, finalMatches, moderatorStops, judgeDecisions, replayMisses,
+ * wallMs } with the harness's date and machine, and writes it to bench/results/mad-replay.json; what differs, debate by
  * debate, goes to stderr.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseMadRecording, type MadRecording } from '../examples/deliberation/mad-recording.js';
 import { DEFAULT_REPLAY_ROUNDS, replayDebates } from '../examples/deliberation/mad-replay.js';
-import { benchDir } from './harness.js';
+import { benchDir, report } from './harness.js';
 
 const { values } = parseArgs({ options: { dir: { type: 'string' }, rounds: { type: 'string' } } });
 const dir = values.dir ?? `${benchDir}/../../shared/data/mad-reference/debates`;
@@ -53,8 +53,7 @@ for (const r of replays) {
 }
 // A file that is not a debate counts as a debate that did not replay.
 const result = { ...summary, debates: summary.debates + unreadable };
-mkdirSync(`${benchDir}/results`, { recursive: true });
-writeFileSync(`${benchDir}/results/mad-replay.json`, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify(result));
+// Through the harness like every benchmark, so that the result carries its date and machine.
+report('mad-replay', result);
 // A debate that did not replay as recorded fails the command.
 if (result.stopRoundMatches !== result.debates || result.finalMatches !== result.debates || result.replayMisses > 0) process.exitCode = 1;

@@ -173,7 +173,7 @@ title: Benchmarks
 figures as JSON, writes them to \`bench/results/<name>.json\`, and renders this page from them. The
 figures below come from ${otherRuns.length === 0 ? `one \`npm run bench\` run on the project's machine kind: ${t.cores} cores
 (${t.cpu}), ${t.memoryGiB} GiB, Node ${t.node}, on ${t.date.slice(0, 10)}` : `more than one run on the project's machine kind (${t.cores} cores, ${t.cpu}, ${t.memoryGiB} GiB, Node ${t.node}):
-${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?.date?.slice(0, 10) ?? ''}, the others from earlier runs (each result in
+${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?.date?.slice(0, 10) ?? ''}, the others from other runs (each result in
 \`bench/results/\` has its date)`}. The machine is shared:
 ${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}Each
 benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
