@@ -579,7 +579,9 @@ export class PostgresEventStore implements EventStore {
     const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
     const recordedAt = results[3].rows[0]!.at;
-    const first = Math.min(...inserted.map((r) => r.version));
+    // A loop, not Math.min(...): a batch of a few hundred thousand events overflows the stack.
+    let first = Infinity;
+    for (const r of inserted) if (r.version < first) first = r.version;
     const byVersion = new Map(inserted.map((r) => [r.version, r]));
     // Built when asked for, from the texts sent: most callers only want the next version.
     const written = () =>

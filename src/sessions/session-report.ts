@@ -40,6 +40,18 @@ export interface SessionMetrics {
 export const branchTokens = (s: SessionSnapshot, b: SessionBranch) => b.thoughtIds.reduce((n, id) => n + (s.thoughts[Number(id.slice(1))]?.tokens ?? 0), 0);
 const paidOff = (b: SessionBranch) => ['validated', 'executing', 'evidence_received', 'completed'].includes(b.state);
 
+/** The largest less the smallest; a loop, where Math.max(...) of a long branch's times overflows the stack. */
+function spread(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return max - min;
+}
+
 /** The metrics of a session's snapshot (see {@link SessionMetrics}). */
 export function sessionMetrics(s: SessionSnapshot): SessionMetrics {
   const branches = s.branches.map((b) => {
@@ -48,7 +60,7 @@ export function sessionMetrics(s: SessionSnapshot): SessionMetrics {
       branchId: b.id,
       name: b.name,
       tokens: branchTokens(s, b),
-      latencyMs: times.length > 1 ? Math.max(...times) - Math.min(...times) : 0,
+      latencyMs: spread(times),
       ...(b.score ? { score: { ...b.score } } : {}),
       ...(b.reward === undefined ? {} : { reward: b.reward }),
       earlyStopped: b.state === 'early_stopped',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestFirst, bfs, dfs, Explorer, mcts, type SearchEvent } from '../../src/index.js';
+import { bestFirst, bfs, dfs, Explorer, mcts, ThoughtTree, type SearchEvent } from '../../src/index.js';
 import { scriptedRoles } from './fixtures.js';
 
 const contents = (nodes: { content: string }[]) => nodes.map((n) => n.content);
@@ -40,6 +40,30 @@ describe('bfs', () => {
     };
     expect(await pick(7)).toEqual(await pick(7));
     expect(await pick(7)).toHaveLength(3);
+  });
+
+  // Beams of up to 16 states are looked up by a scan, wider ones by a set: both sides of that line.
+  it.each([3, 16, 17, 30])('prunes exactly the candidates outside a beam of %i', async (beamWidth) => {
+    const names = Array.from({ length: 40 }, (_, i) => `c${i}`);
+    const roles = scriptedRoles({ R: names }, Object.fromEntries(names.map((name, i) => [name, (i * 7) % 10])));
+    const steps: string[][] = [];
+    const explorer = new Explorer({ ...roles, strategy: bfs({ beamWidth }), maxDepth: 1, branchingFactor: 40, pruningThreshold: 0 });
+    explorer.on('search.step', (e) => steps.push(e.frontier));
+    const result = await explorer.run('R');
+    const level = result.tree.children(result.tree.rootId);
+    expect(level.filter((n) => n.status === 'terminal').map((n) => n.id)).toEqual([...steps[0]!].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
+    expect(steps[0]).toHaveLength(beamWidth);
+    expect(level.filter((n) => n.status === 'pruned')).toHaveLength(40 - beamWidth);
+  });
+
+  it('resumes a tree whose frontier has more nodes than a function has arguments', async () => {
+    const tree = new ThoughtTree({ problem: 'R' });
+    for (let i = 0; i < 200_000; i++) tree.addChild(tree.rootId, { content: `c${i}` });
+    const expanded: string[] = [];
+    const generator = { async generate({ parent }: { parent: { content: string } }) { expanded.push(parent.content); return []; } };
+    const result = await new Explorer({ generator, evaluator: scriptedRoles().evaluator, strategy: bfs({ beamWidth: 2 }), maxDepth: 2 }).run(tree);
+    expect(expanded).toHaveLength(200_000);
+    expect(result.stopReason).toBe('search_exhausted');
   });
 
   it('stops at the first solution', async () => {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { estimateTokens, InMemoryEventStore } from '../../src/index.js';
 import { SessionEngine, redact } from '../../src/sessions/index.js';
 import { mockModel } from '../../src/testing/index.js';
+import type { SessionSnapshot } from '../../src/sessions/session-model.js';
+import { sessionMetrics } from '../../src/sessions/session-report.js';
 
 const plan = { rollback: { strategy: 'git_revert' }, limits: { max_changes: 40 }, capabilities_required: ['safe_edit'], success_criteria: ['tests pass'] };
 
@@ -54,6 +56,14 @@ describe('session reports (seed 004)', () => {
       ['plan_b', 850, 'completed', false],
       ['plan_c', 650, 'early_stopped', true],
     ]);
+  });
+
+  it("measures a branch of 200,000 thoughts, more times than a function's arguments can take", () => {
+    const n = 200_000;
+    const thoughts = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, tokens: 1, at: 1_000 + i }));
+    const branch = { id: 'br0', name: 'long', from: 't0', state: 'exploring', history: [], thoughtIds: thoughts.map((t) => t.id), evidence: [] };
+    const snapshot = { id: 's', state: 'active', tokensUsed: n, thoughts, branches: [branch] } as unknown as SessionSnapshot;
+    expect(sessionMetrics(snapshot).branches[0]).toMatchObject({ tokens: n, latencyMs: n - 1 });
   });
 
   it('counts model hops as the model calls the thoughts record, not as the thoughts that cost tokens', async () => {
