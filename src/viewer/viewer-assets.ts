@@ -221,6 +221,8 @@ export const VIEWER_SCRIPT = `
   // every edge a line, all in two paths, and only the best path's nodes as nodes of their own.
   // Ten thousand nodes drawn one by one took Chromium seconds, at a size where no label is legible.
   var overview = false;
+  // From afar: the nodes drawn at under a quarter of their size, where no label can be read.
+  var FAR = 0.25;
   function skim() {
     var boxes = [], lines = [], edges = [], nodes = [];
     drawn = Object.create(null);
@@ -239,7 +241,7 @@ export const VIEWER_SCRIPT = `
   }
   function draw() {
     var margin = view.w / 2;
-    var far = CULL && svg.clientWidth / view.w < 0.25;
+    var far = CULL && svg.clientWidth / view.w < FAR;
     overview = far;
     if (far) { skim(); return; }
     var edges = [], nodes = [];
@@ -352,8 +354,9 @@ export const VIEWER_SCRIPT = `
   svg.addEventListener('click', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');
     if (g) { g.focus(); show(g.getAttribute('data-id')); return; }
-    // A click on the overview zooms in there, to a size where the nodes can be read and chosen.
-    if (overview && !moved) { var p = toSvg(ev); zoom(svg.clientWidth / view.w, p.x, p.y); }
+    // Beside the nodes of a graph seen from afar (the overview, or a few hundred nodes fitted: a
+    // pixel or two each, too small to aim at), a click zooms in there, to where they can be read and chosen.
+    if (svg.clientWidth / view.w < FAR && !moved) { var p = toSvg(ev); zoom(svg.clientWidth / view.w, p.x, p.y); }
   });
   svg.addEventListener('keydown', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');

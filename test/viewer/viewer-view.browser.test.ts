@@ -126,6 +126,20 @@ describe.skipIf(!hasChromium)('the run viewer on load', () => {
     expect(consoleErrors).toEqual([]);
   }, 60_000);
 
+  it('zooms in where a click lands beside the nodes of a graph seen from afar, to where a node can be read and chosen', async () => {
+    const { page } = await open('wide');
+    const scale = () => page.locator('svg#graph').evaluate((s) => (s as SVGSVGElement).clientWidth / (s as SVGSVGElement).viewBox.baseVal.width);
+    // Fitted, the 48 nodes side by side are drawn at under a quarter of their size.
+    expect(await scale()).toBeLessThan(0.25);
+    const svg = (await page.locator('svg#graph').boundingBox())!;
+    // The top-left corner: above the root's row, on no node.
+    await page.mouse.click(svg.x + 4, svg.y + 4);
+    expect(await scale()).toBeCloseTo(1, 5);
+    // Near enough to read, a click beside the nodes zooms no further.
+    await page.mouse.click(svg.x + 4, svg.y + 4);
+    expect(await scale()).toBeCloseTo(1, 5);
+  }, 60_000);
+
   /** What the page draws, as the keys of the legend entries that must explain it. */
   const drawnEncodings = (page: Page) =>
     page.evaluate(() => {
