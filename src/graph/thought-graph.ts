@@ -243,7 +243,8 @@ export class ThoughtGraph<S = unknown> {
    */
   all(): GraphThought<S>[] {
     const out = [this.input];
-    for (const op of this.operations) out.push(...(this.parts.made.get(op.id) ?? []));
+    // One by one, not push(...made): an operation that made a few hundred thousand thoughts overflows the stack.
+    for (const op of this.operations) for (const t of this.parts.made.get(op.id) ?? []) out.push(t);
     return out;
   }
 

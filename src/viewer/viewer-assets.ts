@@ -220,9 +220,8 @@ export const VIEWER_SCRIPT = `
   // Zoomed far out (fitted, say), a large run is drawn as an overview: every node a bare box and
   // every edge a line, all in two paths, and only the best path's nodes as nodes of their own.
   // Ten thousand nodes drawn one by one took Chromium seconds, at a size where no label is legible.
-  var overview = false;
-  // From afar: the nodes drawn at under a quarter of their size, where no label can be read.
-  var FAR = 0.25;
+  // From afar: the nodes drawn at under a quarter of their natural size, where no label can be read.
+  function far() { return svg.clientWidth / view.w < 0.25; }
   function skim() {
     var boxes = [], lines = [], edges = [], nodes = [];
     drawn = Object.create(null);
@@ -241,9 +240,7 @@ export const VIEWER_SCRIPT = `
   }
   function draw() {
     var margin = view.w / 2;
-    var far = CULL && svg.clientWidth / view.w < FAR;
-    overview = far;
-    if (far) { skim(); return; }
+    if (CULL && far()) { skim(); return; }
     var edges = [], nodes = [];
     drawn = Object.create(null);
     nodesOfRun.forEach(function (n) {
@@ -354,9 +351,20 @@ export const VIEWER_SCRIPT = `
   svg.addEventListener('click', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');
     if (g) { g.focus(); show(g.getAttribute('data-id')); return; }
-    // Beside the nodes of a graph seen from afar (the overview, or a few hundred nodes fitted: a
-    // pixel or two each, too small to aim at), a click zooms in there, to where they can be read and chosen.
-    if (svg.clientWidth / view.w < FAR && !moved) { var p = toSvg(ev); zoom(svg.clientWidth / view.w, p.x, p.y); }
+    // Off the nodes of a graph seen from afar (the overview, or a few hundred nodes fitted: a pixel
+    // or two high each, too small to aim at), a click zooms in to natural size, keeping the node
+    // nearest the click where it is: around the click itself, a click in the empty band beside a
+    // wide run's drawing, or in a corner of it, zoomed into empty space.
+    if (far() && !moved) {
+      var p = toSvg(ev), aim = null, closest = Infinity;
+      nodesOfRun.forEach(function (n) {
+        var q = pos[n.id];
+        if (!q) return;
+        var dx = q.x + W / 2 - p.x, dy = q.y + H / 2 - p.y;
+        if (dx * dx + dy * dy < closest) { closest = dx * dx + dy * dy; aim = q; }
+      });
+      if (aim) zoom(svg.clientWidth / view.w, aim.x + W / 2, aim.y + H / 2);
+    }
   });
   svg.addEventListener('keydown', function (ev) {
     var g = ev.target.closest && ev.target.closest('.node');

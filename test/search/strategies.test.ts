@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bestFirst, bfs, dfs, Explorer, mcts, ThoughtTree, type SearchEvent } from '../../src/index.js';
+import { SCANNED_BEAM } from '../../src/search/strategies/bfs.js';
 import { scriptedRoles } from './fixtures.js';
 
 const contents = (nodes: { content: string }[]) => nodes.map((n) => n.content);
@@ -42,8 +43,8 @@ describe('bfs', () => {
     expect(await pick(7)).toHaveLength(3);
   });
 
-  // Beams of up to 16 states are looked up by a scan, wider ones by a set: both sides of that line.
-  it.each([3, 16, 17, 30])('prunes exactly the candidates outside a beam of %i', async (beamWidth) => {
+  // Beams of up to SCANNED_BEAM states are looked up by a scan, wider ones by a set: both sides of that line.
+  it.each([3, SCANNED_BEAM, SCANNED_BEAM + 1, 30])('prunes exactly the candidates outside a beam of %i', async (beamWidth) => {
     const names = Array.from({ length: 40 }, (_, i) => `c${i}`);
     const roles = scriptedRoles({ R: names }, Object.fromEntries(names.map((name, i) => [name, (i * 7) % 10])));
     const steps: string[][] = [];
@@ -56,7 +57,7 @@ describe('bfs', () => {
     expect(level.filter((n) => n.status === 'pruned')).toHaveLength(40 - beamWidth);
   });
 
-  it('resumes a tree whose frontier has more nodes than a function has arguments', async () => {
+  it('resumes a tree whose frontier of 200,000 nodes is too many to spread into Math.min', async () => {
     const tree = new ThoughtTree({ problem: 'R' });
     for (let i = 0; i < 200_000; i++) tree.addChild(tree.rootId, { content: `c${i}` });
     const expanded: string[] = [];

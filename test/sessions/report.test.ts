@@ -58,7 +58,7 @@ describe('session reports (seed 004)', () => {
     ]);
   });
 
-  it("measures a branch of 200,000 thoughts, more times than a function's arguments can take", () => {
+  it('measures a branch of 200,000 thoughts, too many times to spread into Math.max', () => {
     const n = 200_000;
     const thoughts = Array.from({ length: n }, (_, i) => ({ id: `t${i}`, tokens: 1, at: 1_000 + i }));
     const branch = { id: 'br0', name: 'long', from: 't0', state: 'exploring', history: [], thoughtIds: thoughts.map((t) => t.id), evidence: [] };

@@ -126,18 +126,40 @@ describe.skipIf(!hasChromium)('the run viewer on load', () => {
     expect(consoleErrors).toEqual([]);
   }, 60_000);
 
-  it('zooms in where a click lands beside the nodes of a graph seen from afar, to where a node can be read and chosen', async () => {
+  const scale = (page: Page) => page.locator('svg#graph').evaluate((s) => (s as SVGSVGElement).clientWidth / (s as SVGSVGElement).viewBox.baseVal.width);
+  /** How many nodes' boxes lie wholly inside the graph's visible area. */
+  const nodesInView = (page: Page) =>
+    page.evaluate(() => {
+      const svg = document.querySelector('svg#graph')!.getBoundingClientRect();
+      return Array.from(document.querySelectorAll('svg#graph g.node rect')).filter((rect) => {
+        const r = rect.getBoundingClientRect();
+        return r.width > 0 && r.left >= svg.left && r.right <= svg.right && r.top >= svg.top && r.bottom <= svg.bottom;
+      }).length;
+    });
+
+  it('zooms in to natural size around the nearest node when a click off the nodes of a graph seen from afar lands in the empty band above it', async () => {
     const { page } = await open('wide');
-    const scale = () => page.locator('svg#graph').evaluate((s) => (s as SVGSVGElement).clientWidth / (s as SVGSVGElement).viewBox.baseVal.width);
-    // Fitted, the 48 nodes side by side are drawn at under a quarter of their size.
-    expect(await scale()).toBeLessThan(0.25);
+    // Fitted, the 48 nodes side by side are drawn at under a quarter of their natural size.
+    expect(await scale(page)).toBeLessThan(0.25);
     const svg = (await page.locator('svg#graph').boundingBox())!;
-    // The top-left corner: above the root's row, on no node.
+    // The top-left corner: far above the wide, shallow drawing, on no node.
     await page.mouse.click(svg.x + 4, svg.y + 4);
-    expect(await scale()).toBeCloseTo(1, 5);
-    // Near enough to read, a click beside the nodes zooms no further.
+    expect(await scale(page)).toBeCloseTo(1, 5);
+    expect(await nodesInView(page)).toBeGreaterThan(0);
+    // Near enough to read, a click off the nodes zooms no further.
     await page.mouse.click(svg.x + 4, svg.y + 4);
-    expect(await scale()).toBeCloseTo(1, 5);
+    expect(await scale(page)).toBeCloseTo(1, 5);
+  }, 60_000);
+
+  it('selects a node clicked in a graph seen from afar, without zooming', async () => {
+    const { page, view } = await open('wide');
+    const fitted = await scale(page);
+    expect(fitted).toBeLessThan(0.25);
+    const leaf = view.nodes.at(-1)!;
+    const box = (await page.locator(`svg#graph g.node[data-id="${leaf.id}"] rect`).boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.locator('#details-content').textContent()).toBe(leaf.content);
+    expect(await scale(page)).toBe(fitted);
   }, 60_000);
 
   /** What the page draws, as the keys of the legend entries that must explain it. */

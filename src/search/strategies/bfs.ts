@@ -25,14 +25,17 @@ const optionsSchema = z.strictObject({
   selection: z.enum(['greedy', 'sample']).default('greedy'),
 });
 
+/** @internal The widest beam looked up by a scan; a wider one by a set of its ids. */
+export const SCANNED_BEAM = 16;
+
 /**
  * Whether `beam` holds the node `id`, as a function built once per level: a scan for a beam of a
  * few nodes (Tree of Thoughts keeps 5; a set of their ids costs more than the scans), a set for a
  * wide one, where a scan per candidate made a level quadratic (`bench:overhead`, beam 10,000:
- * 60–130 µs per node with the scan, under 5 with the set).
+ * 60–130 µs per node with the scan, about 6 with the set).
  */
 function membership(beam: readonly ThoughtNode[]): (id: string) => boolean {
-  if (beam.length <= 16) {
+  if (beam.length <= SCANNED_BEAM) {
     return (id) => {
       for (const node of beam) if (node.id === id) return true;
       return false;
