@@ -55,7 +55,7 @@ const steals = all
 const stealText =
   steals.length === 0
     ? ''
-    : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
+    : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran (CPU steal time 0)' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
 
 // The passes that run went through the list in (bench/run.ts), and the benchmarks that pooled their rounds over them.
 const pooledInRun = all.filter((r) => r.benchRun === mainRun && (r.passes?.of ?? 1) > 1);
@@ -64,7 +64,16 @@ const pooledNames = pooledInRun.map((r) => `\`${r.benchmark}\``);
 const passText =
   passCount === 1
     ? ''
-    : ` The run went through the list in ${passCount} passes. Over half an hour the machine's speed drifts by more than rounds taken within one minute vary, so a range from one minute misses the next run's median too often; so ${pooledNames.join(', ')} measured a share of each figure's rounds in each pass${ROUNDS % passCount === 0 ? ` (of ${ROUNDS} rounds, ${ROUNDS / passCount} a pass)` : ''}, and their figures are of the rounds of all the passes. The other benchmarks ran once, in one of the passes. In a pooled benchmark, a value that is not a figure (a heap size, a session's growth) is measured in every pass, and the page shows the last pass's.`;
+    : `
+
+A *round* is one timed repetition; a *pass* is one sweep through the whole list of benchmarks. The run
+went through the list in ${passCount} passes, because the machine's speed drifts over half an hour by more than
+rounds taken within one minute differ: a range taken within one minute would miss the next run's
+median too often. So ${pooledNames.join(', ')} *pooled* their rounds: each measured a share of every
+figure's rounds in each pass${ROUNDS % passCount === 0 ? ` (of ${ROUNDS} rounds, ${ROUNDS / passCount} a pass)` : ''}, and its figures are the median and range of the rounds of all the
+passes. The other benchmarks ran once, in one of the passes, so their ranges come from one sitting. In a pooled
+benchmark, a value that is not a figure (a heap size, a session's growth) is measured in every pass, and
+the page shows the last pass's.`;
 
 // The benchmarks of that run that started on a busy machine (bench/run.ts waited for quiet in vain).
 const busyStarts = all
@@ -97,16 +106,14 @@ const reproduction = (() => {
 Two whole \`npm run bench\` runs${dates}, the second's medians against the first's ranges
 (\`npm run bench:compare\`, its \`--json\` saved as \`bench/reproduction.json\`): every figure of the results files with a median
 and a range, some of them not on this page.${stale} **${sum.inside} of ${rep.compared.length}** figures
-lie inside, ${sum.outside} outside, where ${sum.byChance.toFixed(2)} would by chance alone on an unchanged machine (the sum of each
-figure's \`chanceOutside\` for its rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(sum.medianMove).replace('+', '')} at the median and by
-${pct(sum.largestMove).replace('+', '')} at most. More figures outside than chance explains means that the runs differ by more than the
-rounds within one run do: the machine's speed from one half hour to the next, or anything a run's rounds share (one process,
-its compiled code and its heap). A range of rounds taken within one run does not cover that.
+lie inside, ${sum.outside} outside, against ${sum.byChance.toFixed(2)} expected outside by chance alone if nothing changed (the sum, over
+the figures, of the chance for each one's number of rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(sum.medianMove).replace('+', '')} at the median and by
+${pct(sum.largestMove).replace('+', '')} at most. ${sum.outside <= sum.byChance ? 'No more lie outside than chance explains: no sign that the two runs differ.' : 'More lie outside than chance explains: the runs differ by more than the rounds within one run do (the machine\'s speed from one half hour to the next, or anything a run\'s rounds share: one process, its compiled code and its heap), and a range of rounds taken within one run does not cover that.'}
 ${
   outside.length === 0
     ? ''
     : `
-The figures outside (moved: the second median over the first, less one; for a time, + is slower; for a rate or a speed-up, + is faster):
+The figures outside (moved: (second − first) / first; for a time, + is slower; for a rate, such as the event stores' events per second, or a speed-up, + is faster):
 
 | figure (results file: path) | first run | second run's median | moved |
 | --- | --- | --- | --- |
@@ -179,11 +186,12 @@ ${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minut
 benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
 then waits until its cores have been under 10% busy for 2 s in a row; the load average above lags by a
 minute, so it still counts the benchmark before)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet`}.${stealText} A figure
-shown as \`median (min–max)\` is the median of at least 5 rounds, with the range of the rounds (${ROUNDS} rounds
-wherever a round takes a few seconds at most); a target is judged on the median, and one the median misses
-is marked as missed. The range is what a second run is held to: on an unchanged machine, the median of a
-second run of ${ROUNDS} rounds lies outside the first's range one time in ${Math.round(1 / chanceOutside(ROUNDS))} by chance alone, of 5 rounds one
-time in ${Math.round(1 / chanceOutside(5))} (\`chanceOutside\` in bench/harness.ts).${passText}${reproduction.intro}
+shown as \`median (min–max)\` is the median of at least 5 rounds, with the lowest and highest of the rounds
+(${ROUNDS} rounds wherever a round takes a few seconds at most); a target is judged on the median, and one the
+median misses is marked "(not met)". A second run reproduces a figure when its median lies inside the
+first run's range. If nothing changed, a second run's median falls outside a ${ROUNDS}-round range about one
+time in ${Math.round(1 / chanceOutside(ROUNDS))} by chance alone, and outside a 5-round range about one time in ${Math.round(1 / chanceOutside(5))}: a figure of 5 rounds is a
+weaker check than one of ${ROUNDS}, and so is a wide range.${passText}${reproduction.intro}
 
 Benchmarks run compiled, as the package ships: \`bench/run.ts\` bundles each with esbuild. (Run
 through tsx, every closure made at run time goes through esbuild's \`keepNames\` wrapper, which on
