@@ -11,8 +11,8 @@
  * npm run bench:mad -- [--dir <folder>] [--rounds N]
  *
  * Prints { debates, stopRoundMatches, finalMatches, moderatorStops, judgeDecisions, replayMisses,
- * wallMs } with the harness's date and machine, and writes it to bench/results/mad-replay.json; what differs, debate by
- * debate, goes to stderr.
+ * wallMs } with the harness's date and machine, and writes it to bench/results/mad-replay.json;
+ * what differs, debate by debate, goes to stderr.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
