@@ -302,7 +302,12 @@ const rotate = <T>(items: readonly T[], by: number) => items.map((_, i) => items
  */
 function pooledSamples(key: string, samples: Samples): Samples {
   const out: Samples = {};
-  for (const part of pooled(key, [samples])) for (const [name, workloads] of Object.entries(part)) for (const [workload, rates] of Object.entries(workloads)) ((out[name] ??= {})[workload] ??= []).push(...rates);
+  for (const part of pooled(key, [samples])) {
+    for (const [name, workloads] of Object.entries(part)) {
+      const into = (out[name] ??= {});
+      for (const [workload, rates] of Object.entries(workloads)) (into[workload] ??= []).push(...rates);
+    }
+  }
   return out;
 }
 
