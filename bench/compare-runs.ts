@@ -12,6 +12,10 @@
  * a range of 5 rounds misses the next run's median of 5 one time in six even then, one of 15
  * rounds the median of 15 one time in 455.
  *
+ * Beside each figure it prints how far the machine itself moved while its benchmark ran: the CPU time
+ * of the yardstick's fixed work (bench/yardstick.ts) in the second run over the first's, when both
+ * results carry it. A CPU-bound figure moves with it; the count does not take it out.
+ *
  * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
  * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a
  * figure of the second run lies outside the first's range, when one is missing, or when the runs
@@ -34,7 +38,21 @@ export interface FigureComparison {
   moved: number | null;
   /** How likely the second median lies outside the first's range by chance alone, on an unchanged machine: `chanceOutside` of both runs' rounds. */
   chance: number;
+  /**
+   * How much slower the machine itself was while the second run measured the figure's benchmark:
+   * the CPU time of the yardstick's fixed work (bench/yardstick.ts) over the first's, less one
+   * (0.1: the same work cost 10% more); null when either result lacks it (a run before the yardstick).
+   */
+  machineMoved: number | null;
 }
+
+/** The yardstick a result carries: the CPU time of a fixed piece of work while it ran (`machineDuring.yardstickCpuMs`, written by bench/run.ts). */
+export function yardstickOf(result: unknown): Figure | undefined {
+  const found = (result as { machineDuring?: { yardstickCpuMs?: unknown } } | null)?.machineDuring?.yardstickCpuMs;
+  return isFigure(found) ? found : undefined;
+}
+
+const moveOf = (first: Figure | undefined, second: Figure | undefined) => (first && second && first.median !== 0 ? second.median / first.median - 1 : null);
 
 const isFigure = (value: unknown): value is Figure =>
   typeof value === 'object' &&
@@ -58,29 +76,31 @@ export function figuresOf(value: unknown, path = '', inSamples = false): Map<str
   }
   if (typeof value !== 'object' || value === null) return out;
   for (const [key, child] of Object.entries(value)) {
-    // Per-round lists hold the rounds themselves, not figures of the run.
-    if (key === 'perRound') continue;
+    // Per-round lists hold the rounds themselves, not figures of the run; the machine's yardstick is not a figure of the library.
+    if (key === 'perRound' || key === 'machineDuring') continue;
     for (const [p, f] of figuresOf(child, path === '' ? key : `${path}.${key}`, inSamples || key === 'samples')) out.set(p, f);
   }
   return out;
 }
 
 /** The figures of the first run beside the second's, file by file in the first run's order, and the ones the second lacks. */
-export function compareRuns(first: Record<string, unknown>, second: Record<string, unknown>): { compared: FigureComparison[]; missing: string[] } {
+export function compareRuns(first: Record<string, unknown>, second: Record<string, unknown>): { compared: FigureComparison[]; missing: string[]; machineMoved: number | null } {
   const compared: FigureComparison[] = [];
   const missing: string[] = [];
   for (const [file, results] of Object.entries(first)) {
     const theirs = file in second ? figuresOf(second[file]) : new Map<string, Figure>();
+    const machineMoved = moveOf(yardstickOf(results), yardstickOf(second[file]));
     for (const [path, a] of figuresOf(results)) {
       const b = theirs.get(path);
       if (!b) {
         missing.push(`${file}: ${path}`);
         continue;
       }
-      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1, chance: chanceOutside(a.rounds, b.rounds) });
+      compared.push({ where: `${file}: ${path}`, first: a, second: b, inside: b.median >= a.min && b.median <= a.max, moved: a.median === 0 ? null : b.median / a.median - 1, chance: chanceOutside(a.rounds, b.rounds), machineMoved });
     }
   }
-  return { compared, missing };
+  // Over the whole runs: machine.json, which a whole `npm run bench` writes.
+  return { compared, missing, machineMoved: moveOf(yardstickOf(first['machine.json']), yardstickOf(second['machine.json'])) };
 }
 
 /** A comparison in numbers: how many figures lie inside and outside, how many would by chance alone, and how far the medians moved (as fractions). */
@@ -126,14 +146,14 @@ function main(): number {
     console.error(`bench/compare-runs: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const { compared, missing } = compareRuns(...runs);
+  const { compared, missing, machineMoved } = compareRuns(...runs);
   const sum = summarise(compared);
   // Saved as bench/reproduction.json, the benchmarks page reports it.
-  if (json) console.log(JSON.stringify({ runs: runs.map(runOf), compared, missing }, null, 2));
+  if (json) console.log(JSON.stringify({ runs: runs.map(runOf), machineMoved, compared, missing }, null, 2));
   else {
-    for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)})`);
+    for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)}${c.machineMoved === null ? '' : `; the machine's fixed work ${pct(c.machineMoved)}`})`);
     for (const where of missing) console.log(`MISSING ${where}: not in the second run`);
-    console.log(`\n${compared.length} figures compared: ${sum.inside} inside the first run's range, ${sum.outside} outside (${sum.byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(sum.medianMove)}, largest ${pct(sum.largestMove)}`);
+    console.log(`\n${compared.length} figures compared: ${sum.inside} inside the first run's range, ${sum.outside} outside (${sum.byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(sum.medianMove)}, largest ${pct(sum.largestMove)}${machineMoved === null ? '' : `; the machine's fixed work took ${pct(machineMoved)} CPU time in the second run (bench/yardstick.ts)`}`);
   }
   return compared.length === 0 || sum.outside > 0 || missing.length > 0 ? 1 : 0;
 }

@@ -26,13 +26,14 @@
  * live in bench/peers/, a package of their own, so that the library's `npm install` never compiles
  * a driver only a comparison uses: it is installed here, on the first run of a benchmark that needs it.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, fork } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { readPool } from './harness.js';
+import { figure, readPool } from './harness.js';
 import { parseRunArgs, passesOf, POOLED } from './plan.js';
+import { samplesBetween, YARDSTICK_EVERY_SECONDS } from './yardstick.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -74,7 +75,7 @@ const fromPeers: Plugin = {
 mkdirSync(out, { recursive: true });
 await build({
   plugins: [fromPeers],
-  entryPoints: selected.map((name) => `${benchDir}${name}.ts`),
+  entryPoints: [...selected, 'yardstick'].map((name) => `${benchDir}${name}.ts`),
   outdir: out,
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -143,7 +144,14 @@ const poolDir = `${out}pool/`;
 mkdirSync(poolDir, { recursive: true });
 type Ticks = NonNullable<ReturnType<typeof cpuTicks>>;
 /** Per benchmark, over its passes so far: the machine's ticks while it ran, its seconds, and the quiet before each pass. */
-const during = new Map<string, { ticks: Ticks; seconds: number; quiet: Awaited<ReturnType<typeof waitForQuiet>>[] }>();
+const during = new Map<string, { ticks: Ticks; seconds: number; quiet: Awaited<ReturnType<typeof waitForQuiet>>[]; yardstick: number[] }>();
+// The machine's own speed through the run (bench/yardstick.ts): a fixed piece of work timed every
+// few seconds in a process of its own, so that each result says how fast the machine was while it ran.
+const yardstickFile = `${out}yardstick.jsonl`;
+rmSync(yardstickFile, { force: true });
+const runStarted = Date.now();
+const yardstick = fork(`${out}yardstick.mjs`, [yardstickFile], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const yardstickSince = (from: number): number[] => (existsSync(yardstickFile) ? samplesBetween(readFileSync(yardstickFile, 'utf8'), from, Date.now()) : []);
 /** Pooled benchmarks that ended a pass without keeping its rounds: they measured nothing (the viewer without a browser), so the later passes skip them. */
 const measuredNothing = new Set<string>();
 for (let pass = 1; pass <= PASSES; pass++) {
@@ -168,7 +176,8 @@ for (let pass = 1; pass <= PASSES; pass++) {
     // The machine while the benchmark ran, over its passes: the share of its cores' time spent on
     // processes (the benchmark's own included), waiting for the disk, and taken by the hypervisor;
     // and how quiet it was before each pass. Added to its result after its last pass, which writes it.
-    const sum = during.get(name) ?? { ticks: { work: 0, iowait: 0, steal: 0, idle: 0, total: 0 }, seconds: 0, quiet: [] };
+    const sum = during.get(name) ?? { ticks: { work: 0, iowait: 0, steal: 0, idle: 0, total: 0 }, seconds: 0, quiet: [], yardstick: [] };
+    sum.yardstick.push(...yardstickSince(started));
     if (before && after) for (const key of ['work', 'iowait', 'steal', 'idle', 'total'] as const) sum.ticks[key] += after[key] - before[key];
     sum.seconds += (Date.now() - started) / 1000;
     sum.quiet.push(quiet);
@@ -179,10 +188,25 @@ for (let pass = 1; pass <= PASSES; pass++) {
     // A result of an earlier run (a benchmark that measured nothing here, as the viewer without a browser) is left as it was.
     if (result.benchRun !== benchRun || Date.parse(result.date ?? '') < started) continue;
     const share = (ticks: number) => Math.round((ticks / sum.ticks.total) * 1000) / 1000;
-    const machineDuring = { seconds: Math.round(sum.seconds * 10) / 10, busyShare: share(sum.ticks.work), iowaitShare: share(sum.ticks.iowait), stealShare: share(sum.ticks.steal) };
+    const machineDuring = {
+      seconds: Math.round(sum.seconds * 10) / 10,
+      busyShare: share(sum.ticks.work),
+      iowaitShare: share(sum.ticks.iowait),
+      stealShare: share(sum.ticks.steal),
+      // The CPU time the yardstick's fixed work took while the benchmark ran, one sample every few seconds.
+      ...(sum.yardstick.length > 0 ? { yardstickCpuMs: figure(sum.yardstick), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS } : {}),
+    };
     // Over the passes: quiet only if every pass started quiet; the longest wait.
     const quietBefore = sum.quiet.length === 1 ? sum.quiet[0] : { waitedMs: Math.max(...sum.quiet.map((q) => q.waitedMs)), busyShare: Math.max(...sum.quiet.map((q) => q.busyShare ?? 0)), quiet: sum.quiet.some((q) => q.quiet === null) ? null : sum.quiet.every((q) => q.quiet), passes: sum.quiet.length };
     writeFileSync(file, `${JSON.stringify({ ...result, quietBefore, machineDuring }, null, 2)}\n`);
   }
+}
+const wholeRun = yardstickSince(runStarted);
+yardstick.kill();
+// A whole run says how fast the machine was over all of it, for the benchmarks page and for
+// bench/compare-runs, which sets one run's machine beside another's.
+if (names.length === 0 && wholeRun.length > 0) {
+  const machine = { benchmark: 'machine', date: new Date().toISOString(), benchRun, machineDuring: { seconds: Math.round((Date.now() - runStarted) / 100) / 10, yardstickCpuMs: figure(wholeRun), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS } };
+  writeFileSync(`${benchDir}results/machine.json`, `${JSON.stringify(machine, null, 2)}\n`);
 }
 if (names.length === 0) execFileSync(process.execPath, ['--import', 'tsx', `${benchDir}write-docs.ts`], { stdio: 'inherit', cwd: root });

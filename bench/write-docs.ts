@@ -36,7 +36,8 @@ const missed = (ok: boolean) => (ok ? '' : ' (missed)');
 
 // How busy the machine was over the run: the load average when the first benchmark started and when the last ended.
 const all = readdirSync(fileURLToPath(new URL('./results/', import.meta.url)))
-  .filter((f) => f.endsWith('.json'))
+  // machine.json is the run's yardstick (below), not a benchmark.
+  .filter((f) => f.endsWith('.json') && f !== 'machine.json')
   .map((f) => ({ benchmark: f.replace(/\.json$/, ''), ...results(f.replace(/\.json$/, '')) }) as { benchmark: string; date?: string; loadAverage1m?: { atStart: number; atEnd: number }; benchRun?: string; quietBefore?: { quiet: boolean | null; waitedMs: number }; machineDuring?: { seconds: number; busyShare: number; stealShare: number }; passes?: { done: number; of: number } });
 // The page shows one \`npm run bench\` run (the one most results come from): results from another are named.
 const runs = new Map<string, number>();
@@ -47,6 +48,12 @@ const mainMembers = all.filter((r) => r.benchRun === mainRun).map((r) => r.bench
 const ofMainRun = all.filter((r) => r.benchRun === mainRun && r.loadAverage1m && r.date).sort((a, b) => a.date!.localeCompare(b.date!));
 const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atStart, atEnd: ofMainRun.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...ofMainRun.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
 
+// The machine's own speed over the run: the CPU time of one fixed piece of work, timed every few seconds (bench/yardstick.ts).
+const machine = existsSync(fileURLToPath(new URL('./results/machine.json', import.meta.url))) ? (results('machine') as { benchRun?: string; machineDuring?: { yardstickCpuMs?: Figure; yardstickEverySeconds?: number } }) : undefined;
+const yardstick = machine?.benchRun === mainRun ? machine?.machineDuring?.yardstickCpuMs : undefined;
+const yardstickText = yardstick
+  ? ` The machine's own speed moved too: one fixed piece of work (\`bench/yardstick.ts\`: sorting 20,000 small records), timed in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run, took ${fig(yardstick, ' ms')}, so the same work cost up to ${(yardstick.max / yardstick.min).toFixed(1)}× as much at one time as at another; each result in \`bench/results/\` has the same for the minutes it ran (\`machineDuring.yardstickCpuMs\`). A figure of CPU-bound work moves with it.`
+  : '';
 // The time the hypervisor took from this machine while each benchmark of that run ran (bench/run.ts, /proc/stat's steal).
 const steals = all
   .filter((r) => r.benchRun === mainRun && r.machineDuring)
@@ -88,7 +95,7 @@ const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.met
 /** Its section of the page, and the sentence the page's opening gives it ('' when there is none). */
 const reproduction = (() => {
   if (!existsSync(reproductionFile)) return { intro: '', section: '' };
-  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; compared: FigureComparison[]; missing: string[] };
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; machineMoved?: number | null; compared: FigureComparison[]; missing: string[] };
   const runs = rep.runs?.length === 2 && rep.runs.every((r) => typeof r === 'string') ? (rep.runs as [string, string]) : undefined;
   const outside = rep.compared.filter((c) => !c.inside);
   const sum = summarise(rep.compared);
@@ -97,7 +104,13 @@ const reproduction = (() => {
   const dates = runs ? `, started ${when(runs[0])} and ${when(runs[1])} UTC` : ' (which runs, the comparison does not say)';
   const current = runs?.[1] === mainRun;
   const stale = current ? '' : ' The second run is not the one this page shows.';
-  const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |`);
+  // Runs measured with the yardstick (bench/yardstick.ts) say how much the machine itself moved beside each figure.
+  const withMachine = outside.some((c) => typeof c.machineMoved === 'number');
+  const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |${withMachine ? ` ${typeof c.machineMoved === 'number' ? pct(c.machineMoved) : ''} |` : ''}`);
+  const machineText =
+    typeof rep.machineMoved === 'number'
+      ? ` Over the whole runs the machine's fixed work (\`bench/yardstick.ts\`) took ${pct(rep.machineMoved)} CPU time in the second: ${rep.machineMoved > 0 ? 'the second run had the slower machine' : rep.machineMoved < 0 ? 'the second run had the faster machine' : 'the same machine speed'}.`
+      : '';
   return {
     intro: current ? ` The run this page shows, measured against the one before it: [Reproduction](#reproduction-between-runs).` : ` Two earlier runs measured against each other: [Reproduction](#reproduction-between-runs).`,
     section: `
@@ -108,15 +121,15 @@ Two whole \`npm run bench\` runs${dates}, the second's medians against the first
 and a range, some of them not on this page.${stale} **${sum.inside} of ${rep.compared.length}** figures
 lie inside, ${sum.outside} outside, against ${sum.byChance.toFixed(2)} expected outside by chance alone if nothing changed (the sum, over
 the figures, of the chance for each one's number of rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(sum.medianMove).replace('+', '')} at the median and by
-${pct(sum.largestMove).replace('+', '')} at most. ${sum.outside <= sum.byChance ? 'No more lie outside than chance explains: no sign that the two runs differ.' : 'More lie outside than chance explains: the runs differ by more than the rounds within one run do (the machine\'s speed from one half hour to the next, or anything a run\'s rounds share: one process, its compiled code and its heap), and a range of rounds taken within one run does not cover that.'}
+${pct(sum.largestMove).replace('+', '')} at most.${machineText} ${sum.outside <= sum.byChance ? 'No more lie outside than chance explains: no sign that the two runs differ.' : 'More lie outside than chance explains: the runs differ by more than the rounds within one run do (the machine\'s speed from one half hour to the next, or anything a run\'s rounds share: one process, its compiled code and its heap), and a range of rounds taken within one run does not cover that.'}
 ${
   outside.length === 0
     ? ''
     : `
-The figures outside (moved: (second − first) / first; for a time, + is slower; for a rate, such as the event stores' events per second, or a speed-up, + is faster):
+The figures outside (moved: (second − first) / first; for a time, + is slower; for a rate, such as the event stores' events per second, or a speed-up, + is faster${withMachine ? "; the machine: how much more CPU time the yardstick's fixed work took while the second run measured that benchmark" : ''}):
 
-| figure (results file: path) | first run | second run's median | moved |
-| --- | --- | --- | --- |
+| figure (results file: path) | first run | second run's median | moved |${withMachine ? ' the machine |' : ''}
+| --- | --- | --- | --- |${withMachine ? ' --- |' : ''}
 ${rows.join('\n')}
 `
 }`,
@@ -185,7 +198,7 @@ ${mainMembers.map((b) => `\`${b}\``).join(', ')} from one run on ${ofMainRun[0]?
 ${load ? `over ${otherRuns.length === 0 ? 'the run' : 'that run'}, its one-minute load average was ${load.atStart} at the start and ${load.atEnd} at the end (at most ${load.highest} at a benchmark's start or end, on ${t.cores} cores); above the core count, other processes took turns on the cores, and wall times carry their waits. ` : ''}Each
 benchmark starts once the machine is quiet (\`bench/run.ts\` writes back the disk's dirty pages,
 then waits until its cores have been under 10% busy for 2 s in a row; the load average above lags by a
-minute, so it still counts the benchmark before)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet`}.${stealText} A figure
+minute, so it still counts the benchmark before)${busyStarts.length === 0 ? '' : `; ${busyStarts.join(', ')} started without that quiet`}.${stealText}${yardstickText} A figure
 shown as \`median (min–max)\` is the median of at least 5 rounds, with the lowest and highest of the rounds
 (${ROUNDS} rounds wherever a round takes a few seconds at most); a target is judged on the median, and one the
 median misses is marked "(not met)". A second run reproduces a figure when its median lies inside the

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, figuresOf } from '../../bench/compare-runs.js';
+import { samplesBetween, timeYardstick, yardstickWork } from '../../bench/yardstick.js';
 
 /** Runs the command on two results directories holding `first` and `second` as a.json. */
 function command(first: unknown, second: unknown | undefined) {
@@ -68,6 +69,27 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect([...figuresOf(results).keys()]).toEqual(['c']);
   });
 
+  it("takes the machine's yardstick for no figure of the library", () => {
+    const results = { perNode: fig(4, 3, 5), machineDuring: { seconds: 60, yardstickCpuMs: fig(8, 7, 12) } };
+    expect([...figuresOf(results).keys()]).toEqual(['perNode']);
+  });
+
+  it("sets beside each figure how much more CPU time the machine's fixed work took in the second run, per results file", () => {
+    const withMachine = (cpuMs: number) => ({ x: fig(4, 3, 5), machineDuring: { yardstickCpuMs: fig(cpuMs, cpuMs, cpuMs) } });
+    const { compared } = compareRuns({ 'a.json': withMachine(8), 'b.json': { x: fig(4, 3, 5) } }, { 'a.json': withMachine(10), 'b.json': withMachine(10) });
+    expect(compared.map((c) => [c.where, c.machineMoved])).toEqual([
+      ['a.json: x', 0.25],
+      // The first run measured b.json before the yardstick: nothing to set it against.
+      ['b.json: x', null],
+    ]);
+  });
+
+  it("gives the whole runs' machine move from machine.json, which a whole run writes", () => {
+    const machine = (cpuMs: number) => ({ benchmark: 'machine', machineDuring: { yardstickCpuMs: fig(cpuMs, 1, 20) } });
+    expect(compareRuns({ 'machine.json': machine(10) }, { 'machine.json': machine(8) }).machineMoved).toBeCloseTo(-0.2);
+    expect(compareRuns({ 'a.json': { x: fig(4, 3, 5) } }, { 'a.json': { x: fig(4, 3, 5) } }).machineMoved).toBeNull();
+  });
+
   it('prints how many figures would lie outside by chance alone beside how many do', () => {
     const out = command({ x: fig(4, 3, 5), y: fig(4, 3, 5) }, { x: fig(4, 3, 5), y: fig(4, 3, 5) }).out;
     expect(out).toContain('2 inside the first run\'s range, 0 outside (0.33 expected by chance alone');
@@ -83,4 +105,22 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect(missing.out).toContain('MISSING a.json: y');
     expect(command({ x: fig(4, 3, 5) }, undefined).status).toBe(2);
   }, 30_000);
+});
+
+describe("bench/yardstick: the machine's own speed through a run", () => {
+  it('does the same work every time', () => {
+    expect(yardstickWork()).toBe(yardstickWork());
+  });
+
+  it('times the work in CPU time, in milliseconds', () => {
+    const ms = timeYardstick();
+    expect(ms).toBeGreaterThan(0);
+    expect(Number.isFinite(ms)).toBe(true);
+  });
+
+  it("reads the samples taken from one time to another, both ends included, and skips a line a crash cut short", () => {
+    const file = ['{"at":1000,"cpuMs":8}', '{"at":2000,"cpuMs":9}', '{"at":3000,"cpuMs":10}', '{"at":4000,"cpuMs":11}', '{"at":5000,"cpu'].join('\n');
+    expect(samplesBetween(file, 2000, 4000)).toEqual([9, 10, 11]);
+    expect(samplesBetween(file, 6000, 7000)).toEqual([]);
+  });
 });
