@@ -14,7 +14,8 @@
  *
  * Beside each figure it prints how far the machine itself moved while its benchmark ran: the CPU time
  * of the yardstick's fixed work (bench/yardstick.ts) in the second run over the first's, when both
- * results carry it. A CPU-bound figure moves with it; the count does not take it out.
+ * results carry it. A CPU-bound figure can move with it; the count of figures inside and outside is
+ * not corrected for it.
  *
  * A figure of the first run that the second run lacks (a file it did not write, a figure it did not
  * measure, such as the reference's without `--reference`) is listed as missing. Exits with 1 when a
@@ -25,6 +26,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chanceOutside, figure, type Figure } from './harness.js';
+import { YARDSTICK_ID } from './yardstick.js';
 
 /** One figure of the first run beside the same figure of the second. */
 export interface FigureComparison {
@@ -41,18 +43,29 @@ export interface FigureComparison {
   /**
    * How much slower the machine itself was while the second run measured the figure's benchmark:
    * the CPU time of the yardstick's fixed work (bench/yardstick.ts) over the first's, less one
-   * (0.1: the same work cost 10% more); null when either result lacks it (a run before the yardstick).
+   * (0.1: the same work cost 10% more); null when either result lacks it (a run before the yardstick),
+   * has fewer than {@link MIN_YARDSTICK_SAMPLES} samples or timed other work.
    */
   machineMoved: number | null;
 }
 
-/** The yardstick a result carries: the CPU time of a fixed piece of work while it ran (`machineDuring.yardstickCpuMs`, written by bench/run.ts). */
-export function yardstickOf(result: unknown): Figure | undefined {
-  const found = (result as { machineDuring?: { yardstickCpuMs?: unknown } } | null)?.machineDuring?.yardstickCpuMs;
-  return isFigure(found) ? found : undefined;
+/** The fewest yardstick samples a result needs for its machine speed to be set beside another's: a benchmark of a few seconds has one or two, which say little. */
+export const MIN_YARDSTICK_SAMPLES = 5;
+
+/**
+ * The yardstick a result carries: the CPU time of a fixed piece of work while it ran
+ * (`machineDuring.yardstickCpuMs`, written by bench/run.ts), and which work (a result from before
+ * the work was named timed the first).
+ */
+export function yardstickOf(result: unknown): { cpuMs: Figure; id: string } | undefined {
+  const during = (result as { machineDuring?: { yardstickCpuMs?: unknown; yardstickId?: unknown } } | null)?.machineDuring;
+  const found = during?.yardstickCpuMs;
+  return isFigure(found) ? { cpuMs: found, id: typeof during?.yardstickId === 'string' ? during.yardstickId : YARDSTICK_ID } : undefined;
 }
 
-const moveOf = (first: Figure | undefined, second: Figure | undefined) => (first && second && first.median !== 0 ? second.median / first.median - 1 : null);
+/** How much more CPU time the second's fixed work took, less one; null unless both timed the same work, enough times. */
+const moveOf = (first: ReturnType<typeof yardstickOf>, second: ReturnType<typeof yardstickOf>) =>
+  first && second && first.id === second.id && first.cpuMs.median > 0 && Math.min(first.cpuMs.rounds, second.cpuMs.rounds) >= MIN_YARDSTICK_SAMPLES ? second.cpuMs.median / first.cpuMs.median - 1 : null;
 
 const isFigure = (value: unknown): value is Figure =>
   typeof value === 'object' &&
@@ -104,7 +117,7 @@ export function compareRuns(first: Record<string, unknown>, second: Record<strin
 }
 
 /** A comparison in numbers: how many figures lie inside and outside, how many would by chance alone, and how far the medians moved (as fractions). */
-export function summarise(compared: readonly FigureComparison[]): { inside: number; outside: number; byChance: number; medianMove: number; largestMove: number } {
+export function summarise(compared: readonly Pick<FigureComparison, 'inside' | 'moved' | 'chance'>[]): { inside: number; outside: number; byChance: number; medianMove: number; largestMove: number } {
   const outside = compared.filter((c) => !c.inside).length;
   const moves = compared.map((c) => Math.abs(c.moved ?? 0)).sort((a, b) => a - b);
   return { inside: compared.length - outside, outside, byChance: compared.reduce((sum, c) => sum + c.chance, 0), medianMove: moves[(moves.length - 1) >> 1] ?? 0, largestMove: moves.at(-1) ?? 0 };
@@ -129,6 +142,8 @@ export function readResults(dir: string): Record<string, unknown> {
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
+/** A move of the machine's CPU time in words: "12.0% more", "3.5% less". */
+const more = (x: number) => `${(Math.abs(x) * 100).toFixed(1)}% ${x >= 0 ? 'more' : 'less'}`;
 const show = (f: Figure) => `${f.median} (${f.min}–${f.max}, ${f.rounds} rounds)`;
 
 function main(): number {
@@ -151,9 +166,9 @@ function main(): number {
   // Saved as bench/reproduction.json, the benchmarks page reports it.
   if (json) console.log(JSON.stringify({ runs: runs.map(runOf), machineMoved, compared, missing }, null, 2));
   else {
-    for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)}${c.machineMoved === null ? '' : `; the machine's fixed work ${pct(c.machineMoved)}`})`);
+    for (const c of compared) console.log(`${c.inside ? 'inside ' : 'OUTSIDE'} ${c.where}: ${show(c.first)} → ${c.second.median} (${pct(c.moved)}${c.machineMoved === null ? '' : `; the machine's fixed work took ${more(c.machineMoved)} CPU time`})`);
     for (const where of missing) console.log(`MISSING ${where}: not in the second run`);
-    console.log(`\n${compared.length} figures compared: ${sum.inside} inside the first run's range, ${sum.outside} outside (${sum.byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(sum.medianMove)}, largest ${pct(sum.largestMove)}${machineMoved === null ? '' : `; the machine's fixed work took ${pct(machineMoved)} CPU time in the second run (bench/yardstick.ts)`}`);
+    console.log(`\n${compared.length} figures compared: ${sum.inside} inside the first run's range, ${sum.outside} outside (${sum.byChance.toFixed(2)} expected by chance alone on an unchanged machine, from each figure's rounds), ${missing.length} missing from the second run; median move ${pct(sum.medianMove)}, largest ${pct(sum.largestMove)}${machineMoved === null ? '' : `; the machine's fixed work took ${more(machineMoved)} CPU time in the second run, at the median over each whole run (bench/yardstick.ts)`}`);
   }
   return compared.length === 0 || sum.outside > 0 || missing.length > 0 ? 1 : 0;
 }

@@ -22,6 +22,10 @@
  * hot paths that wrapper cost as much as the library's own work. esbuild bundles each benchmark
  * with the library's sources (no keepNames, like the tsup build) into .tmp/bench/.
  *
+ * Beside the benchmarks, a yardstick (bench/yardstick.ts) times one fixed piece of work every 2 s:
+ * each result says how fast the machine itself was while it ran (`machineDuring.yardstickCpuMs`),
+ * and a whole run writes the same over all of it to bench/results/machine.json.
+ *
  * The libraries a benchmark compares against (Emmett, the reference sequential-thinking server)
  * live in bench/peers/, a package of their own, so that the library's `npm install` never compiles
  * a driver only a comparison uses: it is installed here, on the first run of a benchmark that needs it.
@@ -33,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { figure, readPool } from './harness.js';
 import { parseRunArgs, passesOf, POOLED } from './plan.js';
-import { samplesBetween, YARDSTICK_EVERY_SECONDS } from './yardstick.js';
+import { samplesBetween, YARDSTICK_EVERY_SECONDS, YARDSTICK_ID } from './yardstick.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -147,10 +151,17 @@ type Ticks = NonNullable<ReturnType<typeof cpuTicks>>;
 const during = new Map<string, { ticks: Ticks; seconds: number; quiet: Awaited<ReturnType<typeof waitForQuiet>>[]; yardstick: number[] }>();
 // The machine's own speed through the run (bench/yardstick.ts): a fixed piece of work timed every
 // few seconds in a process of its own, so that each result says how fast the machine was while it ran.
-const yardstickFile = `${out}yardstick.jsonl`;
+// The file is this invocation's own: another run's yardstick, if one were left, writes elsewhere.
+const yardstickFile = `${out}yardstick-${process.pid}.jsonl`;
 rmSync(yardstickFile, { force: true });
 const runStarted = Date.now();
-const yardstick = fork(`${out}yardstick.mjs`, [yardstickFile], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+let yardstickStopped = false;
+const yardstick = fork(`${out}yardstick.mjs`, [yardstickFile], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+// A yardstick that fails only costs the results their machine speed: say so, and go on.
+yardstick.on('error', (error) => console.error(`bench: the yardstick could not run (${error.message}); the results will not say how fast the machine was`));
+yardstick.on('exit', (code, signal) => {
+  if (!yardstickStopped) console.error(`bench: the yardstick stopped (${signal ?? `exit code ${code}`}); results measured from now on will not say how fast the machine was`);
+});
 const yardstickSince = (from: number): number[] => (existsSync(yardstickFile) ? samplesBetween(readFileSync(yardstickFile, 'utf8'), from, Date.now()) : []);
 /** Pooled benchmarks that ended a pass without keeping its rounds: they measured nothing (the viewer without a browser), so the later passes skip them. */
 const measuredNothing = new Set<string>();
@@ -194,7 +205,7 @@ for (let pass = 1; pass <= PASSES; pass++) {
       iowaitShare: share(sum.ticks.iowait),
       stealShare: share(sum.ticks.steal),
       // The CPU time the yardstick's fixed work took while the benchmark ran, one sample every few seconds.
-      ...(sum.yardstick.length > 0 ? { yardstickCpuMs: figure(sum.yardstick), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS } : {}),
+      ...(sum.yardstick.length > 0 ? { yardstickCpuMs: figure(sum.yardstick), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS, yardstickId: YARDSTICK_ID } : {}),
     };
     // Over the passes: quiet only if every pass started quiet; the longest wait.
     const quietBefore = sum.quiet.length === 1 ? sum.quiet[0] : { waitedMs: Math.max(...sum.quiet.map((q) => q.waitedMs)), busyShare: Math.max(...sum.quiet.map((q) => q.busyShare ?? 0)), quiet: sum.quiet.some((q) => q.quiet === null) ? null : sum.quiet.every((q) => q.quiet), passes: sum.quiet.length };
@@ -202,11 +213,13 @@ for (let pass = 1; pass <= PASSES; pass++) {
   }
 }
 const wholeRun = yardstickSince(runStarted);
+yardstickStopped = true;
 yardstick.kill();
+rmSync(yardstickFile, { force: true });
 // A whole run says how fast the machine was over all of it, for the benchmarks page and for
 // bench/compare-runs, which sets one run's machine beside another's.
 if (names.length === 0 && wholeRun.length > 0) {
-  const machine = { benchmark: 'machine', date: new Date().toISOString(), benchRun, machineDuring: { seconds: Math.round((Date.now() - runStarted) / 100) / 10, yardstickCpuMs: figure(wholeRun), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS } };
+  const machine = { benchmark: 'machine', date: new Date().toISOString(), benchRun, machineDuring: { seconds: Math.round((Date.now() - runStarted) / 100) / 10, yardstickCpuMs: figure(wholeRun), yardstickEverySeconds: YARDSTICK_EVERY_SECONDS, yardstickId: YARDSTICK_ID } };
   writeFileSync(`${benchDir}results/machine.json`, `${JSON.stringify(machine, null, 2)}\n`);
 }
 if (names.length === 0) execFileSync(process.execPath, ['--import', 'tsx', `${benchDir}write-docs.ts`], { stdio: 'inherit', cwd: root });

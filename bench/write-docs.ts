@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { summarise, type FigureComparison } from './compare-runs.js';
 import { chanceOutside, median, ROUNDS, type Figure } from './harness.js';
+import { RECORDS } from './yardstick.js';
 
 const results = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url)), 'utf8'));
 const n = (x: number) => x.toLocaleString('en-US');
@@ -52,7 +53,7 @@ const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atSt
 const machine = existsSync(fileURLToPath(new URL('./results/machine.json', import.meta.url))) ? (results('machine') as { benchRun?: string; machineDuring?: { yardstickCpuMs?: Figure; yardstickEverySeconds?: number } }) : undefined;
 const yardstick = machine?.benchRun === mainRun ? machine?.machineDuring?.yardstickCpuMs : undefined;
 const yardstickText = yardstick
-  ? ` The machine's own speed moved too: one fixed piece of work (\`bench/yardstick.ts\`: sorting 20,000 small records), timed in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run, took ${fig(yardstick, ' ms')}, so the same work cost up to ${(yardstick.max / yardstick.min).toFixed(1)}× as much at one time as at another; each result in \`bench/results/\` has the same for the minutes it ran (\`machineDuring.yardstickCpuMs\`). A figure of CPU-bound work moves with it.`
+  ? ` The machine's own speed moved too: one fixed piece of work (\`bench/yardstick.ts\`: sorting ${n(RECORDS)} small records), timed in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run (${n(yardstick.rounds)} samples, the benchmarks' own load included), took ${fig(yardstick, ' ms')}${yardstick.min > 0 ? `: the same work cost up to ${(yardstick.max / yardstick.min).toFixed(1)}× as much at one time as at another` : ''}. Each result this run measured for more than a few seconds has the same for the time it ran (\`machineDuring.yardstickCpuMs\`). A figure of CPU-bound work can move with it.`
   : '';
 // The time the hypervisor took from this machine while each benchmark of that run ran (bench/run.ts, /proc/stat's steal).
 const steals = all
@@ -95,7 +96,8 @@ const reproductionFile = fileURLToPath(new URL('./reproduction.json', import.met
 /** Its section of the page, and the sentence the page's opening gives it ('' when there is none). */
 const reproduction = (() => {
   if (!existsSync(reproductionFile)) return { intro: '', section: '' };
-  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; machineMoved?: number | null; compared: FigureComparison[]; missing: string[] };
+  // A file from before the yardstick has no machineMoved, on the runs or on the figures.
+  const rep = JSON.parse(readFileSync(reproductionFile, 'utf8')) as { runs?: (string | null)[]; machineMoved?: number | null; compared: (Omit<FigureComparison, 'machineMoved'> & { machineMoved?: number | null })[]; missing: string[] };
   const runs = rep.runs?.length === 2 && rep.runs.every((r) => typeof r === 'string') ? (rep.runs as [string, string]) : undefined;
   const outside = rep.compared.filter((c) => !c.inside);
   const sum = summarise(rep.compared);
@@ -106,10 +108,11 @@ const reproduction = (() => {
   const stale = current ? '' : ' The second run is not the one this page shows.';
   // Runs measured with the yardstick (bench/yardstick.ts) say how much the machine itself moved beside each figure.
   const withMachine = outside.some((c) => typeof c.machineMoved === 'number');
-  const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |${withMachine ? ` ${typeof c.machineMoved === 'number' ? pct(c.machineMoved) : ''} |` : ''}`);
+  const rows = outside.map((c) => `| \`${c.where}\` | ${fig(c.first)}, ${c.first.rounds} rounds | ${c.second.median} | ${pct(c.moved)} |${withMachine ? ` ${typeof c.machineMoved === 'number' ? more(c.machineMoved) : ''} |` : ''}`);
+  const more = (x: number) => `${Math.round(Math.abs(x) * 1000) / 10}% ${x >= 0 ? 'more' : 'less'}`;
   const machineText =
     typeof rep.machineMoved === 'number'
-      ? ` Over the whole runs the machine's fixed work (\`bench/yardstick.ts\`) took ${pct(rep.machineMoved)} CPU time in the second: ${rep.machineMoved > 0 ? 'the second run had the slower machine' : rep.machineMoved < 0 ? 'the second run had the faster machine' : 'the same machine speed'}.`
+      ? ` The machine itself: the yardstick's fixed work (\`bench/yardstick.ts\`) took ${more(rep.machineMoved)} CPU time in the second run than in the first, at the median over each whole run.`
       : '';
   return {
     intro: current ? ` The run this page shows, measured against the one before it: [Reproduction](#reproduction-between-runs).` : ` Two earlier runs measured against each other: [Reproduction](#reproduction-between-runs).`,
@@ -126,7 +129,7 @@ ${
   outside.length === 0
     ? ''
     : `
-The figures outside (moved: (second − first) / first; for a time, + is slower; for a rate, such as the event stores' events per second, or a speed-up, + is faster${withMachine ? "; the machine: how much more CPU time the yardstick's fixed work took while the second run measured that benchmark" : ''}):
+The figures outside (moved: (second − first) / first; for a time, + is slower; for a rate, such as the event stores' events per second, or a speed-up, + is faster${withMachine ? "; the machine: how much more or less CPU time the yardstick's fixed work took while the second run measured that benchmark, when both runs had 5 samples or more of it" : ''}):
 
 | figure (results file: path) | first run | second run's median | moved |${withMachine ? ' the machine |' : ''}
 | --- | --- | --- | --- |${withMachine ? ' --- |' : ''}

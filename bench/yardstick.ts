@@ -5,12 +5,17 @@
  * 2 seconds, in CPU time, until the run ends.
  *
  * Why: on a shared virtual machine the same work takes a different time from one minute to the
- * next. Here it took from 34 to 64 ms of CPU time within one idle minute, with steal time at 0 (the
- * hypervisor does not report it), and whole runs half an hour apart differed by more than their
- * 15 rounds did. CPU time, not wall time: waiting for a core the benchmark holds does not count,
- * a slower core does. At about 8 ms every 2 s it takes under 0.5% of one of the cores.
+ * next. On the project's idle 2-core machine this work took from 8 to 39 ms of CPU time within
+ * half a minute, with steal time at 0 (the hypervisor does not report it), and whole runs half an
+ * hour apart differed by more than their 15 rounds did. CPU time, not wall time: waiting for a
+ * core the benchmark holds does not count, a slower core does; so does a core slowed by the
+ * benchmark's own work on the other one, and a sample taken while a benchmark runs measures both.
+ * A full collection runs before each sample, so that none falls inside it.
  *
- *   node yardstick.mjs <file>    appends `{"at": <epoch ms>, "cpuMs": <ms>}` lines to <file>
+ * Its cost: one sample is 8 ms of one core when the machine is fast and up to about 40 ms when it
+ * is slow, every 2 s (0.4–2% of one of the two cores).
+ *
+ *   node --expose-gc yardstick.mjs <file>    appends `{"at": <epoch ms>, "cpuMs": <ms>}` lines to <file>
  *
  * It stops when the process that started it goes (its IPC channel closes), so that a run that
  * crashes leaves nothing running.
@@ -22,7 +27,14 @@ import { fileURLToPath } from 'node:url';
 /** How often the work is timed, in seconds. */
 export const YARDSTICK_EVERY_SECONDS = 2;
 
-const RECORDS = 20_000;
+/** How many records the fixed work sorts. */
+export const RECORDS = 20_000;
+
+/**
+ * Names the fixed work: a result's yardstick is set beside another's only when both timed the same
+ * work (bench/compare-runs.ts). A change to {@link yardstickWork} needs a new id.
+ */
+export const YARDSTICK_ID = 'sort-20000-records-v1';
 
 /** The fixed work: the same records, the same order, every time; returns a hash so that nothing is optimised away. */
 export function yardstickWork(): number {
@@ -55,13 +67,13 @@ export function samplesBetween(text: string, from: number, to: number): number[]
   const out: number[] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    let sample: YardstickSample;
+    let sample: YardstickSample | null;
     try {
       sample = JSON.parse(line) as YardstickSample;
     } catch {
       continue;
     }
-    if (typeof sample.at === 'number' && typeof sample.cpuMs === 'number' && sample.at >= from && sample.at <= to) out.push(sample.cpuMs);
+    if (typeof sample?.at === 'number' && typeof sample.cpuMs === 'number' && sample.at >= from && sample.at <= to) out.push(sample.cpuMs);
   }
   return out;
 }
@@ -70,7 +82,10 @@ async function main(file: string): Promise<void> {
   process.on('disconnect', () => process.exit(0));
   // Compiled before the first sample counts: the first runs time the compiler, not the machine.
   for (let i = 0; i < 20; i++) yardstickWork();
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect) throw new Error('run the yardstick with node --expose-gc (bench/run.ts does)');
   for (;;) {
+    collect();
     const cpuMs = timeYardstick();
     appendFileSync(file, `${JSON.stringify({ at: Date.now(), cpuMs: Math.round(cpuMs * 100) / 100 })}\n`);
     await sleep(YARDSTICK_EVERY_SECONDS * 1000);
@@ -79,6 +94,6 @@ async function main(file: string): Promise<void> {
 
 // Run as a command (bench/run.ts compiles it to .tmp/bench/yardstick.mjs), not when imported.
 if (process.argv[1] && existsSync(process.argv[1]) && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) {
-  if (!process.argv[2] || !process.send) throw new Error('usage: node yardstick.mjs <file>, started by bench/run.ts with an IPC channel');
+  if (!process.argv[2] || !process.send) throw new Error('usage: node --expose-gc yardstick.mjs <file>, started by bench/run.ts with an IPC channel');
   await main(process.argv[2]);
 }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, figuresOf } from '../../bench/compare-runs.js';
-import { samplesBetween, timeYardstick, yardstickWork } from '../../bench/yardstick.js';
 
 /** Runs the command on two results directories holding `first` and `second` as a.json. */
 function command(first: unknown, second: unknown | undefined) {
@@ -74,20 +73,33 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect([...figuresOf(results).keys()]).toEqual(['perNode']);
   });
 
-  it("sets beside each figure how much more CPU time the machine's fixed work took in the second run, per results file", () => {
-    const withMachine = (cpuMs: number) => ({ x: fig(4, 3, 5), machineDuring: { yardstickCpuMs: fig(cpuMs, cpuMs, cpuMs) } });
-    const { compared } = compareRuns({ 'a.json': withMachine(8), 'b.json': { x: fig(4, 3, 5) } }, { 'a.json': withMachine(10), 'b.json': withMachine(10) });
-    expect(compared.map((c) => [c.where, c.machineMoved])).toEqual([
-      ['a.json: x', 0.25],
-      // The first run measured b.json before the yardstick: nothing to set it against.
-      ['b.json: x', null],
-    ]);
+  /** A result of one figure, measured while the yardstick's work took `cpuMs` at the median over `samples` samples. */
+  const measured = (cpuMs: number, samples = 5, id?: string) => ({ x: fig(4, 3, 5), machineDuring: { yardstickCpuMs: { median: cpuMs, min: cpuMs, max: cpuMs, rounds: samples }, ...(id ? { yardstickId: id } : {}) } });
+  const machineMoved = (first: unknown, second: unknown) => compareRuns({ 'a.json': first }, { 'a.json': second }).compared[0]!.machineMoved;
+
+  it("sets beside each figure how much more CPU time the machine's fixed work took while the second run measured it", () => {
+    expect(machineMoved(measured(8), measured(10))).toBeCloseTo(0.25);
   });
 
-  it("gives the whole runs' machine move from machine.json, which a whole run writes", () => {
-    const machine = (cpuMs: number) => ({ benchmark: 'machine', machineDuring: { yardstickCpuMs: fig(cpuMs, 1, 20) } });
+  it('sets no machine move beside a figure when either run lacks the yardstick', () => {
+    expect(machineMoved({ x: fig(4, 3, 5) }, measured(10))).toBeNull();
+    expect(machineMoved(measured(8), { x: fig(4, 3, 5) })).toBeNull();
+  });
+
+  it('sets no machine move beside a figure from fewer than 5 samples of the yardstick in either run', () => {
+    expect(machineMoved(measured(8, 4), measured(10, 9))).toBeNull();
+    expect(machineMoved(measured(8, 9), measured(10, 4))).toBeNull();
+  });
+
+  it('sets no machine move between yardsticks that timed different work, and takes a result without a name for the first work', () => {
+    expect(machineMoved(measured(8, 5, 'other-work'), measured(10))).toBeNull();
+    expect(machineMoved(measured(8), measured(10, 5, 'sort-20000-records-v1'))).toBeCloseTo(0.25);
+  });
+
+  it("gives the whole runs' machine move from machine.json, which a whole run writes, and none when a run lacks it", () => {
+    const machine = (cpuMs: number) => ({ benchmark: 'machine', machineDuring: { yardstickCpuMs: { median: cpuMs, min: 1, max: 20, rounds: 900 } } });
     expect(compareRuns({ 'machine.json': machine(10) }, { 'machine.json': machine(8) }).machineMoved).toBeCloseTo(-0.2);
-    expect(compareRuns({ 'a.json': { x: fig(4, 3, 5) } }, { 'a.json': { x: fig(4, 3, 5) } }).machineMoved).toBeNull();
+    expect(compareRuns({ 'machine.json': machine(10) }, {}).machineMoved).toBeNull();
   });
 
   it('prints how many figures would lie outside by chance alone beside how many do', () => {
@@ -105,22 +117,4 @@ describe('bench/compare-runs: does a second benchmark run reproduce the first', 
     expect(missing.out).toContain('MISSING a.json: y');
     expect(command({ x: fig(4, 3, 5) }, undefined).status).toBe(2);
   }, 30_000);
-});
-
-describe("bench/yardstick: the machine's own speed through a run", () => {
-  it('does the same work every time', () => {
-    expect(yardstickWork()).toBe(yardstickWork());
-  });
-
-  it('times the work in CPU time, in milliseconds', () => {
-    const ms = timeYardstick();
-    expect(ms).toBeGreaterThan(0);
-    expect(Number.isFinite(ms)).toBe(true);
-  });
-
-  it("reads the samples taken from one time to another, both ends included, and skips a line a crash cut short", () => {
-    const file = ['{"at":1000,"cpuMs":8}', '{"at":2000,"cpuMs":9}', '{"at":3000,"cpuMs":10}', '{"at":4000,"cpuMs":11}', '{"at":5000,"cpu'].join('\n');
-    expect(samplesBetween(file, 2000, 4000)).toEqual([9, 10, 11]);
-    expect(samplesBetween(file, 6000, 7000)).toEqual([]);
-  });
 });
