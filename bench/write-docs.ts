@@ -53,7 +53,7 @@ const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atSt
 const machine = existsSync(fileURLToPath(new URL('./results/machine.json', import.meta.url))) ? (results('machine') as { benchRun?: string; machineDuring?: { yardstickCpuMs?: Figure; yardstickEverySeconds?: number } }) : undefined;
 const yardstick = machine?.benchRun === mainRun ? machine?.machineDuring?.yardstickCpuMs : undefined;
 const yardstickText = yardstick
-  ? ` The machine's own speed moved too: one fixed piece of work (\`bench/yardstick.ts\`: sorting ${n(RECORDS)} small records), timed in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run (${n(yardstick.rounds)} samples, the benchmarks' own load included), took ${fig(yardstick, ' ms')}${yardstick.min > 0 ? `: the same work cost up to ${(yardstick.max / yardstick.min).toFixed(1)}× as much at one time as at another` : ''}. Each result this run measured for more than a few seconds has the same for the time it ran (\`machineDuring.yardstickCpuMs\`). A figure of CPU-bound work can move with it.`
+  ? ` The machine's own speed moved too, which steal time does not show. A yardstick (\`bench/yardstick.ts\`) timed one fixed piece of work, sorting ${n(RECORDS)} small records, in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run: ${n(yardstick.rounds)} samples, ${yardstick.median} ms at the median, from ${yardstick.min} to ${yardstick.max} ms. Its samples include the slowing that the benchmarks' own work on both cores causes, so that range is wider than the host's alone. Each result this run measured for more than a few seconds has the same for the time it ran (\`machineDuring.yardstickCpuMs\`).`
   : '';
 // The time the hypervisor took from this machine while each benchmark of that run ran (bench/run.ts, /proc/stat's steal).
 const steals = all
@@ -63,7 +63,7 @@ const steals = all
 const stealText =
   steals.length === 0
     ? ''
-    : ` The hypervisor took ${steals[0]!.steal === 0 ? 'no time from the cores while any benchmark ran (CPU steal time 0)' : `at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
+    : ` The hypervisor reported ${steals[0]!.steal === 0 ? 'no steal time while any benchmark ran (/proc/stat\'s steal was 0)' : `taking at most ${Math.round(steals[0]!.steal * 1000) / 10}% of the cores' time while a benchmark ran (\`${steals[0]!.benchmark}\`; /proc/stat's steal), ${Math.round(median(steals.map((x) => x.steal)) * 1000) / 10}% at the median`}.`;
 
 // The passes that run went through the list in (bench/run.ts), and the benchmarks that pooled their rounds over them.
 const pooledInRun = all.filter((r) => r.benchRun === mainRun && (r.passes?.of ?? 1) > 1);
@@ -113,7 +113,7 @@ const reproduction = (() => {
   const machineText =
     typeof rep.machineMoved === 'number'
       ? ` The machine itself: the yardstick's fixed work (\`bench/yardstick.ts\`) took ${more(rep.machineMoved)} CPU time in the second run than in the first, at the median over each whole run.`
-      : '';
+      : " The first run had no yardstick (or too few of its samples), so the comparison cannot say how far the machine's own speed moved between the runs.";
   return {
     intro: current ? ` The run this page shows, measured against the one before it: [Reproduction](#reproduction-between-runs).` : ` Two earlier runs measured against each other: [Reproduction](#reproduction-between-runs).`,
     section: `
@@ -123,8 +123,8 @@ Two whole \`npm run bench\` runs${dates}, the second's medians against the first
 (\`npm run bench:compare\`, its \`--json\` saved as \`bench/reproduction.json\`): every figure of the results files with a median
 and a range, some of them not on this page.${stale} **${sum.inside} of ${rep.compared.length}** figures
 lie inside, ${sum.outside} outside, against ${sum.byChance.toFixed(2)} expected outside by chance alone if nothing changed (the sum, over
-the figures, of the chance for each one's number of rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. The medians moved by ${pct(sum.medianMove).replace('+', '')} at the median and by
-${pct(sum.largestMove).replace('+', '')} at most.${machineText} ${sum.outside <= sum.byChance ? 'No more lie outside than chance explains: no sign that the two runs differ.' : 'More lie outside than chance explains: the runs differ by more than the rounds within one run do (the machine\'s speed from one half hour to the next, or anything a run\'s rounds share: one process, its compiled code and its heap), and a range of rounds taken within one run does not cover that.'}
+the figures, of the chance for each one's number of rounds)${rep.missing.length === 0 ? '' : `; ${rep.missing.length} figures are missing from the second run`}. Half the medians moved by less than ${pct(sum.medianMove).replace('+', '')}, up or down,
+and the largest move was ${pct(sum.largestMove).replace('+', '')}.${machineText} ${sum.outside <= sum.byChance ? 'No more lie outside than chance explains: no sign that the two runs differ.' : 'More lie outside than chance explains: the runs differ by more than the rounds within one run do (the machine\'s speed from one half hour to the next, or anything a run\'s rounds share: one process, its compiled code and its heap), and a range of rounds taken within one run does not cover that.'}
 ${
   outside.length === 0
     ? ''

@@ -12,8 +12,8 @@
  * benchmark's own work on the other one, and a sample taken while a benchmark runs measures both.
  * A full collection runs before each sample, so that none falls inside it.
  *
- * Its cost: one sample is 8 ms of one core when the machine is fast and up to about 40 ms when it
- * is slow, every 2 s (0.4–2% of one of the two cores).
+ * Its cost: one sample is 8 ms of one core when the machine is fast and up to about 50 ms when it
+ * is slow, every 2 s (0.4–2.5% of one of the two cores).
  *
  *   node --expose-gc yardstick.mjs <file>    appends `{"at": <epoch ms>, "cpuMs": <ms>}` lines to <file>
  *
