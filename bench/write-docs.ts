@@ -6,6 +6,8 @@ import { chanceOutside, median, ROUNDS, type Figure } from './harness.js';
 import { RECORDS } from './yardstick.js';
 
 const results = (name: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url)), 'utf8'));
+/** The results of a benchmark that may not have run here (it needs a browser, PostgreSQL, or a whole run), or undefined. */
+const resultsIfAny = (name: string) => (existsSync(fileURLToPath(new URL(`./results/${name}.json`, import.meta.url))) ? results(name) : undefined);
 const n = (x: number) => x.toLocaleString('en-US');
 const t = results('tree');
 const o = results('overhead');
@@ -50,7 +52,7 @@ const ofMainRun = all.filter((r) => r.benchRun === mainRun && r.loadAverage1m &&
 const load = ofMainRun.length > 0 ? { atStart: ofMainRun[0]!.loadAverage1m!.atStart, atEnd: ofMainRun.at(-1)!.loadAverage1m!.atEnd, highest: Math.max(...ofMainRun.flatMap((r) => [r.loadAverage1m!.atStart, r.loadAverage1m!.atEnd])) } : undefined;
 
 // The machine's own speed over the run: the CPU time of one fixed piece of work, timed every few seconds (bench/yardstick.ts).
-const machine = existsSync(fileURLToPath(new URL('./results/machine.json', import.meta.url))) ? (results('machine') as { benchRun?: string; machineDuring?: { yardstickCpuMs?: Figure; yardstickEverySeconds?: number } }) : undefined;
+const machine = resultsIfAny('machine') as { benchRun?: string; machineDuring?: { yardstickCpuMs?: Figure; yardstickEverySeconds?: number } } | undefined;
 const yardstick = machine?.benchRun === mainRun ? machine?.machineDuring?.yardstickCpuMs : undefined;
 const yardstickText = yardstick
   ? ` The machine's own speed moved too, which steal time does not show. A yardstick (\`bench/yardstick.ts\`) timed one fixed piece of work, sorting ${n(RECORDS)} small records, in CPU time every ${machine!.machineDuring!.yardstickEverySeconds ?? 2} s through the run: ${n(yardstick.rounds)} samples, ${yardstick.median} ms at the median, from ${yardstick.min} to ${yardstick.max} ms. Its samples include the slowing that the benchmarks' own work on both cores causes, so that range is wider than the host's alone. Each result this run measured for more than a few seconds has the same for the time it ran (\`machineDuring.yardstickCpuMs\`).`
@@ -591,7 +593,7 @@ after a full collection was about 23 MB). \`--optimize-for-size\`, used before, 
 memory at 1.5 to 2 times the CPU per call. The idle process (Node, the SDK, zod, SQLite) takes ${mr.idleRssMB} MB.
 `;
 // Measured only where a browser is installed: without one, the benchmark writes no result.
-const sq = existsSync(fileURLToPath(new URL('./results/sequential-thinking.json', import.meta.url))) ? results('sequential-thinking') : undefined;
+const sq = resultsIfAny('sequential-thinking');
 type SeqServer = { server: string; sessionsOf10: { medianMs: number; p99Ms: number; serverCpuMsPerCall: number }; longSequence: { medianMs: number; p99Ms: number; firstTenthMedianMs: number; lastTenthMedianMs: number; serverCpuMsPerCall: number }; rssGrowthKBPerThought: number };
 const sequentialThinking = sq
   ? `
@@ -619,7 +621,7 @@ ${sq.sqliteFloor ? `
 The same servers' handlers called in one process, in turn (CPU per call, median): the reference ${sq.inProcessServerCpuUs.reference.sessionsOf10.medianUs} µs, \`tot\` in memory ${sq.inProcessServerCpuUs['tot --db memory'].sessionsOf10.medianUs} µs, on SQLite ${sq.inProcessServerCpuUs['tot --db sqlite'].sessionsOf10.medianUs} µs (sessions of 10). The floor of a call on SQLite: one committed single-row INSERT through better-sqlite3 costs ${sq.sqliteFloor.bareInsertCommitUs} µs of CPU into a bare table and ${sq.sqliteFloor.storeTableInsertCommitUs} µs into the store's table (its unique indexes on the idempotency key, the event id and the stream's version), against ${sq.sqliteFloor.referenceInProcessCpuUs} µs for the reference's whole call (it keeps its thoughts in an array): in process, the durable write alone costs ${Math.round((sq.sqliteFloor.storeTableInsertCommitUs / sq.sqliteFloor.referenceInProcessCpuUs) * 10) / 10}× the reference's call.
 ` : ''}`
   : '';
-const vw = existsSync(fileURLToPath(new URL('./results/viewer.json', import.meta.url))) ? results('viewer') : undefined;
+const vw = resultsIfAny('viewer');
 const viewer = `
 ## Run viewer (\`npm run bench:viewer\`)
 
@@ -643,7 +645,7 @@ Console errors over the runs: ${vw.consoleErrors}; requests other than the page'
     : 'Not measured: the benchmark needs Chromium at `/usr/bin/chromium` (it never downloads a browser).'
 }
 `;
-const qu = existsSync(fileURLToPath(new URL('./results/queue.json', import.meta.url))) ? results('queue') : undefined;
+const qu = resultsIfAny('queue');
 /** The queue's figures: throughput by worker count, overhead, takeover. */
 function queueFigures(q: NonNullable<typeof qu>): string {
   type Round = { workers: number; runsPerSecond: number; workerCpuMsPerRun?: number; postgresCpuMsPerRun?: number };
@@ -703,7 +705,7 @@ const queueSection = `
 
 ${qu ? queueFigures(qu) : 'Not measured: the benchmark needs PostgreSQL (`.ci/postgres`).'}
 `;
-const ot = existsSync(fileURLToPath(new URL('./results/otel.json', import.meta.url))) ? results('otel') : undefined;
+const ot = resultsIfAny('otel');
 /** Telemetry's cost per model call. */
 function otelFigures(t: NonNullable<typeof ot>): string {
   const wall = t.wallClock ? `\n| added per model call, in wall time | ${t.wallClock.medianMicrosAddedPerCall} µs | |` : '';

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Flow } from '../queue/flow.js';
 import { DEFAULT_LIST_LIMIT } from '../queue/list-limit.js';
 import type { QueuedRun, RunStatus } from '../queue/queue-types.js';
+import { extent } from '../internal/extent.js';
 import { CommandError } from './read-store.js';
 
 export const WORKER_HELP = `tot worker: take runs from the PostgreSQL queue and drive them
@@ -182,8 +183,7 @@ export async function queueRunsCommand(argv: string[]): Promise<number> {
     const age = (d: Date) => `${Math.max(0, Math.round((Date.now() - d.getTime()) / 1000))} s ago`;
     const detail = (r: QueuedRun) => (r.error ? `${r.error.code}: ${r.error.message}` : r.pending ? `waiting for ${r.pending.map((q) => q.id).join(', ')}` : '');
     const table = [['id', 'flow', 'status', 'attempts', 'submitted', 'detail'], ...runs.map((r) => [r.runId, `${r.flow.name}@${r.flow.version}`, r.status, String(r.attempts), age(r.createdAt), detail(r)])];
-    // reduce, not Math.max(...): a table of a few hundred thousand rows overflows the stack spread.
-    const widths = table[0]!.map((_, i) => table.reduce((w, row) => Math.max(w, row[i]!.length), 0));
+    const widths = table[0]!.map((_, i) => extent(table, (row) => row[i]!.length).max);
     for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
     return 0;
   } finally {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { StoredEvent } from '../events/store/types.js';
 import { renderRunHtml } from '../viewer/render-run-html.js';
 import { serveRunViewer } from '../viewer/run-viewer-server.js';
+import { extent } from '../internal/extent.js';
 import { CommandError, listRuns, openRecorded } from './read-store.js';
 
 export const RUNS_HELP = `tot runs: the runs recorded in a store
@@ -59,8 +60,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const table = [['id', 'runner', 'stop reason', 'calls', 'tokens', 'time'], ...rows.map((r) => [r.id, r.runner, r.waitingFor ? `waiting for ${r.waitingFor.length === 1 ? 'an answer' : `${r.waitingFor.length} answers`}` : r.stopReason, String(r.calls), String(r.tokens), `${(r.ms / 1000).toFixed(1)} s`])];
-    // reduce, not Math.max(...): a table of a few hundred thousand rows overflows the stack spread.
-    const widths = table[0]!.map((_, i) => table.reduce((w, row) => Math.max(w, row[i]!.length), 0));
+    const widths = table[0]!.map((_, i) => extent(table, (row) => row[i]!.length).max);
     for (const row of table) process.stdout.write(`${row.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ')}\n`);
     return 0;
   } finally {

@@ -22,6 +22,7 @@ import {
 import { TimeOrderedIds } from '../events/store/event-ids.js';
 import { eventFromRow } from '../events/store/event-row.js';
 import { abortedError, raceAbort, whenAborted } from '../internal/abort.js';
+import { extent } from '../internal/extent.js';
 import { parseOptions, signalSchema } from '../internal/validate.js';
 import { NotificationListener } from '../internal/notification-listener.js';
 import { sqlLiteral } from './sql-literal.js';
@@ -579,9 +580,7 @@ export class PostgresEventStore implements EventStore {
     const inserted = results[4].rows;
     if (inserted.length === 0) return undefined;
     const recordedAt = results[3].rows[0]!.at;
-    // A loop, not Math.min(...): a batch of a few hundred thousand events overflows the stack.
-    let first = Infinity;
-    for (const r of inserted) if (r.version < first) first = r.version;
+    const first = extent(inserted, (r) => r.version).min;
     const byVersion = new Map(inserted.map((r) => [r.version, r]));
     // Built when asked for, from the texts sent: most callers only want the next version.
     const written = () =>

@@ -1,6 +1,7 @@
 import { estimateTokens } from '../budget/estimate-tokens.js';
 import { escapeMermaid } from '../internal/mermaid.js';
 import { clipText } from '../internal/clip-text.js';
+import { extent } from '../internal/extent.js';
 import type { BranchScore } from './reward.js';
 import type { SessionBranch, SessionSnapshot } from './session-model.js';
 
@@ -40,27 +41,16 @@ export interface SessionMetrics {
 export const branchTokens = (s: SessionSnapshot, b: SessionBranch) => b.thoughtIds.reduce((n, id) => n + (s.thoughts[Number(id.slice(1))]?.tokens ?? 0), 0);
 const paidOff = (b: SessionBranch) => ['validated', 'executing', 'evidence_received', 'completed'].includes(b.state);
 
-/** The largest less the smallest; a loop, where Math.max(...) of a long branch's times overflows the stack. */
-function spread(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const v of values) {
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  return max - min;
-}
-
 /** The metrics of a session's snapshot (see {@link SessionMetrics}). */
 export function sessionMetrics(s: SessionSnapshot): SessionMetrics {
   const branches = s.branches.map((b) => {
     const times = [...b.history.map((h) => h.at), ...b.thoughtIds.map((id) => s.thoughts[Number(id.slice(1))]?.at ?? 0)];
+    const span = extent(times, (t) => t);
     return {
       branchId: b.id,
       name: b.name,
       tokens: branchTokens(s, b),
-      latencyMs: spread(times),
+      latencyMs: times.length > 1 ? span.max - span.min : 0,
       ...(b.score ? { score: { ...b.score } } : {}),
       ...(b.reward === undefined ? {} : { reward: b.reward }),
       earlyStopped: b.state === 'early_stopped',

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../events/store/types.js';
+import { extent } from '../internal/extent.js';
 import { runEventOf, type RunEventBase } from '../run/run-event.js';
 import { chainView } from './chain-view.js';
 import { deliberationView } from './deliberation-view.js';
@@ -89,9 +90,7 @@ export function viewRun(events: readonly (RunEventBase | StoredEvent)[]): RunVie
   const budget = ((started?.config as { budget?: { maxTokens?: number } } | undefined)?.budget?.maxTokens) ?? undefined;
   // The log's span: a resumed run's stats.wallMs counts only the process that finished it, and the
   // timeline runs from the first start, through the crash, to the end.
-  // A loop, not Math.max(...): spreading a run of a few hundred thousand calls overflows the stack.
-  let duration = Math.max(0, tEnd - t0);
-  for (const c of calls) if (c.end > duration) duration = c.end;
+  const duration = Math.max(0, tEnd - t0, extent(calls, (c) => c.end).max);
   const cutOff = log.interruptions.length ? calls.filter((c) => c.outcome === 'open').length : 0;
   return {
     kind,

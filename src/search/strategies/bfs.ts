@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extent } from '../../internal/extent.js';
 import { parseOptions } from '../../internal/validate.js';
 import type { ThoughtNode } from '../../tree/types.js';
 import type { SearchStrategy } from '../types.js';
@@ -45,13 +46,6 @@ function membership(beam: readonly ThoughtNode[]): (id: string) => boolean {
   return (id) => ids.has(id);
 }
 
-function shallowest(nodes: readonly ThoughtNode[]): number {
-  // A loop, not Math.min(...): spreading a frontier of a few hundred thousand nodes overflows the stack.
-  let min = Infinity;
-  for (const node of nodes) if (node.depth < min) min = node.depth;
-  return min;
-}
-
 /**
  * Breadth-first beam search, as in Tree of Thoughts: every level expands the whole beam at once
  * (generation and evaluation run concurrently), keeps the best `beamWidth` states and prunes the
@@ -72,7 +66,7 @@ export function bfs(options: BfsOptions = {}): SearchStrategy {
     async run(ctx) {
       let beam: ThoughtNode[] = ctx.tree.frontier().filter((n) => n.depth < ctx.limits.maxDepth);
       if (beam.length === 0) return ctx.stop('search_exhausted');
-      const minDepth = shallowest(beam);
+      const minDepth = extent(beam, (n) => n.depth).min;
       beam = beam.filter((n) => n.depth === minDepth);
       for (let depth = minDepth; depth < ctx.limits.maxDepth; depth++) {
         const children = await ctx.evaluate(await ctx.expand(beam));
